@@ -1,0 +1,3 @@
+import { main } from './core-budget.js'
+
+main()

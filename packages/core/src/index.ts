@@ -1,0 +1,74 @@
+export type { ContextkitErrorOptions } from './errors.js'
+export {
+  ConfigurationError,
+  ContextkitError,
+  describeError,
+  parseWith,
+  ValidationError,
+} from './errors.js'
+export { estimateTokens } from './estimate.js'
+export type {
+  AssistantMessage,
+  ContentBlock,
+  ImageBlock,
+  ImageMediaType,
+  JsonSchemaObject,
+  Message,
+  Role,
+  StopReason,
+  TextBlock,
+  ThinkingBlock,
+  ToolCallBlock,
+  ToolDefinition,
+  ToolResultBlock,
+  Usage,
+} from './messages.js'
+export {
+  AssistantMessageSchema,
+  ContentBlockSchema,
+  emptyUsage,
+  ImageBlockSchema,
+  ImageMediaTypeSchema,
+  JsonSchemaObjectSchema,
+  MessageSchema,
+  RoleSchema,
+  StopReasonSchema,
+  TextBlockSchema,
+  ThinkingBlockSchema,
+  ToolCallBlockSchema,
+  ToolDefinitionSchema,
+  ToolResultBlockSchema,
+  textMessage,
+  textOf,
+  UsageSchema,
+} from './messages.js'
+export type { ContextMiddleware, RunInfo, TurnContext } from './middleware.js'
+export {
+  createRunInfo,
+  createTurnContext,
+  recordWarning,
+  runFinalize,
+  runPrepare,
+} from './middleware.js'
+export type { ModelEntry, ModelInfo } from './models.js'
+export {
+  BUILTIN_MODELS,
+  getModelInfo,
+  ModelInfoSchema,
+  ModelRegistry,
+  registerModel,
+  UNKNOWN_MODEL_DEFAULTS,
+} from './models.js'
+export type { FitResult, Omission, Section } from './sections.js'
+export { fitSections, renderOmissionNotice, renderSections, SectionSchema } from './sections.js'
+export type { CalibratedCounter, TokenCounter, TokenCounterOptions } from './tokens.js'
+export { calibrate, createTokenCounter, defaultTokenCounter } from './tokens.js'
+export type {
+  JsonlTrace,
+  JsonlTraceOptions,
+  MemoryTrace,
+  Trace,
+  TraceEvent,
+  TraceOptions,
+} from './trace.js'
+export { digest, jsonlTrace, memoryTrace, noopTrace } from './trace.js'

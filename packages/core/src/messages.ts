@@ -1,0 +1,147 @@
+import { z } from 'zod'
+
+/** Media types the Anthropic API accepts for images. */
+export const ImageMediaTypeSchema = z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
+export type ImageMediaType = z.infer<typeof ImageMediaTypeSchema>
+
+export const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() })
+/** Plain text. */
+export type TextBlock = z.infer<typeof TextBlockSchema>
+
+export const ImageBlockSchema = z.object({
+  type: z.literal('image'),
+  mediaType: ImageMediaTypeSchema,
+  /** Base64-encoded bytes, without a `data:` prefix. */
+  data: z.string(),
+})
+/** An inline image (base64 + media type). */
+export type ImageBlock = z.infer<typeof ImageBlockSchema>
+
+export const ThinkingBlockSchema = z.object({
+  type: z.literal('thinking'),
+  thinking: z.string(),
+  /** Opaque signature the API returns with extended thinking; replayed verbatim. */
+  signature: z.string().optional(),
+})
+/** Model reasoning. Never carries a cache breakpoint. */
+export type ThinkingBlock = z.infer<typeof ThinkingBlockSchema>
+
+export const ToolCallBlockSchema = z.object({
+  type: z.literal('tool_call'),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  input: z.record(z.string(), z.unknown()),
+  /** The verbatim text the call was parsed from (XML formats), so it can be replayed exactly. */
+  raw: z.string().optional(),
+})
+/** A tool invocation requested by the model. */
+export type ToolCallBlock = z.infer<typeof ToolCallBlockSchema>
+
+export const ToolResultBlockSchema = z.object({
+  type: z.literal('tool_result'),
+  toolCallId: z.string().min(1),
+  content: z.array(z.discriminatedUnion('type', [TextBlockSchema, ImageBlockSchema])),
+  isError: z.boolean().default(false),
+})
+/** The outcome of a tool call, fed back to the model. */
+export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>
+
+export const ContentBlockSchema = z.discriminatedUnion('type', [
+  TextBlockSchema,
+  ImageBlockSchema,
+  ThinkingBlockSchema,
+  ToolCallBlockSchema,
+  ToolResultBlockSchema,
+])
+/** Any piece of message content, discriminated on `type`. */
+export type ContentBlock = z.infer<typeof ContentBlockSchema>
+
+export const RoleSchema = z.enum(['user', 'assistant'])
+export type Role = z.infer<typeof RoleSchema>
+
+export const MessageSchema = z.object({
+  role: RoleSchema,
+  content: z.array(ContentBlockSchema),
+  /** Speaker name in multi-participant transcripts (e.g. `Alice`). */
+  participant: z.string().min(1).optional(),
+  /** Ask the formatter to put a prompt-cache breakpoint after this message. */
+  cacheBreakpoint: z.boolean().optional(),
+})
+/** One turn of a conversation. */
+export type Message = z.infer<typeof MessageSchema>
+
+export const StopReasonSchema = z.enum([
+  'end_turn',
+  'max_tokens',
+  'stop_sequence',
+  'tool_use',
+  'pause_turn',
+  'refusal',
+  'model_context_window_exceeded',
+  /** The caller aborted the run. */
+  'aborted',
+  /** The call failed; the content holds whatever arrived before the failure. */
+  'error',
+])
+export type StopReason = z.infer<typeof StopReasonSchema>
+
+export const UsageSchema = z.object({
+  input: z.number().int().nonnegative(),
+  output: z.number().int().nonnegative(),
+  cacheRead: z.number().int().nonnegative().default(0),
+  cacheWrite: z.number().int().nonnegative().default(0),
+})
+/** Token usage reported by the provider. */
+export type Usage = z.infer<typeof UsageSchema>
+
+export const AssistantMessageSchema = MessageSchema.extend({
+  role: z.literal('assistant'),
+  stopReason: StopReasonSchema,
+  /** The stop sequence that ended generation, when `stopReason` is `stop_sequence`. */
+  stopSequence: z.string().optional(),
+  usage: UsageSchema,
+})
+/** A model reply: a message plus why it stopped and what it cost. */
+export type AssistantMessage = z.infer<typeof AssistantMessageSchema>
+
+export const JsonSchemaObjectSchema = z.looseObject({
+  type: z.literal('object'),
+  properties: z.record(z.string(), z.unknown()).optional(),
+  required: z.array(z.string()).optional(),
+})
+/** A JSON Schema whose top level is an object (what tool inputs must be). */
+export type JsonSchemaObject = z.infer<typeof JsonSchemaObjectSchema>
+
+export const ToolDefinitionSchema = z.object({
+  name: z
+    .string()
+    .regex(/^[a-zA-Z0-9_-]{1,64}$/, 'tool names are 1-64 characters of [a-zA-Z0-9_-]'),
+  description: z.string(),
+  inputSchema: JsonSchemaObjectSchema,
+})
+/** A tool the model may call, described by JSON Schema. */
+export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>
+
+/** Build a message holding one text block. */
+export function textMessage(
+  role: Role,
+  text: string,
+  extra: Pick<Message, 'participant' | 'cacheBreakpoint'> = {},
+): Message {
+  return { role, content: [{ type: 'text', text }], ...extra }
+}
+
+/** Concatenate the text blocks of a message (or of a content list), in order, with no separator. */
+export function textOf(source: Message | readonly ContentBlock[]): string {
+  const blocks = Array.isArray(source) ? source : (source as Message).content
+  let out = ''
+  for (const block of blocks as readonly ContentBlock[]) {
+    if (block.type === 'text') out += block.text
+  }
+  return out
+}
+
+/** An empty usage record. */
+export function emptyUsage(): Usage {
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
+}

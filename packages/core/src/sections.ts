@@ -1,0 +1,170 @@
+import { z } from 'zod'
+import type { TokenCounter } from './tokens.js'
+
+export const SectionSchema = z.object({
+  /** Stable id, used in omission notices and traces (e.g. `preload:src/app.ts`). */
+  id: z.string().min(1),
+  text: z.string(),
+  /** Higher means more important: dropped and shortened last. */
+  priority: z.number(),
+  /** `stable` text can sit in a cached prompt prefix; `volatile` text changes per turn. */
+  cache: z.enum(['stable', 'volatile']),
+  /** Progressively shorter alternatives to `text`, longest first. */
+  shorter: z.array(z.string()).optional(),
+})
+/** A piece of prompt text that budget fitting may shorten or drop. */
+export type Section = z.infer<typeof SectionSchema>
+
+/** Something budget fitting left out or cut down. */
+export interface Omission {
+  id: string
+  reason: 'shortened' | 'dropped'
+  /** Tokens saved compared with the section's full text. */
+  tokensSaved: number
+}
+
+/** Result of {@link fitSections}. */
+export interface FitResult {
+  /** Sections kept, in their original order, each with the form chosen for it as `text`. */
+  kept: Section[]
+  /** One entry per section shortened or dropped, lowest priority first. */
+  omissions: Omission[]
+  /** Token count of the kept texts (sum of per-section counts). */
+  tokens: number
+}
+
+/**
+ * Fit sections into `budgetTokens`, counting each distinct text once.
+ *
+ * 1. While over budget, swap in `shorter` forms, lowest priority first (ties: later sections
+ *    first), each section stepping through its forms before the next is touched.
+ * 2. While still over budget, drop whole sections in that same order, so a higher priority is
+ *    never dropped while a lower one is kept.
+ * 3. Give back room: from the highest priority down, restore the longest form that now fits;
+ *    stop at the first section that cannot have its full text back.
+ *
+ * The total is the sum of per-section counts (separators between sections are not counted).
+ * Deterministic: the same input gives the same output. With a non-negative budget the result
+ * always fits, since dropping everything fits.
+ */
+export function fitSections(
+  sections: readonly Section[],
+  budgetTokens: number,
+  counter: TokenCounter,
+): FitResult {
+  const memo = new Map<string, number>()
+  const count = (text: string): number => {
+    let n = memo.get(text)
+    if (n === undefined) {
+      n = counter.count(text)
+      memo.set(text, n)
+    }
+    return n
+  }
+
+  const n = sections.length
+  const forms: string[][] = sections.map((s) => [s.text, ...(s.shorter ?? [])])
+  const full = sections.map((s) => count(s.text))
+  const formIdx = new Array<number>(n).fill(0)
+  const dropped = new Array<boolean>(n).fill(false)
+  let total = 0
+  for (const t of full) total += t
+
+  // Least important first; among equal priorities, the later section first.
+  const order = sections.map((_, i) => i)
+  order.sort((a, b) => sections[a]!.priority - sections[b]!.priority || b - a)
+
+  const currentCost = (i: number): number => (dropped[i] ? 0 : count(forms[i]![formIdx[i]!]!))
+
+  if (total > budgetTokens) {
+    for (const i of order) {
+      const options = forms[i]!
+      for (let f = 1; f < options.length && total > budgetTokens; f++) {
+        const cost = count(options[f]!)
+        const now = currentCost(i)
+        if (cost < now) {
+          total += cost - now
+          formIdx[i] = f
+        }
+      }
+      if (total <= budgetTokens) break
+    }
+  }
+  if (total > budgetTokens) {
+    for (const i of order) {
+      total -= currentCost(i)
+      dropped[i] = true
+      if (total <= budgetTokens) break
+    }
+  }
+  // Give back room to the most important sections first.
+  for (let k = n - 1; k >= 0; k--) {
+    const i = order[k]!
+    if (dropped[i] || formIdx[i] === 0) continue
+    const now = currentCost(i)
+    for (let f = 0; f < formIdx[i]!; f++) {
+      const cost = count(forms[i]![f]!)
+      if (cost <= now || total - now + cost <= budgetTokens) {
+        total += cost - now
+        formIdx[i] = f
+        break
+      }
+    }
+    if (formIdx[i] !== 0) break
+  }
+
+  const kept: Section[] = []
+  for (let i = 0; i < n; i++) {
+    if (dropped[i]) continue
+    const s = sections[i]!
+    kept.push(formIdx[i] === 0 ? s : { ...s, text: forms[i]![formIdx[i]!]! })
+  }
+  const omissions: Omission[] = []
+  for (const i of order) {
+    if (dropped[i])
+      omissions.push({ id: sections[i]!.id, reason: 'dropped', tokensSaved: full[i]! })
+    else if (formIdx[i] !== 0) {
+      const saved = full[i]! - currentCost(i)
+      omissions.push({ id: sections[i]!.id, reason: 'shortened', tokensSaved: saved })
+    }
+  }
+  return { kept, omissions, tokens: total }
+}
+
+/** Join section texts in order with a blank line between them, skipping empty texts. */
+export function renderSections(sections: readonly Pick<Section, 'text'>[]): string {
+  const parts: string[] = []
+  for (const s of sections) if (s.text.length > 0) parts.push(s.text)
+  return parts.join('\n\n')
+}
+
+/**
+ * A short note for the model listing what budget fitting left out or shortened, so truncation is
+ * never silent. Returns `''` when nothing was omitted. Ids are listed up to `maxIds` per kind.
+ */
+export function renderOmissionNotice(
+  omissions: readonly Omission[],
+  options: { maxIds?: number } = {},
+): string {
+  if (omissions.length === 0) return ''
+  const maxIds = options.maxIds ?? 12
+  const lines = ['[Context note: some material was left out to fit the token budget.]']
+  for (const reason of ['dropped', 'shortened'] as const) {
+    const items = omissions.filter((o) => o.reason === reason)
+    if (items.length === 0) continue
+    const saved = items.reduce((sum, o) => sum + o.tokensSaved, 0)
+    const shown = items.slice(0, maxIds).map((o) => sanitizeId(o.id))
+    const more = items.length > shown.length ? `, and ${items.length - shown.length} more` : ''
+    const verb = reason === 'dropped' ? 'Left out' : 'Shortened'
+    lines.push(
+      `${verb} (${items.length}, ~${saved.toLocaleString('en-US')} tokens): ${shown.join(', ')}${more}`,
+    )
+  }
+  lines.push('Ask for or read anything listed here if you need it.')
+  return lines.join('\n')
+}
+
+function sanitizeId(id: string): string {
+  const flat = id.replace(/[\r\n\t]+/g, ' ')
+  return flat.length > 80 ? `${flat.slice(0, 77)}...` : flat
+}

@@ -1,0 +1,60 @@
+/**
+ * Runs the example of a package README so the docs cannot rot.
+ *
+ * The example is the first ```ts block after a `<!-- runnable-example -->` line. Imports of the
+ * package itself are pointed at its source; every `console.log(...) // => text` line declares
+ * the output expected from that call, in order. Use it from a test:
+ *
+ *   const { logs, expected } = await runReadmeExample(new URL('..', import.meta.url))
+ *   expect(logs).toEqual(expected)
+ */
+import { randomUUID } from 'node:crypto'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { format } from 'node:util'
+
+const MARKER = '<!-- runnable-example -->'
+
+export interface ReadmeExampleRun {
+  /** What the example printed, one entry per console.log call. */
+  logs: string[]
+  /** The `// =>` annotations, in order. */
+  expected: string[]
+  /** The extracted source. */
+  code: string
+}
+
+export async function runReadmeExample(packageDir: URL | string): Promise<ReadmeExampleRun> {
+  const dir = typeof packageDir === 'string' ? packageDir : fileURLToPath(packageDir)
+  const readme = await readFile(join(dir, 'README.md'), 'utf8')
+  const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { name: string }
+  const at = readme.indexOf(MARKER)
+  if (at < 0) throw new Error(`${dir}/README.md has no ${MARKER} marker`)
+  const block = /```ts\n([\s\S]*?)\n```/.exec(readme.slice(at))
+  if (!block?.[1]) throw new Error(`${dir}/README.md has no \`\`\`ts block after ${MARKER}`)
+  const code = block[1]
+  const expected: string[] = []
+  for (const line of code.split('\n')) {
+    const m = /console\.log\(.*\/\/ => (.*)$/.exec(line)
+    if (m) expected.push(m[1]!.trim())
+  }
+  const self = join(dir, 'src', 'index.ts')
+  const source = code.replaceAll(`'${pkg.name}'`, JSON.stringify(self))
+  const tmpDir = join(dir, '.readme')
+  await mkdir(tmpDir, { recursive: true })
+  const file = join(tmpDir, `example-${randomUUID()}.ts`)
+  await writeFile(file, source)
+  const logs: string[] = []
+  const original = console.log
+  console.log = (...args: unknown[]) => {
+    logs.push(format(...args))
+  }
+  try {
+    await import(/* @vite-ignore */ file)
+  } finally {
+    console.log = original
+    await rm(file, { force: true })
+  }
+  return { logs, expected, code }
+}
