@@ -44,10 +44,10 @@ export class ContextkitError extends Error {
    * Type guard that works across duplicated package copies. Called on a subclass it also checks
    * that the error's `code` is the subclass's code: `PathOutsideRootError.isInstance(e)`.
    */
-  static isInstance<T extends typeof ContextkitError>(
-    this: T,
+  static isInstance<T extends ContextkitError>(
+    this: (abstract new (...args: never[]) => T) & { readonly code: string },
     value: unknown,
-  ): value is InstanceType<T> {
+  ): value is T {
     if (typeof value !== 'object' || value === null) return false
     if ((value as Record<symbol, unknown>)[MARKER] !== true) return false
     if (this.code === ContextkitError.code) return true

@@ -1,0 +1,90 @@
+import { describe, expect, test } from 'vitest'
+import { z } from 'zod'
+import {
+  ConfigurationError,
+  ContextkitError,
+  describeError,
+  parseWith,
+  ValidationError,
+} from './errors.js'
+
+class DiskFullError extends ContextkitError {
+  static override readonly code = 'disk_full'
+}
+
+describe('ContextkitError', () => {
+  test('carries code, recoverable, details and cause', () => {
+    const cause = new Error('ENOSPC')
+    const e = new DiskFullError('no space left', { recoverable: true, cause, details: { free: 0 } })
+    expect(e.code).toBe('disk_full')
+    expect(e.name).toBe('DiskFullError')
+    expect(e.recoverable).toBe(true)
+    expect(e.details).toEqual({ free: 0 })
+    expect(e.cause).toBe(cause)
+    expect(e).toBeInstanceOf(Error)
+  })
+
+  test('defaults: not recoverable, class code, no details', () => {
+    const e = new ContextkitError('boom')
+    expect(e.code).toBe('contextkit_error')
+    expect(e.recoverable).toBe(false)
+    expect(e.details).toEqual({})
+    expect(e.cause).toBeUndefined()
+  })
+
+  test('isInstance works across duplicated package copies (marker symbol, not prototype)', () => {
+    // an error made by "another copy" of the package: same global symbol, different class
+    const foreign = Object.assign(new Error('x'), {
+      [Symbol.for('contextkit.error')]: true,
+      code: 'disk_full',
+    })
+    expect(foreign instanceof ContextkitError).toBe(false)
+    expect(ContextkitError.isInstance(foreign)).toBe(true)
+    expect(DiskFullError.isInstance(foreign)).toBe(true)
+    expect(ConfigurationError.isInstance(foreign)).toBe(false)
+  })
+
+  test('subclass isInstance checks the code; base isInstance accepts every subclass', () => {
+    const e = new ConfigurationError('bad option')
+    expect(ContextkitError.isInstance(e)).toBe(true)
+    expect(ConfigurationError.isInstance(e)).toBe(true)
+    expect(DiskFullError.isInstance(e)).toBe(false)
+    for (const value of [null, undefined, 'error', 42, new Error('plain'), { code: 'disk_full' }]) {
+      expect(ContextkitError.isInstance(value)).toBe(false)
+    }
+  })
+})
+
+describe('parseWith', () => {
+  const schema = z.object({ name: z.string(), size: z.number().int() })
+
+  test('returns parsed data', () => {
+    expect(parseWith(schema, { name: 'a', size: 1 }, 'thing')).toEqual({ name: 'a', size: 1 })
+  })
+
+  test('throws a ValidationError naming the thing and each failing path', () => {
+    let caught: unknown
+    try {
+      parseWith(schema, { name: 3, size: 1.5 }, 'thing')
+    } catch (e) {
+      caught = e
+    }
+    expect(ValidationError.isInstance(caught)).toBe(true)
+    const err = caught as ValidationError
+    expect(err.code).toBe('validation_error')
+    expect(err.message).toMatch(/^Invalid thing: name: .+; size: .+/)
+    expect(err.issues.map((i) => i.path)).toEqual(['name', 'size'])
+  })
+
+  test('a root-level failure is reported as (root)', () => {
+    expect(() => parseWith(schema, 'nope', 'config')).toThrow(/Invalid config: \(root\): /)
+  })
+})
+
+test('describeError handles errors, plain values and circular objects', () => {
+  expect(describeError(new TypeError('bad'))).toBe('TypeError: bad')
+  expect(describeError({ a: 1 })).toBe('Non-error thrown: {"a":1}')
+  const circular: Record<string, unknown> = {}
+  circular.self = circular
+  expect(describeError(circular)).toBe('Non-error thrown: [object Object]')
+})

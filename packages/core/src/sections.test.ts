@@ -1,0 +1,171 @@
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+import { fitSections, renderOmissionNotice, renderSections, type Section } from './sections.js'
+import type { TokenCounter } from './tokens.js'
+
+/** One token per character: makes expectations exact. */
+const chars: TokenCounter = { id: 'chars', kind: 'exact', count: (t) => t.length }
+
+const sec = (id: string, text: string, priority: number, shorter?: string[]): Section => ({
+  id,
+  text,
+  priority,
+  cache: 'stable',
+  ...(shorter ? { shorter } : {}),
+})
+
+describe('fitSections', () => {
+  test('keeps everything when it fits', () => {
+    const sections = [sec('a', 'aaaa', 1), sec('b', 'bb', 2)]
+    const r = fitSections(sections, 6, chars)
+    expect(r).toEqual({ kept: sections, omissions: [], tokens: 6 })
+    expect(r.kept[0]).toBe(sections[0])
+  })
+
+  test('shortens the lowest priority first, stepping through its forms', () => {
+    const sections = [
+      sec('hi', 'H'.repeat(10), 9, ['H'.repeat(5)]),
+      sec('lo', 'L'.repeat(10), 1, ['L'.repeat(6), 'L'.repeat(2)]),
+    ]
+    const r = fitSections(sections, 13, chars)
+    expect(r.kept.map((s) => s.text)).toEqual(['H'.repeat(10), 'L'.repeat(2)])
+    expect(r.omissions).toEqual([{ id: 'lo', reason: 'shortened', tokensSaved: 8 }])
+    expect(r.tokens).toBe(12)
+  })
+
+  test('drops whole sections lowest priority first once shortening is exhausted', () => {
+    const sections = [
+      sec('a', 'A'.repeat(10), 5),
+      sec('b', 'B'.repeat(10), 1, ['B'.repeat(8)]),
+      sec('c', 'C'.repeat(10), 3),
+    ]
+    const r = fitSections(sections, 20, chars)
+    expect(r.kept.map((s) => s.id)).toEqual(['a', 'c'])
+    expect(r.omissions).toEqual([{ id: 'b', reason: 'dropped', tokensSaved: 10 }])
+  })
+
+  test('gives room back: a section shortened before a drop gets its full text again', () => {
+    const sections = [sec('mid', 'M'.repeat(10), 5, ['M'.repeat(4)]), sec('low', 'L'.repeat(12), 1)]
+    // shortening mid (10 -> 4) is not enough for budget 12 with low (12), so low is dropped
+    // and mid's full text fits again
+    const r = fitSections(sections, 12, chars)
+    expect(r.kept).toEqual([sections[0]])
+    expect(r.omissions).toEqual([{ id: 'low', reason: 'dropped', tokensSaved: 12 }])
+  })
+
+  test('among equal priorities the later section goes first; a longer "shorter" form is skipped', () => {
+    const sections = [sec('x', 'X'.repeat(5), 1), sec('y', 'Y'.repeat(5), 1, ['Y'.repeat(9)])]
+    const r = fitSections(sections, 6, chars)
+    expect(r.kept.map((s) => s.id)).toEqual(['x'])
+  })
+
+  test('a zero budget drops everything; a negative budget too (and reports it)', () => {
+    const sections = [sec('a', 'aaa', 1), sec('b', '', 2)]
+    expect(fitSections(sections, 0, chars).kept).toEqual([sections[1]])
+    const neg = fitSections(sections, -1, chars)
+    expect(neg.kept).toEqual([])
+    expect(neg.tokens).toBe(0)
+  })
+
+  const sectionArb = fc
+    .array(
+      fc.record({
+        text: fc.string({ maxLength: 40 }),
+        priority: fc.integer({ min: 0, max: 5 }),
+        shorter: fc.option(fc.array(fc.string({ maxLength: 30 }), { maxLength: 3 }), {
+          nil: undefined,
+        }),
+      }),
+      { maxLength: 25 },
+    )
+    .map((items) => items.map((it, i) => sec(`s${i}`, it.text, it.priority, it.shorter)))
+
+  test('property: the result fits, order and priority hold, output is deterministic', () => {
+    fc.assert(
+      fc.property(sectionArb, fc.integer({ min: 0, max: 400 }), (sections, budget) => {
+        const r = fitSections(sections, budget, chars)
+        // fits, and the reported total is the real total
+        const total = r.kept.reduce((n, s) => n + s.text.length, 0)
+        expect(total).toBe(r.tokens)
+        expect(total).toBeLessThanOrEqual(budget)
+        // original order kept; every kept text is the section's text or one of its forms
+        const ids = r.kept.map((s) => Number(s.id.slice(1)))
+        expect([...ids].sort((a, b) => a - b)).toEqual(ids)
+        for (const k of r.kept) {
+          const src = sections[Number(k.id.slice(1))]!
+          expect([src.text, ...(src.shorter ?? [])]).toContain(k.text)
+        }
+        // never a higher priority dropped while a lower one is kept
+        const dropped = r.omissions.filter((o) => o.reason === 'dropped')
+        const keptMin = Math.min(...r.kept.map((s) => s.priority))
+        for (const d of dropped) {
+          expect(sections[Number(d.id.slice(1))]!.priority).toBeLessThanOrEqual(keptMin)
+        }
+        // every section is accounted for exactly once
+        const shortened = r.omissions.filter((o) => o.reason === 'shortened').map((o) => o.id)
+        expect(r.kept.length + dropped.length).toBe(sections.length)
+        for (const id of shortened) expect(r.kept.some((k) => k.id === id)).toBe(true)
+        // deterministic
+        expect(fitSections(sections, budget, chars)).toEqual(r)
+      }),
+      { numRuns: 400 },
+    )
+  })
+
+  test('property: nothing is omitted when everything fits', () => {
+    fc.assert(
+      fc.property(sectionArb, (sections) => {
+        const total = sections.reduce((n, s) => n + s.text.length, 0)
+        const r = fitSections(sections, total, chars)
+        return r.omissions.length === 0 && r.kept.length === sections.length
+      }),
+    )
+  })
+
+  test('property: each distinct text is counted once', () => {
+    fc.assert(
+      fc.property(sectionArb, fc.integer({ min: 0, max: 200 }), (sections, budget) => {
+        const seen = new Map<string, number>()
+        const counting: TokenCounter = {
+          id: 'counting',
+          kind: 'exact',
+          count: (t) => {
+            seen.set(t, (seen.get(t) ?? 0) + 1)
+            return t.length
+          },
+        }
+        fitSections(sections, budget, counting)
+        return [...seen.values()].every((n) => n === 1)
+      }),
+    )
+  })
+})
+
+describe('rendering', () => {
+  test('renderSections joins non-empty texts with a blank line', () => {
+    expect(renderSections([{ text: 'a' }, { text: '' }, { text: 'b' }])).toBe('a\n\nb')
+  })
+
+  test('renderOmissionNotice is empty for no omissions and exact otherwise', () => {
+    expect(renderOmissionNotice([])).toBe('')
+    const notice = renderOmissionNotice(
+      [
+        { id: 'preload:src/a.ts', reason: 'dropped', tokensSaved: 1200 },
+        { id: 'evil\nid', reason: 'dropped', tokensSaved: 5 },
+        { id: 'AGENTS.md', reason: 'shortened', tokensSaved: 300 },
+      ],
+      { maxIds: 1 },
+    )
+    expect(notice).toBe(
+      [
+        '[Context note: some material was left out to fit the token budget.]',
+        'Left out (2, ~1,205 tokens): preload:src/a.ts, and 1 more',
+        'Shortened (1, ~300 tokens): AGENTS.md',
+        'Ask for or read anything listed here if you need it.',
+      ].join('\n'),
+    )
+    expect(renderOmissionNotice([{ id: 'a\nb', reason: 'dropped', tokensSaved: 1 }])).toContain(
+      ': a b\n',
+    )
+  })
+})
