@@ -1,0 +1,183 @@
+import { join } from 'node:path'
+import {
+  ConfigurationError,
+  type ContextMiddleware,
+  createTokenCounter,
+  type RunInfo,
+  recordWarning,
+  type Section,
+  type TokenCounter,
+  type TurnContext,
+  textOf,
+} from '@contextkit/core'
+import { captureStreamTail, recordStreamTail } from './capture.js'
+import { stripInjected } from './injected-text.js'
+import { emptySelfState } from './self-state.js'
+import { loadSelfState, type StateFileOptions, updateSelfState } from './state-file.js'
+import { buildResumptionMessage, buildResumptionSection, resumptionContextFrom } from './wake-up.js'
+
+/** A value given directly or computed per run (e.g. the current git branch). */
+export type Lazy<T> = T | (() => T | Promise<T>)
+
+/** Options of {@link resumption}. */
+export interface ResumptionOptions extends StateFileOptions {
+  /**
+   * The state file. Default `<run.workspace>/.contextkit/self-state.json`; without a workspace
+   * either, the middleware records a warning and does nothing.
+   */
+  path?: string
+  /**
+   * `system` (default): a `volatile` system section placed right after the last `stable` one, so
+   * the cached prompt prefix survives. `message`: a user message placed before the history (the
+   * seed's option B).
+   */
+  placement?: 'system' | 'message'
+  /** Cap for the whole injected block, in tokens. Default `300`. */
+  budgetTokens?: number
+  /** Size of the tail captured from the final reply, in tokens. Default `100`. */
+  tailTokens?: number
+  /** Anchors injected, most recent ones. Default `5`. */
+  maxAnchors?: number
+  /** A tail older than this is not injected (anchors still are). Default `86400000` (24 h). */
+  maxAgeMs?: number
+  /** Current working directory, recorded with the tail; a change makes the tail stale. */
+  cwd?: Lazy<string | undefined>
+  /** Current git branch, recorded with the tail; a change makes the tail stale. */
+  branch?: Lazy<string | undefined>
+  /** Token counter. Default: `createTokenCounter({ model: turn.model })`. */
+  counter?: TokenCounter
+  /** Id of the system section. Default `resumption`. */
+  sectionId?: string
+  /** Priority of the system section for budget fitting. Default `50`. */
+  priority?: number
+  /** Capture the tail from the final reply and save it in `finalize`. Default `true`. */
+  capture?: boolean
+}
+
+async function resolveLazy<T>(value: Lazy<T> | undefined): Promise<T | undefined> {
+  return typeof value === 'function' ? await (value as () => T | Promise<T>)() : value
+}
+
+function statePath(options: ResumptionOptions, run: RunInfo): string {
+  if (options.path) return options.path
+  if (run.workspace) return join(run.workspace, '.contextkit', 'self-state.json')
+  throw new ConfigurationError('resumption needs `path` or a run workspace', {
+    recoverable: true,
+  })
+}
+
+/** Insert `section` right after the last stable section (or first when there is none). */
+function placeAfterStable(system: readonly Section[], section: Section): Section[] {
+  let at = 0
+  for (let i = 0; i < system.length; i++) if (system[i]!.cache === 'stable') at = i + 1
+  return [...system.slice(0, at), section, ...system.slice(at)]
+}
+
+/**
+ * Middleware that wakes the agent up where its last session stopped.
+ *
+ * `prepare` loads the state file and injects the fresh tail and the anchors (see
+ * {@link buildResumptionSection}); `finalize` captures the new tail from the final reply,
+ * leaving out anything resumption injected, and saves it. A missing, corrupt or locked state
+ * file never fails the turn: it becomes a `warning` trace event and the turn goes on unchanged.
+ * Every decision is recorded in the trace under the stage `resumption`.
+ */
+export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
+  const placement = options.placement ?? 'system'
+  const injectedByRun = new Map<string, string[]>()
+  const counterFor = (turn: TurnContext) =>
+    options.counter ?? createTokenCounter({ model: turn.model })
+
+  return {
+    name: 'resumption',
+
+    async prepare(turn, run) {
+      try {
+        const path = statePath(options, run)
+        const loaded = await loadSelfState(path, options)
+        for (const problem of loaded.problems) recordWarning(run, 'resumption.prepare', problem)
+        const resolved = resumptionContextFrom(loaded.state, {
+          now: options.now ?? Date.now,
+          maxAgeMs: options.maxAgeMs ?? 24 * 60 * 60 * 1000,
+          maxAnchors: options.maxAnchors ?? 5,
+          cwd: await resolveLazy(options.cwd),
+          branch: await resolveLazy(options.branch),
+          sessionId: run.sessionId,
+        })
+        const counter = counterFor(turn)
+        const wake = { counter, budgetTokens: options.budgetTokens ?? 300 }
+        const text = buildResumptionSection(resolved.context, wake)
+        run.trace.record('resumption', {
+          action: text ? 'inject' : 'skip',
+          placement,
+          source: loaded.source,
+          tokens: text ? counter.count(text) : 0,
+          ...(resolved.tailDropped ? { tailDropped: resolved.tailDropped } : {}),
+        })
+        if (!text || !resolved.context) return turn
+        const ctx = resolved.context
+        injectedByRun.set(run.runId, [
+          text,
+          ...(ctx.streamTail ? [ctx.streamTail] : []),
+          ...ctx.anchors.map((a) => a.raw),
+        ])
+        if (placement === 'message') {
+          const message = buildResumptionMessage(ctx, wake)
+          return message ? { ...turn, messages: [message, ...turn.messages] } : turn
+        }
+        const section: Section = {
+          id: options.sectionId ?? 'resumption',
+          text,
+          priority: options.priority ?? 50,
+          cache: 'volatile',
+        }
+        return { ...turn, system: placeAfterStable(turn.system, section) }
+      } catch (error) {
+        recordWarning(run, 'resumption.prepare', error)
+        return turn
+      }
+    },
+
+    async finalize(reply, turn, run) {
+      const injected = injectedByRun.get(run.runId) ?? []
+      injectedByRun.delete(run.runId)
+      if (options.capture === false) return reply
+      try {
+        const counter = counterFor(turn)
+        const tokens = options.tailTokens ?? 100
+        const text = textOf(reply)
+        if (captureStreamTail(stripInjected(text, injected), { counter, tokens }) === '') {
+          run.trace.record('resumption', { action: 'capture-skip', reason: 'no new text' })
+          return reply
+        }
+        const sessionKey = run.sessionId ?? run.runId
+        const cwd = await resolveLazy(options.cwd)
+        const branch = await resolveLazy(options.branch)
+        const path = statePath(options, run)
+        const clock = options.now ? { now: options.now } : {}
+        const saved = await updateSelfState(
+          path,
+          (current) =>
+            recordStreamTail(current ?? emptySelfState(sessionKey, clock), text, {
+              sessionKey,
+              injected,
+              counter,
+              tokens,
+              ...(options.now ? { now: options.now } : {}),
+              ...(cwd !== undefined ? { cwd } : {}),
+              ...(branch !== undefined ? { branch } : {}),
+            }),
+          options,
+        )
+        run.trace.record('resumption', {
+          action: 'capture',
+          tokens: saved?.streamTail?.tokenCount ?? 0,
+          revision: saved?.revision ?? 0,
+        })
+      } catch (error) {
+        recordWarning(run, 'resumption.finalize', error)
+      }
+      return reply
+    },
+  }
+}

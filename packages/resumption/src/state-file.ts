@@ -1,0 +1,300 @@
+import { randomUUID } from 'node:crypto'
+import { constants } from 'node:fs'
+import { mkdir, open, rename, unlink } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { ContextkitError, parseWith, ValidationError } from '@contextkit/core'
+import { StateConflictError, StateCorruptError, StateIoError, StateVersionError } from './errors.js'
+import { withFileLock } from './file-lock.js'
+import { migrateSelfState, type SelfState, SelfStateSchema } from './self-state.js'
+
+/** Options of {@link loadSelfState}, {@link saveSelfState} and {@link updateSelfState}. */
+export interface StateFileOptions {
+  /** Clock, used for `updatedAt` and quarantine names. Default `Date.now`. */
+  now?: () => number
+  /** Where the previous good copy is kept. Default `<path>.bak`. */
+  backupPath?: string
+  /** Lock file serializing writers. Default `<path>.lock`. */
+  lockPath?: string
+  /** How long a writer waits for the lock. Default `5000` ms. */
+  lockTimeoutMs?: number
+  /** Age after which a lock is considered abandoned. Default `30000` ms. */
+  staleLockMs?: number
+  /** A state file larger than this is treated as corrupt. Default `1048576` (1 MiB). */
+  maxBytes?: number
+}
+
+/** Options of {@link saveSelfState} and {@link updateSelfState}. */
+export interface SaveOptions extends StateFileOptions {
+  /**
+   * Optimistic check: the save fails with {@link StateConflictError} unless the state on disk has
+   * this `revision` (0 when there is no file). Default: no check (the last writer wins).
+   */
+  expectedRevision?: number
+}
+
+/** What {@link loadSelfState} found. */
+export interface LoadResult {
+  /** The state, or `null` when there is none usable (resumption is off for this call). */
+  state: SelfState | null
+  /** Where the state came from. */
+  source: 'file' | 'backup' | 'none'
+  /** Every problem met on the way, as typed errors (corrupt file, newer version, IO). */
+  problems: ContextkitError[]
+  /** Paths corrupt files were moved to. */
+  quarantined: string[]
+}
+
+type ReadOutcome =
+  | { kind: 'missing' }
+  | { kind: 'ok'; state: SelfState; bytes: Buffer }
+  | { kind: 'bad'; error: ContextkitError; bytes?: Buffer }
+
+const DEFAULT_MAX_BYTES = 1024 * 1024
+
+function errnoCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null
+    ? ((error as { code?: unknown }).code as string | undefined)
+    : undefined
+}
+
+function ioError(message: string, path: string, cause: unknown): StateIoError {
+  return new StateIoError(message, { recoverable: true, cause, details: { path } })
+}
+
+/** Read and validate one state file; never throws. */
+async function readStateFile(path: string, maxBytes: number): Promise<ReadOutcome> {
+  let bytes: Buffer
+  try {
+    // O_NONBLOCK so a FIFO planted at the path cannot hang us; fstat rejects non-files.
+    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
+    try {
+      const info = await handle.stat()
+      if (!info.isFile()) {
+        return { kind: 'bad', error: ioError(`${path} is not a regular file`, path, undefined) }
+      }
+      if (info.size > maxBytes) {
+        const error = new StateCorruptError(`${path} is larger than ${maxBytes} bytes`, {
+          recoverable: true,
+          details: { path, size: info.size, maxBytes },
+        })
+        return { kind: 'bad', error }
+      }
+      bytes = await handle.readFile()
+    } finally {
+      await handle.close()
+    }
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return { kind: 'missing' }
+    return { kind: 'bad', error: ioError(`cannot read ${path}`, path, error) }
+  }
+  try {
+    let text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+    return { kind: 'ok', state: migrateSelfState(JSON.parse(text)), bytes }
+  } catch (error) {
+    if (StateVersionError.isInstance(error)) return { kind: 'bad', error, bytes }
+    const why = ValidationError.isInstance(error)
+      ? 'does not match the schema'
+      : 'is not valid JSON'
+    const corrupt = new StateCorruptError(`${path} ${why}`, {
+      recoverable: true,
+      cause: error,
+      details: { path },
+    })
+    return { kind: 'bad', error: corrupt, bytes }
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, constants.O_RDONLY)
+    try {
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  } catch {
+    // some platforms/file systems cannot fsync a directory; the rename is still atomic
+  }
+}
+
+/** Write `data` to `target` atomically: temp file beside it, fsync, rename, fsync the folder. */
+async function writeAtomic(target: string, data: string | Buffer): Promise<void> {
+  const temp = `${target}.tmp-${process.pid}-${randomUUID().slice(0, 8)}`
+  try {
+    const handle = await open(temp, 'wx', 0o644)
+    try {
+      await handle.writeFile(data)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await rename(temp, target)
+  } catch (error) {
+    await unlink(temp).catch(() => {})
+    throw ioError(`cannot write ${target}`, target, error)
+  }
+  await fsyncDir(dirname(target))
+}
+
+function quarantineName(path: string, now: () => number): string {
+  const stamp = new Date(now()).toISOString().replace(/[:.]/g, '-')
+  return `${path}.corrupt-${stamp}-${randomUUID().slice(0, 6)}`
+}
+
+/**
+ * Move a corrupt file aside. Only a file that still holds exactly the bytes judged corrupt is
+ * moved, so a good write that landed in between is never quarantined by mistake.
+ */
+async function quarantine(
+  path: string,
+  seen: Buffer | undefined,
+  options: StateFileOptions,
+): Promise<string | null> {
+  const now = options.now ?? Date.now
+  const again = await readStateFile(path, options.maxBytes ?? DEFAULT_MAX_BYTES)
+  if (again.kind !== 'bad' || !StateCorruptError.isInstance(again.error)) return null
+  if (seen && again.bytes && !seen.equals(again.bytes)) return null
+  const target = quarantineName(path, now)
+  try {
+    await rename(path, target)
+    return target
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return null
+    throw ioError(`cannot move corrupt ${path} aside`, path, error)
+  }
+}
+
+function lockOptions(path: string, options: StateFileOptions) {
+  const lockPath = options.lockPath ?? `${path}.lock`
+  const lock: { timeoutMs?: number; staleMs?: number } = {}
+  if (options.lockTimeoutMs !== undefined) lock.timeoutMs = options.lockTimeoutMs
+  if (options.staleLockMs !== undefined) lock.staleMs = options.staleLockMs
+  return { lockPath, lock }
+}
+
+/**
+ * Load the state file at `path`. Never throws for a bad file: a corrupt or invalid file is moved
+ * aside (`<path>.corrupt-<time>-<id>`) and the `.bak` copy is used instead; when that is unusable
+ * too, `state` is `null` and `problems` says why. A file from a newer version is left in place.
+ */
+export async function loadSelfState(
+  path: string,
+  options: StateFileOptions = {},
+): Promise<LoadResult> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
+  const backupPath = options.backupPath ?? `${path}.bak`
+  const problems: ContextkitError[] = []
+  const quarantined: string[] = []
+  const { lockPath, lock } = lockOptions(path, options)
+
+  const tryOne = async (file: string): Promise<SelfState | null> => {
+    const outcome = await readStateFile(file, maxBytes)
+    if (outcome.kind === 'ok') return outcome.state
+    if (outcome.kind === 'missing') return null
+    problems.push(outcome.error)
+    if (StateCorruptError.isInstance(outcome.error)) {
+      try {
+        const moved = await withFileLock(
+          lockPath,
+          () => quarantine(file, outcome.bytes, options),
+          lock,
+        )
+        if (moved) quarantined.push(moved)
+      } catch (error) {
+        problems.push(
+          ContextkitError.isInstance(error) ? error : ioError('quarantine failed', file, error),
+        )
+      }
+    }
+    return null
+  }
+
+  const primary = await tryOne(path)
+  if (primary) return { state: primary, source: 'file', problems, quarantined }
+  // A newer-version primary is someone else's data: do not resume from an older backup.
+  if (problems.some((p) => StateVersionError.isInstance(p))) {
+    return { state: null, source: 'none', problems, quarantined }
+  }
+  const backup = await tryOne(backupPath)
+  if (backup) return { state: backup, source: 'backup', problems, quarantined }
+  return { state: null, source: 'none', problems, quarantined }
+}
+
+/**
+ * Read-modify-write the state file under its lock. `update` receives the current state (from the
+ * file, else from `.bak`, else `null`) and returns the next one, or `null` to write nothing.
+ * The written state gets `revision` = current + 1 and `updatedAt` = now; the previous good file
+ * becomes `.bak`; a corrupt file is moved aside first, never overwritten.
+ *
+ * @throws ValidationError when `update` returns an invalid state (a programming error).
+ * @throws StateVersionError when the file on disk is from a newer version (it is left intact).
+ * @throws StateConflictError when `expectedRevision` does not match the file.
+ * @throws StateLockError when the lock cannot be taken in time.
+ * @throws StateIoError when the file system refuses a read or write.
+ */
+export async function updateSelfState(
+  path: string,
+  update: (current: SelfState | null) => SelfState | null,
+  options: SaveOptions = {},
+): Promise<SelfState | null> {
+  const now = options.now ?? Date.now
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
+  const backupPath = options.backupPath ?? `${path}.bak`
+  const { lockPath, lock } = lockOptions(path, options)
+  try {
+    await mkdir(dirname(path), { recursive: true })
+  } catch (error) {
+    throw ioError(`cannot create the folder of ${path}`, path, error)
+  }
+  return withFileLock(
+    lockPath,
+    async () => {
+      const outcome = await readStateFile(path, maxBytes)
+      let current: SelfState | null = null
+      if (outcome.kind === 'ok') current = outcome.state
+      else if (outcome.kind === 'bad') {
+        if (!StateCorruptError.isInstance(outcome.error)) throw outcome.error
+        await quarantine(path, outcome.bytes, options)
+      }
+      if (current === null) {
+        const backup = await readStateFile(backupPath, maxBytes)
+        if (backup.kind === 'ok') current = backup.state
+      }
+      const currentRevision = current?.revision ?? 0
+      if (options.expectedRevision !== undefined && options.expectedRevision !== currentRevision) {
+        throw new StateConflictError(
+          `${path} is at revision ${currentRevision}, expected ${options.expectedRevision}`,
+          {
+            recoverable: true,
+            details: { path, revision: currentRevision, expected: options.expectedRevision },
+          },
+        )
+      }
+      const proposed = update(current)
+      if (proposed === null) return current
+      const next: SelfState = {
+        ...parseWith(SelfStateSchema, proposed, 'self-state to save'),
+        revision: currentRevision + 1,
+        updatedAt: new Date(now()).toISOString(),
+      }
+      if (outcome.kind === 'ok') await writeAtomic(backupPath, outcome.bytes)
+      await writeAtomic(path, `${JSON.stringify(next, null, 2)}\n`)
+      return next
+    },
+    lock,
+  )
+}
+
+/**
+ * Save `state` to `path` atomically (see {@link updateSelfState}) and return what was written.
+ */
+export async function saveSelfState(
+  path: string,
+  state: SelfState,
+  options: SaveOptions = {},
+): Promise<SelfState> {
+  const saved = await updateSelfState(path, () => state, options)
+  // update never returns null when the callback returns a state
+  return saved as SelfState
+}

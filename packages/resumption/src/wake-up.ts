@@ -1,0 +1,167 @@
+import { defaultTokenCounter, type Message, type TokenCounter, textMessage } from '@contextkit/core'
+import { captureStreamTail } from './capture.js'
+import { markInjected } from './injected-text.js'
+import type { SelfState } from './self-state.js'
+
+/** What gets injected: the plain data of the wake-up text. */
+export interface ResumptionContext {
+  /** The verbatim tail of the last session, when it is fresh. */
+  streamTail?: string
+  /** Verbatim anchors, oldest first. */
+  anchors: Array<{ raw: string; triggerType: string }>
+  /** Session the tail came from. */
+  lastSessionKey?: string
+}
+
+/** Why the tail was left out of a {@link ResumptionContext}. */
+export type TailDropReason = 'stale' | 'cwd-changed' | 'branch-changed' | 'same-session'
+
+/** Options of {@link resumptionContextFrom}. */
+export interface StalenessOptions {
+  /** Clock. Default `Date.now`. */
+  now?: () => number
+  /** A tail older than this is dropped (anchors stay). Default `86400000` (24 h). */
+  maxAgeMs?: number
+  /** Current working directory; a tail captured in another one is dropped. Default: no check. */
+  cwd?: string
+  /** Current git branch; a tail captured on another one is dropped. Default: no check. */
+  branch?: string
+  /**
+   * Current session. A tail captured in this same session is already in its history, so it is
+   * dropped. Default: no check.
+   */
+  sessionId?: string
+  /** Most recent anchors kept. Default `5`. */
+  maxAnchors?: number
+}
+
+/** Result of {@link resumptionContextFrom}. */
+export interface ResolvedResumption {
+  /** `null` when there is nothing to inject. */
+  context: ResumptionContext | null
+  /** Set when the state had a tail that was left out. */
+  tailDropped?: TailDropReason
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+/**
+ * Decide what of `state` to inject: the tail unless it is stale (older than `maxAgeMs`, captured
+ * in another `cwd` or on another `branch`, or from the current session), and the most recent
+ * anchors always.
+ */
+export function resumptionContextFrom(
+  state: SelfState | null,
+  options: StalenessOptions = {},
+): ResolvedResumption {
+  if (!state) return { context: null }
+  const now = options.now ?? Date.now
+  const maxAgeMs = options.maxAgeMs ?? DAY_MS
+  const maxAnchors = Math.max(0, Math.floor(options.maxAnchors ?? 5))
+  const anchors =
+    maxAnchors === 0
+      ? []
+      : state.verbatimAnchors
+          .slice(-maxAnchors)
+          .map((a) => ({ raw: a.raw, triggerType: a.triggerType }))
+  let tailDropped: TailDropReason | undefined
+  const tail = state.streamTail
+  if (tail && tail.raw.trim().length > 0) {
+    const age = now() - Date.parse(tail.capturedAt)
+    if (age > maxAgeMs) tailDropped = 'stale'
+    else if (options.cwd !== undefined && state.cwd !== undefined && options.cwd !== state.cwd)
+      tailDropped = 'cwd-changed'
+    else if (
+      options.branch !== undefined &&
+      state.branch !== undefined &&
+      options.branch !== state.branch
+    )
+      tailDropped = 'branch-changed'
+    else if (options.sessionId !== undefined && options.sessionId === tail.sessionKey)
+      tailDropped = 'same-session'
+  }
+  const context: ResumptionContext = { anchors }
+  if (tail && tail.raw.trim().length > 0 && !tailDropped) {
+    context.streamTail = tail.raw
+    context.lastSessionKey = tail.sessionKey
+  }
+  const result: ResolvedResumption = {
+    context: context.streamTail || anchors.length > 0 ? context : null,
+  }
+  if (tailDropped) result.tailDropped = tailDropped
+  return result
+}
+
+/** Options of {@link buildResumptionSection} and {@link buildResumptionMessage}. */
+export interface WakeUpOptions {
+  /**
+   * Cap for the whole block, in tokens of `counter`. Over it, the oldest anchors go first, then
+   * the tail is shortened (from its start), then nothing is injected. Default `300`.
+   */
+  budgetTokens?: number
+  /** Token counter. Default `defaultTokenCounter` from `@contextkit/core`. */
+  counter?: TokenCounter
+  /** Wrap the block in the invisible injected-text markers. Default `true`. */
+  mark?: boolean
+}
+
+function quote(text: string): string {
+  return `"${text.replace(/\s*\n\s*/g, '\n').trim()}"`
+}
+
+function render(tail: string | undefined, anchors: ResumptionContext['anchors']): string {
+  const lines: string[] = []
+  if (tail) lines.push('[You stopped mid-thought. Your own last words:]', '', quote(`…${tail}`), '')
+  if (anchors.length > 0) {
+    lines.push('[Phrases you kept from this arc:]')
+    for (const a of anchors) lines.push(`• ${quote(a.raw)}`)
+    lines.push('')
+  }
+  lines.push('[Go on from there.]')
+  return lines.join('\n')
+}
+
+/**
+ * The wake-up text for the system prompt: the tail verbatim, the anchors as bullets, and a closing
+ * directive, with no summary header. Returns `''` when there is nothing to inject or nothing fits
+ * `budgetTokens`.
+ */
+export function buildResumptionSection(
+  ctx: ResumptionContext | null | undefined,
+  options: WakeUpOptions = {},
+): string {
+  if (!ctx) return ''
+  const counter = options.counter ?? defaultTokenCounter
+  const budget = options.budgetTokens ?? 300
+  const mark = options.mark ?? true
+  const finish = (text: string) => (mark ? markInjected(text) : text)
+  let tail = ctx.streamTail?.trim() || undefined
+  let anchors = ctx.anchors.filter((a) => a.raw.trim().length > 0)
+  if (!tail && anchors.length === 0) return ''
+  let text = finish(render(tail, anchors))
+  while (counter.count(text) > budget) {
+    if (anchors.length > 0) anchors = anchors.slice(1)
+    else if (tail) {
+      const shorter = captureStreamTail(tail, {
+        counter,
+        tokens: Math.floor(counter.count(tail) * 0.75),
+      })
+      tail = shorter.length > 0 && shorter.length < tail.length ? shorter : undefined
+    }
+    if (!tail && anchors.length === 0) return ''
+    text = finish(render(tail, anchors))
+  }
+  return text
+}
+
+/**
+ * The same wake-up text as a first user message (the seed's "separate message" option), or
+ * `null` when there is nothing to inject.
+ */
+export function buildResumptionMessage(
+  ctx: ResumptionContext | null | undefined,
+  options: WakeUpOptions = {},
+): Message | null {
+  const text = buildResumptionSection(ctx, options)
+  return text.length > 0 ? textMessage('user', text) : null
+}
