@@ -1,0 +1,33 @@
+export {
+  EmulatorConfigError,
+  ScriptExhaustedError,
+  ScriptFailedError,
+  TestkitError,
+  type TestkitErrorOptions,
+} from './errors.js'
+export type { RecordedRequest } from './exchange.js'
+export type { EmulatorModel } from './models.js'
+export { DEFAULT_MODELS } from './models.js'
+export type {
+  Fault,
+  ReplyBlock,
+  ReplySpec,
+  Script,
+  ScriptRequest,
+  Step,
+  TransportOptions,
+} from './script.js'
+export { normalizeReply } from './script.js'
+export type { AnthropicEmulator, EmulatorOptions } from './server.js'
+export { startAnthropicEmulator } from './server.js'
+export { messageEvents, sseFrame } from './stream-events.js'
+export { MAX_CACHE_CONTROL_BLOCKS, NO_PREFILL_MESSAGE } from './validate-request.js'
+export type {
+  WireErrorBody,
+  WireErrorType,
+  WireMessage,
+  WireResponseBlock,
+  WireStopReason,
+  WireStreamEvent,
+  WireUsage,
+} from './wire-types.js'

@@ -1,0 +1,238 @@
+/**
+ * `startAnthropicEmulator`: a `node:http` server on 127.0.0.1 that speaks the Anthropic
+ * Messages API (plus an OpenAI-compatible `/v1/completions`), answering from a script.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { handleCompletions } from './completions.js'
+import { EmulatorConfigError, TestkitError } from './errors.js'
+import { type EmulatorState, Exchange, type RecordedRequest } from './exchange.js'
+import { handleCountTokens, handleMessages } from './messages-endpoint.js'
+import {
+  DEFAULT_MODELS,
+  type EmulatorModel,
+  modelInfoWire,
+  modelPage,
+  resolveModels,
+} from './models.js'
+import { type Script, ScriptRunner, type TransportOptions, transportProblem } from './script.js'
+
+/** Options of {@link startAnthropicEmulator}. */
+export interface EmulatorOptions {
+  /** What the model answers: a list of steps (one per request) or a function of the request. */
+  script: Script
+  /** Models served; others get 404. Default {@link DEFAULT_MODELS}. */
+  models?: readonly EmulatorModel[]
+  /** TCP port on 127.0.0.1. Default `0` (a free port). */
+  port?: number
+  /**
+   * When set, requests must carry this key (`x-api-key: K` or `Authorization: Bearer K`), else
+   * 401. Default: any non-empty key is accepted (but one is required).
+   */
+  apiKey?: string
+  /** Transport defaults for every reply (each step may override). Default: whole frames, no delays, 16-char deltas. */
+  transport?: TransportOptions
+  /** Largest accepted request body in bytes; larger gets 413 `request_too_large`. Default 32 MiB. */
+  maxBodyBytes?: number
+}
+
+/** A running emulator. */
+export interface AnthropicEmulator {
+  /** Base URL, e.g. `http://127.0.0.1:41234` (pass as the SDK's `baseURL`). */
+  readonly url: string
+  /** The port it listens on. */
+  readonly port: number
+  /** Every request received, in arrival order. */
+  readonly requests: RecordedRequest[]
+  /** Script problems (exhausted list, a step that threw or was invalid), each answered with a 500. */
+  readonly failures: TestkitError[]
+  /** Steps of a list script not yet used (`Infinity` for a function script). */
+  readonly remainingSteps: number
+  /** Stops listening and drops open connections. Idempotent. */
+  close(): Promise<void>
+}
+
+const DEFAULT_MAX_BODY = 32 * 1024 * 1024
+
+function checkOptions(options: EmulatorOptions): void {
+  if (typeof options !== 'object' || options === null)
+    throw new EmulatorConfigError('options object is required')
+  const s = options.script
+  if (typeof s !== 'function' && !Array.isArray(s)) {
+    throw new EmulatorConfigError('`script` must be an array of steps or a function')
+  }
+  const port = options.port ?? 0
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new EmulatorConfigError(`port must be an integer 0–65535, got ${String(port)}`)
+  }
+  const problem = transportProblem(options.transport)
+  if (problem) throw new EmulatorConfigError(problem)
+  const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY
+  if (!Number.isInteger(max) || max < 1)
+    throw new EmulatorConfigError('maxBodyBytes must be a positive integer')
+}
+
+function headerRecord(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v
+  }
+  return out
+}
+
+async function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > max) return undefined
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks)
+}
+
+function authProblem(
+  headers: Record<string, string>,
+  apiKey: string | undefined,
+): string | undefined {
+  const bearer = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1]
+  const key = headers['x-api-key'] || bearer
+  if (!key) return 'x-api-key header is required'
+  if (apiKey !== undefined && key !== apiKey) return 'invalid x-api-key'
+  return undefined
+}
+
+/**
+ * Starts the emulator on 127.0.0.1. Throws {@link EmulatorConfigError} for bad options.
+ *
+ * Endpoints: `POST /v1/messages` (JSON and SSE), `POST /v1/messages/count_tokens`,
+ * `GET /v1/models`, `GET /v1/models/{id}`, `POST /v1/completions` (OpenAI-compatible).
+ */
+export async function startAnthropicEmulator(options: EmulatorOptions): Promise<AnthropicEmulator> {
+  checkOptions(options)
+  const models = resolveModels(options.models ?? DEFAULT_MODELS)
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY
+  const requests: RecordedRequest[] = []
+  const failures: TestkitError[] = []
+  const closing = new AbortController()
+  const counters = new Map<string, number>()
+  const runner = new ScriptRunner(options.script)
+  const state: EmulatorState = {
+    runner,
+    models,
+    failures,
+    signal: closing.signal,
+    transport: {
+      writeSize: options.transport?.writeSize,
+      chunkDelayMs: options.transport?.chunkDelayMs ?? 0,
+      headersDelayMs: options.transport?.headersDelayMs ?? 0,
+      deltaChars: options.transport?.deltaChars ?? 16,
+    },
+    nextId(prefix) {
+      const n = (counters.get(prefix) ?? 0) + 1
+      counters.set(prefix, n)
+      return `${prefix}${'0'.repeat(Math.max(0, 22 - String(n).length))}${n}`
+    },
+  }
+
+  async function route(x: Exchange): Promise<void> {
+    const { method, path, headers } = x.record
+    const anthropic = path !== '/v1/completions'
+    if (anthropic) {
+      const auth = authProblem(headers, options.apiKey)
+      if (auth) return x.error(401, auth)
+      if (!headers['anthropic-version'])
+        return x.error(400, 'anthropic-version: header is required')
+    }
+    const raw = await readBody(x.req, maxBody)
+    if (raw === undefined) {
+      x.error(413, `Request exceeds the maximum allowed number of bytes (${maxBody})`, {
+        connection: 'close',
+      })
+      return
+    }
+    x.record.rawBody = raw.toString('utf8')
+    if (raw.length > 0) {
+      try {
+        x.record.body = JSON.parse(x.record.rawBody)
+      } catch {
+        if (method === 'POST') return x.error(400, 'There was an error parsing the body as JSON')
+      }
+    }
+    if (method === 'POST' && path === '/v1/messages') return handleMessages(x, x.record.body)
+    if (method === 'POST' && path === '/v1/messages/count_tokens')
+      return handleCountTokens(x, x.record.body)
+    if (method === 'POST' && path === '/v1/completions') return handleCompletions(x, x.record.body)
+    if (method === 'GET' && path === '/v1/models') {
+      const json = JSON.stringify(
+        modelPage([...models.values()], new URL(x.req.url ?? '/', 'http://x').searchParams),
+      )
+      x.head(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) })
+      return void x.res.end(json)
+    }
+    if (method === 'GET' && path.startsWith('/v1/models/')) {
+      const m = models.get(decodeURIComponent(path.slice('/v1/models/'.length)))
+      if (!m) return x.error(404, `model: ${path.slice('/v1/models/'.length)}`)
+      const json = JSON.stringify(modelInfoWire(m))
+      x.head(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) })
+      return void x.res.end(json)
+    }
+    return x.error(404, 'Not Found')
+  }
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    const record: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: headerRecord(req),
+      body: undefined,
+      rawBody: '',
+      requestId: state.nextId('req_01'),
+      status: undefined,
+    }
+    requests.push(record)
+    const x = new Exchange(req, res, record, state)
+    route(x).catch((e: unknown) => {
+      const err = new TestkitError(`emulator failed on ${record.method} ${record.path}`, {
+        cause: e,
+      })
+      failures.push(err)
+      if (!res.headersSent)
+        x.error(500, 'testkit: internal emulator error', { 'x-should-retry': 'false' }, 'api_error')
+      else res.destroy()
+    })
+  })
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n')
+    else socket.destroy()
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e) =>
+      reject(
+        new EmulatorConfigError(`cannot listen on 127.0.0.1:${options.port ?? 0}`, { cause: e }),
+      ),
+    )
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve())
+  })
+  const port = (server.address() as AddressInfo).port
+  let closed: Promise<void> | undefined
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    failures,
+    get remainingSteps() {
+      return runner.remaining
+    },
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        closing.abort()
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+      return closed
+    },
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The Anthropic Messages API wire format, as the emulator reads and writes it.
+ *
+ * These are this package's own types (testkit depends on no other contextkit package and only
+ * optionally on `@anthropic-ai/sdk`). Field names are the API's snake_case names.
+ */
+
+/** Why the model stopped, as the API reports it. */
+export type WireStopReason =
+  | 'end_turn'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'tool_use'
+  | 'pause_turn'
+  | 'refusal'
+  | 'model_context_window_exceeded'
+
+/** The error `type`s the API uses in error bodies. */
+export type WireErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'request_too_large'
+  | 'rate_limit_error'
+  | 'api_error'
+  | 'timeout_error'
+  | 'overloaded_error'
+  | 'billing_error'
+
+/** Token usage of one response. */
+export interface WireUsage {
+  input_tokens: number
+  output_tokens: number
+  cache_creation_input_tokens: number
+  cache_read_input_tokens: number
+}
+
+/** A text block of a response. */
+export interface WireTextBlock {
+  type: 'text'
+  text: string
+}
+
+/** A thinking block of a response; `signature` lets the client send it back. */
+export interface WireThinkingBlock {
+  type: 'thinking'
+  thinking: string
+  signature: string
+}
+
+/** A redacted thinking block (opaque `data`). */
+export interface WireRedactedThinkingBlock {
+  type: 'redacted_thinking'
+  data: string
+}
+
+/** A tool call of a response. */
+export interface WireToolUseBlock {
+  type: 'tool_use'
+  id: string
+  name: string
+  input: Record<string, unknown>
+}
+
+/** Any block the emulator can put in a response. */
+export type WireResponseBlock =
+  | WireTextBlock
+  | WireThinkingBlock
+  | WireRedactedThinkingBlock
+  | WireToolUseBlock
+
+/** A complete (non-streaming) `POST /v1/messages` response body. */
+export interface WireMessage {
+  id: string
+  type: 'message'
+  role: 'assistant'
+  model: string
+  content: WireResponseBlock[]
+  stop_reason: WireStopReason | null
+  stop_sequence: string | null
+  usage: WireUsage
+}
+
+/** The body of every error response: `{ type: 'error', error: { type, message }, request_id }`. */
+export interface WireErrorBody {
+  type: 'error'
+  error: { type: WireErrorType; message: string }
+  request_id: string
+}
+
+/** A content block of a request, after structural validation. Unknown fields are kept. */
+export interface WireRequestBlock {
+  type: string
+  [field: string]: unknown
+}
+
+/** A request message with its content always as a block array. */
+export interface WireRequestMessage {
+  role: 'user' | 'assistant'
+  content: WireRequestBlock[]
+}
+
+/** A tool definition as sent in `tools`. */
+export interface WireTool {
+  name: string
+  [field: string]: unknown
+}
+
+/** A validated `POST /v1/messages` (or `count_tokens`) request body. */
+export interface WireMessagesRequest {
+  model: string
+  /** `undefined` only for `count_tokens`, which does not require it. */
+  max_tokens: number | undefined
+  /** As sent (consecutive same-role turns not yet merged), string content turned into blocks. */
+  messages: WireRequestMessage[]
+  /** `system` as blocks (a string becomes one text block); `[]` when absent. */
+  system: WireRequestBlock[]
+  tools: WireTool[]
+  stop_sequences: string[]
+  stream: boolean
+  /** `true` when `thinking: { type: 'enabled' | 'adaptive' }` was sent. */
+  thinking: boolean
+  /** The parsed body exactly as received. */
+  raw: Record<string, unknown>
+}
+
+/** Server-sent events of a streamed `POST /v1/messages` response. */
+export type WireStreamEvent =
+  | { type: 'message_start'; message: WireMessage }
+  | { type: 'ping' }
+  | {
+      type: 'content_block_start'
+      index: number
+      content_block: WireResponseBlock
+    }
+  | {
+      type: 'content_block_delta'
+      index: number
+      delta:
+        | { type: 'text_delta'; text: string }
+        | { type: 'input_json_delta'; partial_json: string }
+        | { type: 'thinking_delta'; thinking: string }
+        | { type: 'signature_delta'; signature: string }
+    }
+  | { type: 'content_block_stop'; index: number }
+  | {
+      type: 'message_delta'
+      delta: { stop_reason: WireStopReason | null; stop_sequence: string | null }
+      usage: { output_tokens: number }
+    }
+  | { type: 'message_stop' }
+  | { type: 'error'; error: { type: WireErrorType; message: string }; request_id: string }
