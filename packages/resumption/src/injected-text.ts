@@ -69,7 +69,10 @@ export function stripInjected(
 ): string {
   const minWords = Math.max(2, Math.floor(options.minWords ?? 6))
   let out = removeMarkedBlocks(text)
-  const pieces = injected.map(removeMarkedBlocks).filter((p) => p.trim().length > 0)
+  // The injected texts themselves are unwrapped (not removed): their content is what to look for.
+  const pieces = injected
+    .map((p) => p.replaceAll(INJECTED_START, '').replaceAll(INJECTED_END, ''))
+    .filter((p) => p.trim().length > 0)
   if (pieces.length === 0) return out
   for (const piece of pieces) {
     const exact = piece.trim()
