@@ -1,0 +1,158 @@
+import {
+  ConfigurationError,
+  type ContextMiddleware,
+  createTokenCounter,
+  type RunInfo,
+  recordWarning,
+  type Section,
+  type TokenCounter,
+  type TurnContext,
+} from '@contextkit/core'
+import { type BootstrapOptions, DEFAULT_BOOTSTRAP_FILES, loadBootstrapFiles } from './bootstrap.js'
+import { RootUnavailableError } from './errors.js'
+import { buildPreloadedFiles, type PreloadFilesOptions } from './preloaded-files.js'
+import { collectReferences, type FileReference } from './references.js'
+
+/** Where the middleware finds the files to preload for a turn. */
+export type ReferenceSourceOption =
+  | readonly (string | FileReference)[]
+  | ((
+      turn: TurnContext,
+      run: RunInfo,
+    ) => readonly (string | FileReference)[] | Promise<readonly (string | FileReference)[]>)
+
+/** Options of {@link preload}. */
+export interface PreloadOptions extends Omit<PreloadFilesOptions, 'root' | 'counter'> {
+  /** Directory files are read from. Default: `run.workspace`. */
+  root?: string
+  /**
+   * Files to preload: a list, or a function of the turn. Default: `collectReferences(
+   * turn.vars.contexts, turn.vars.backendMap)` (the seed's selection + backend map).
+   */
+  references?: ReferenceSourceOption
+  /** Token counter. Default: `createTokenCounter({ model: turn.model })`. */
+  counter?: TokenCounter
+  /**
+   * Bootstrap files to load from the workspace into system sections: `true` for
+   * `DEFAULT_BOOTSTRAP_FILES`, a list of names, or `false` for none. Default `true`.
+   */
+  bootstrap?: boolean | readonly string[]
+  /** Options of `loadBootstrapFiles`. Default: its defaults. */
+  bootstrapOptions?: BootstrapOptions
+  /** Workspace for bootstrap files. Default: `run.workspace`, else `root`. */
+  workspace?: string
+}
+
+/** Key of `turn.vars` where the middleware lists the preloaded paths, for tools. */
+export const PRELOADED_VAR = 'preloadedFiles'
+
+/**
+ * Insert `added` after the last leading `stable` section of `system`, so stable text stays in
+ * the cached prefix ahead of any per-turn (`volatile`) text.
+ */
+function insertStable(system: readonly Section[], added: readonly Section[]): Section[] {
+  let at = 0
+  while (at < system.length && system[at]!.cache === 'stable') at++
+  return [...system.slice(0, at), ...added, ...system.slice(at)]
+}
+
+/**
+ * Middleware that brings files into the turn (architecture steps 2 and 4):
+ * - workspace bootstrap files become "Project Context" **system** sections (`cache: 'stable'`,
+ *   placed after the existing stable sections), since they describe the project, not the turn;
+ * - referenced files become **user** sections (`userSections`), and files left out for size or
+ *   budget are appended to `turn.omitted` so the model can be told.
+ *
+ * A `preload` trace event lists what was loaded, missing and skipped (with refusal codes).
+ * When there is no root, the root cannot be read, or `references` fails, a warning is recorded
+ * and that part is skipped; the turn goes on. Returns a new turn; never mutates its input.
+ */
+export function preload(options: PreloadOptions = {}): ContextMiddleware {
+  return {
+    name: 'preload',
+    async prepare(turn, run) {
+      const root = options.root ?? run.workspace
+      const workspace = options.workspace ?? run.workspace ?? root
+      let next: TurnContext = turn
+      const event: Record<string, unknown> = {}
+
+      const bootstrapNames =
+        options.bootstrap === false
+          ? []
+          : options.bootstrap === true || options.bootstrap === undefined
+            ? DEFAULT_BOOTSTRAP_FILES
+            : options.bootstrap
+      if (bootstrapNames.length > 0 && workspace !== undefined) {
+        const boot = await loadBootstrapFiles(workspace, bootstrapNames, options.bootstrapOptions)
+        const rootError = boot.skipped.find((s) => RootUnavailableError.isInstance(s.error))
+        if (rootError) recordWarning(run, 'preload.bootstrap', rootError.error)
+        if (boot.sections.length > 0) {
+          next = { ...next, system: insertStable(next.system, boot.sections) }
+        }
+        event.bootstrap = {
+          loaded: boot.loaded,
+          missing: boot.missing,
+          truncated: boot.truncated,
+          skipped: boot.skipped.map((s) => ({ path: s.path, reason: s.reason })),
+        }
+      }
+
+      if (root === undefined) {
+        recordWarning(
+          run,
+          'preload',
+          new ConfigurationError('preload has no root: set options.root or run.workspace', {
+            recoverable: true,
+          }),
+        )
+        run.trace.record('preload', event)
+        return next
+      }
+      let refs: readonly (string | FileReference)[]
+      try {
+        const source = options.references
+        refs =
+          source === undefined
+            ? collectReferences(turn.vars.contexts, turn.vars.backendMap)
+            : typeof source === 'function'
+              ? await source(turn, run)
+              : source
+      } catch (error) {
+        recordWarning(run, 'preload.references', error)
+        run.trace.record('preload', event)
+        return next
+      }
+      const {
+        root: _r,
+        references: _s,
+        bootstrap: _b,
+        bootstrapOptions: _o,
+        workspace: _w,
+        ...fileOpts
+      } = options
+      const files = await buildPreloadedFiles(refs, {
+        ...fileOpts,
+        root,
+        counter: options.counter ?? createTokenCounter({ model: turn.model }),
+      })
+      const rootError = files.skipped.find((s) => RootUnavailableError.isInstance(s.error))
+      if (rootError) recordWarning(run, 'preload.files', rootError.error)
+      event.files = {
+        loaded: files.sections.map((s) => s.id),
+        tokens: files.tokens,
+        skipped: files.skipped.map((s) => ({ path: s.path, reason: s.reason })),
+      }
+      run.trace.record('preload', event)
+      if (files.sections.length === 0 && files.omissions.length === 0) return next
+      return {
+        ...next,
+        userSections: [...next.userSections, ...files.sections],
+        omitted: [...next.omitted, ...files.omissions],
+        vars: {
+          ...next.vars,
+          [PRELOADED_VAR]: files.sections.map((s) => s.id.slice('preload:'.length)),
+        },
+      }
+    },
+  }
+}

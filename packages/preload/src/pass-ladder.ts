@@ -1,0 +1,166 @@
+import {
+  fitSections,
+  type Omission,
+  renderSections,
+  type Section,
+  type TokenCounter,
+} from '@contextkit/core'
+import { safeCut } from './text-lines.js'
+
+/**
+ * The parts of a visual-context prompt, as the seed's `format_payload` builds them. Texts are
+ * rendered in this order; empty parts are left out.
+ */
+export interface PassLadderParts {
+  /** Instruction and page header. Kept to the end. */
+  header: string
+  /** Selected elements with their HTML (`full`) and without it (`lite`). */
+  elements: { full: string; lite: string }
+  /** Reference images, without vision summaries. */
+  images?: string
+  /** Vision summaries of the images; dropping them is the seed's "simplify vision" pass. */
+  vision?: string
+  /** Screenshot note; dropped together with the images. */
+  screenshot?: string
+  /** Backend structure map. */
+  backend?: string
+  /** Pre-loaded files: sections from `buildPreloadedFiles`, or one rendered text. */
+  preloaded?: readonly Section[] | string
+  /** The list of files to modify. Kept to the end. */
+  filesToModify?: string
+}
+
+/**
+ * Priorities that turn the seed's passes into `fitSections` order. Shortening comes first
+ * (elements lose their HTML), then drops from the lowest priority up: vision summaries,
+ * pre-loaded files, images and screenshot, backend. Header, elements and files-to-modify are
+ * the core; if even they do not fit, {@link fitPassLadder} hard-truncates them (the last pass).
+ */
+export const LADDER_PRIORITIES = Object.freeze({
+  vision: 10,
+  preloaded: 20,
+  images: 30,
+  screenshot: 30,
+  backend: 40,
+  elements: 90,
+  filesToModify: 95,
+  header: 100,
+})
+
+/** Lowest priority of the core sections that are truncated rather than dropped. */
+const CORE_PRIORITY = LADDER_PRIORITIES.elements
+
+/** The marker appended when the core is hard-truncated. */
+export const HARD_TRUNCATION_MARKER = '\n[… truncated to fit the token budget]'
+
+/**
+ * Express the seed's pass ladder as core sections, in render order: header, elements (with a
+ * `shorter` form without HTML), images, vision, screenshot, backend, pre-loaded files (each its
+ * own section), files to modify. All are `volatile`.
+ */
+export function passLadderSections(parts: PassLadderParts): Section[] {
+  const out: Section[] = []
+  const add = (id: string, text: string | undefined, priority: number, shorter?: string) => {
+    if (text === undefined || text.length === 0) return
+    out.push({
+      id,
+      text,
+      priority,
+      cache: 'volatile',
+      ...(shorter !== undefined && shorter !== text ? { shorter: [shorter] } : {}),
+    })
+  }
+  add('payload:header', parts.header, LADDER_PRIORITIES.header)
+  add('payload:elements', parts.elements.full, LADDER_PRIORITIES.elements, parts.elements.lite)
+  add('payload:images', parts.images, LADDER_PRIORITIES.images)
+  add('payload:vision', parts.vision, LADDER_PRIORITIES.vision)
+  add('payload:screenshot', parts.screenshot, LADDER_PRIORITIES.screenshot)
+  add('payload:backend', parts.backend, LADDER_PRIORITIES.backend)
+  if (typeof parts.preloaded === 'string') {
+    add('payload:preloaded', parts.preloaded, LADDER_PRIORITIES.preloaded)
+  } else {
+    for (const s of parts.preloaded ?? []) {
+      const { shorter, ...rest } = s
+      out.push({
+        ...rest,
+        priority: LADDER_PRIORITIES.preloaded,
+        cache: 'volatile',
+        ...(shorter ? { shorter } : {}),
+      })
+    }
+  }
+  add('payload:files-to-modify', parts.filesToModify, LADDER_PRIORITIES.filesToModify)
+  return out
+}
+
+/** Result of {@link fitPassLadder}. */
+export interface PassLadderResult {
+  /** The prompt text (sections joined with blank lines). */
+  text: string
+  /** Sections kept, with the form chosen for each. */
+  kept: Section[]
+  /** What was shortened or dropped. */
+  omissions: Omission[]
+  /** `true` when even the core did not fit and was cut (the seed's last pass). */
+  hardTruncated: boolean
+  /** Tokens of the kept sections (or of `text` when hard-truncated). */
+  tokens: number
+}
+
+/**
+ * Run the seed's pass ladder with core `fitSections`: shorten elements, drop vision, pre-loaded
+ * files, images and screenshot, backend — in that order, only as far as needed to fit `budget`.
+ * When the core (header, elements without HTML, files to modify) alone is over budget, it is
+ * hard-truncated with {@link HARD_TRUNCATION_MARKER}.
+ *
+ * Unlike the seed, fitting may give a section's fuller form back when later drops left room.
+ */
+export function fitPassLadder(
+  parts: PassLadderParts,
+  budget: number,
+  counter: TokenCounter,
+): PassLadderResult {
+  const sections = passLadderSections(parts)
+  const fit = fitSections(sections, budget, counter)
+  const coreDropped = fit.omissions.some(
+    (o) => o.reason === 'dropped' && sections.find((s) => s.id === o.id)!.priority >= CORE_PRIORITY,
+  )
+  if (!coreDropped) {
+    return {
+      text: renderSections(fit.kept),
+      kept: fit.kept,
+      omissions: fit.omissions,
+      hardTruncated: false,
+      tokens: fit.tokens,
+    }
+  }
+  const core = sections
+    .filter((s) => s.priority >= CORE_PRIORITY)
+    .map((s) => ({ ...s, text: s.shorter?.[0] ?? s.text }))
+  const text = truncateToTokens(renderSections(core), budget, counter)
+  const omissions: Omission[] = sections.map((s) =>
+    s.priority >= CORE_PRIORITY
+      ? { id: s.id, reason: 'shortened', tokensSaved: counter.count(s.text) }
+      : { id: s.id, reason: 'dropped', tokensSaved: counter.count(s.text) },
+  )
+  const kept: Section[] = text.length === 0 ? [] : [{ ...core[0]!, id: 'payload:core', text }]
+  return { text, kept, omissions, hardTruncated: true, tokens: counter.count(text) }
+}
+
+/**
+ * The longest prefix of `text` (plus {@link HARD_TRUNCATION_MARKER} when cut) whose token count is
+ * at most `budget`; `''` when not even the marker fits.
+ */
+export function truncateToTokens(text: string, budget: number, counter: TokenCounter): string {
+  if (counter.count(text) <= budget) return text
+  if (counter.count(HARD_TRUNCATION_MARKER) > budget) return ''
+  let lo = 0
+  let hi = text.length
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2)
+    const candidate = text.slice(0, safeCut(text, mid)) + HARD_TRUNCATION_MARKER
+    if (counter.count(candidate) <= budget) lo = mid
+    else hi = mid - 1
+  }
+  return text.slice(0, safeCut(text, lo)) + HARD_TRUNCATION_MARKER
+}

@@ -1,0 +1,193 @@
+import {
+  defaultTokenCounter,
+  type Omission,
+  parseWith,
+  type Section,
+  type TokenCounter,
+} from '@contextkit/core'
+import { z } from 'zod'
+import { FileTooLargeError, type PreloadRefusal } from './errors.js'
+import { fenceCode, inlineCode, languageFor } from './fence.js'
+import { checkRelativePath } from './path-checks.js'
+import { type ReadResult, readWithinRoot } from './read-within-root.js'
+import type { FileReference, ReferenceSource } from './references.js'
+
+/** Options of {@link buildPreloadedFiles}. */
+export interface PreloadFilesOptions {
+  /** Directory the references are relative to. Required. */
+  root: string
+  /** Files with more lines are left out (as an omission). Default `200`. */
+  maxLines?: number
+  /** Files with more bytes are left out (as an omission). Default `65_536`. */
+  maxBytes?: number
+  /** Token budget for all file sections together. Default `5000`. */
+  budget?: number
+  /** Counts tokens of each section. Default `defaultTokenCounter` from core. */
+  counter?: TokenCounter
+  /** Lines longer than this are cut with a marker. Default `4000`. */
+  maxLineLength?: number
+  /** Deny list (see `DEFAULT_DENY_LIST`); `false` turns it off. Default `DEFAULT_DENY_LIST`. */
+  deny?: readonly string[] | false
+  /** Priority given to every file section. Default `30`. */
+  priority?: number
+  /** Files read at the same time. Default `8`. */
+  concurrency?: number
+}
+
+/** A reference that did not become a section, and why. */
+export interface SkippedFile {
+  path: string
+  source?: ReferenceSource
+  /** A refusal code (`path_outside_root`, `file_too_large`, …) or `over_budget`. */
+  reason: string
+  /** The refusal, when the file could not or may not be read. */
+  error?: PreloadRefusal
+}
+
+/** Result of {@link buildPreloadedFiles}. */
+export interface PreloadedFiles {
+  /** One section per file, in reference order, id `preload:<path>`, cache `volatile`. */
+  sections: Section[]
+  /**
+   * Files left out for size or budget (`dropped`), so the model can be told to read them itself.
+   * `tokensSaved` is the section's token count, or `ceil(bytes / 4)` when it was too big to read.
+   */
+  omissions: Omission[]
+  /** Every reference that did not become a section (also those in `omissions`). */
+  skipped: SkippedFile[]
+  /** Tokens of all sections together (never above `budget`). */
+  tokens: number
+}
+
+const OptionsSchema = z.object({
+  root: z.string().min(1),
+  maxLines: z.number().int().positive().optional(),
+  maxBytes: z.number().int().positive().optional(),
+  budget: z.number().min(0).optional(),
+  maxLineLength: z.number().int().positive().optional(),
+  deny: z.union([z.array(z.string()).readonly(), z.literal(false)]).optional(),
+  priority: z.number().optional(),
+  concurrency: z.number().int().positive().optional(),
+})
+
+/** The section id used for a preloaded file. */
+export function preloadSectionId(filePath: string): string {
+  return `preload:${filePath}`
+}
+
+/** Render one preloaded file: a heading with its path and line count, then a fenced block. */
+export function renderPreloadedFile(filePath: string, text: string, lines: number): string {
+  const unit = lines === 1 ? 'line' : 'lines'
+  return `#### ${inlineCode(filePath)} (${lines} ${unit})\n${fenceCode(text, languageFor(filePath))}`
+}
+
+/**
+ * Read referenced files (through {@link readWithinRoot}) into prompt sections, like the seed's
+ * `_build_preloaded_files`: one section per file, in reference order, each fenced with a language
+ * tag from its extension. Files over `maxLines`/`maxBytes` and files that do not fit the remaining
+ * budget become omissions (the next, smaller files may still fit); unreadable or refused files are
+ * listed in `skipped`. The sections' tokens never add up to more than `budget`.
+ *
+ * Throws a `ValidationError` only for malformed options.
+ */
+export async function buildPreloadedFiles(
+  refs: readonly (string | FileReference)[],
+  options: PreloadFilesOptions,
+): Promise<PreloadedFiles> {
+  const opts = parseWith(OptionsSchema, options, 'buildPreloadedFiles options')
+  const counter = options.counter ?? defaultTokenCounter
+  const maxLines = opts.maxLines ?? 200
+  const maxBytes = opts.maxBytes ?? 65_536
+  const budget = opts.budget ?? 5000
+  const priority = opts.priority ?? 30
+  const list = dedupe(refs)
+  const limits = {
+    maxBytes,
+    ...(opts.maxLineLength === undefined ? {} : { maxLineLength: opts.maxLineLength }),
+    ...(opts.deny === undefined ? {} : { deny: opts.deny }),
+  }
+  const results = await mapLimited(list, opts.concurrency ?? 8, (ref) =>
+    readWithinRoot(opts.root, ref.path, limits),
+  )
+
+  const out: PreloadedFiles = { sections: [], omissions: [], skipped: [], tokens: 0 }
+  const skip = (ref: { path: string; source?: ReferenceSource }, entry: Partial<SkippedFile>) => {
+    out.skipped.push({
+      path: ref.path,
+      ...(ref.source ? { source: ref.source } : {}),
+      reason: entry.reason ?? 'unknown',
+      ...(entry.error ? { error: entry.error } : {}),
+    })
+  }
+  for (let i = 0; i < list.length; i++) {
+    const ref = list[i]!
+    const result = results[i] as ReadResult
+    if (!result.ok) {
+      skip(ref, { reason: result.error.code, error: result.error })
+      if (FileTooLargeError.isInstance(result.error)) {
+        const size = Number(result.error.details.size) || 0
+        out.omissions.push({
+          id: preloadSectionId(ref.path),
+          reason: 'dropped',
+          tokensSaved: Math.ceil(size / 4),
+        })
+      }
+      continue
+    }
+    const { file } = result
+    const text = renderPreloadedFile(file.path, file.text, file.lines)
+    const tokens = counter.count(text)
+    const id = preloadSectionId(file.path)
+    if (file.lines > maxLines) {
+      const error = new FileTooLargeError(`"${file.path}" has more than ${maxLines} lines`, {
+        recoverable: true,
+        details: { path: file.path, lines: file.lines, maxLines },
+      })
+      skip(ref, { reason: error.code, error })
+      out.omissions.push({ id, reason: 'dropped', tokensSaved: tokens })
+      continue
+    }
+    if (out.tokens + tokens > budget) {
+      skip(ref, { reason: 'over_budget' })
+      out.omissions.push({ id, reason: 'dropped', tokensSaved: tokens })
+      continue
+    }
+    out.tokens += tokens
+    out.sections.push({ id, text, priority, cache: 'volatile' })
+  }
+  return out
+}
+
+/** Refs in order, each normalized path once (invalid paths are kept as given, to be refused). */
+function dedupe(
+  refs: readonly (string | FileReference)[],
+): { path: string; source?: ReferenceSource }[] {
+  const seen = new Set<string>()
+  const out: { path: string; source?: ReferenceSource }[] = []
+  for (const r of refs) {
+    const ref = typeof r === 'string' ? { path: r } : r
+    const checked = checkRelativePath(ref.path)
+    const key = 'segments' in checked ? checked.path : ref.path
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push(ref)
+  }
+  return out
+}
+
+async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++
+      results[i] = await fn(items[i]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return results
+}

@@ -1,0 +1,367 @@
+import { constants, type Stats } from 'node:fs'
+import { type FileHandle, open, readlink, realpath, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { parseWith } from '@contextkit/core'
+import { z } from 'zod'
+import { compileDenyList, DEFAULT_DENY_LIST, type DenyMatcher } from './deny-list.js'
+import {
+  BinaryFileError,
+  FileNotFoundError,
+  FileTooLargeError,
+  InvalidUtf8Error,
+  NotAFileError,
+  PathDeniedError,
+  PathOutsideRootError,
+  type PreloadRefusal,
+  ReadFailedError,
+  RootUnavailableError,
+} from './errors.js'
+import { checkRelativePath, type PathLimits } from './path-checks.js'
+import { countLines, cutLongLines } from './text-lines.js'
+
+/** Limits and filters of {@link readWithinRoot}. */
+export interface ReadLimits extends PathLimits {
+  /** Largest file accepted, in bytes; larger files are refused, not cut. Default `1_048_576`. */
+  maxBytes?: number
+  /** Lines longer than this many characters are cut with a marker. Default `4000`. */
+  maxLineLength?: number
+  /**
+   * Patterns of paths to refuse ({@link DEFAULT_DENY_LIST} syntax), checked on the requested path
+   * and on the real path after symlinks. `false` turns the deny list off. Default
+   * {@link DEFAULT_DENY_LIST}.
+   */
+  deny?: readonly string[] | false
+}
+
+/** A file read by {@link readWithinRoot}. */
+export interface FileText {
+  /** Normalized relative path as requested (`src/app.ts`). */
+  path: string
+  /** Real absolute path of the file that was read. */
+  realPath: string
+  /** Decoded text, BOM removed, over-long lines cut. */
+  text: string
+  /** Size in bytes on disk. */
+  bytes: number
+  /** Number of lines (a final newline does not start a new line). */
+  lines: number
+  /** How many lines were cut for being longer than `maxLineLength`. */
+  cutLines: number
+  /** Whether the file started with a UTF-8 byte order mark (removed from `text`). */
+  bom: boolean
+}
+
+/**
+ * What {@link readWithinRoot} returns: the text, or a typed refusal (a {@link PreloadRefusal}
+ * subclass, returned, not thrown).
+ */
+export type ReadResult =
+  | { ok: true; file: FileText }
+  | { ok: false; path: string; error: PreloadRefusal }
+
+/** Bytes sniffed for NUL to call a file binary. */
+export const BINARY_SNIFF_BYTES = 8192
+
+const LimitsSchema = z.object({
+  maxBytes: z.number().int().positive().optional(),
+  maxLineLength: z.number().int().positive().optional(),
+  maxPathBytes: z.number().int().positive().optional(),
+  maxComponentBytes: z.number().int().positive().optional(),
+  deny: z.union([z.array(z.string()).readonly(), z.literal(false)]).optional(),
+})
+
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
+const decoder = new TextDecoder('utf-8', { fatal: true })
+const denyCache = new WeakMap<readonly string[], DenyMatcher>()
+
+function denyMatcher(deny: readonly string[] | false | undefined): DenyMatcher | undefined {
+  if (deny === false) return undefined
+  const list = deny ?? DEFAULT_DENY_LIST
+  let matcher = denyCache.get(list)
+  if (!matcher) {
+    matcher = compileDenyList(list)
+    denyCache.set(list, matcher)
+  }
+  return matcher
+}
+
+function errnoOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' ? code : undefined
+}
+
+/** `true` when `target` is strictly inside `root` (both absolute, real paths). */
+function isInside(root: string, target: string): boolean {
+  const rel = path.relative(root, target)
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel)
+}
+
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'directory'
+  if (st.isFIFO()) return 'fifo'
+  if (st.isSocket()) return 'socket'
+  if (st.isCharacterDevice()) return 'character_device'
+  if (st.isBlockDevice()) return 'block_device'
+  return 'other'
+}
+
+/**
+ * The real path of an open handle: `/proc/self/fd/N` on Linux; elsewhere the real path of the
+ * name, accepted only if it is the very file the handle holds (same device and inode).
+ */
+async function handleRealPath(fh: FileHandle, name: string, st: Stats): Promise<string | null> {
+  try {
+    const real = await readlink(`/proc/self/fd/${fh.fd}`)
+    // A file unlinked after we opened it reads as "<path> (deleted)"; the handle is still it.
+    return st.nlink === 0 && real.endsWith(' (deleted)') ? real.slice(0, -10) : real
+  } catch {
+    try {
+      const real = await realpath(name)
+      const again = await stat(real)
+      return again.dev === st.dev && again.ino === st.ino ? real : null
+    } catch {
+      return null
+    }
+  }
+}
+
+/**
+ * Read a UTF-8 text file inside `root` — the only way this package touches file contents.
+ *
+ * 1. The path string is checked on every OS ({@link checkRelativePath}) and against the deny list.
+ * 2. The file is opened once with `O_RDONLY | O_NOFOLLOW | O_NONBLOCK` (FIFOs never block).
+ *    A final-component symlink is followed only if its target is inside the root.
+ * 3. The handle is `fstat`ed (regular files only) and its real path (`/proc/self/fd/N`) must be
+ *    inside `realpath(root)`, compared with `path.relative`; the deny list is checked again on it.
+ * 4. At most `maxBytes + 1` bytes are read from that same handle, so swapping the file for a
+ *    symlink between check and read cannot leak the target.
+ * 5. NUL in the first 8 KB → binary; invalid UTF-8 is refused (never replaced with U+FFFD);
+ *    lines over `maxLineLength` are cut with a marker.
+ *
+ * Never throws for anything about the file: every refusal is returned as `{ ok: false, error }`.
+ * Throws a `ValidationError` only for malformed `limits` (a programming error).
+ */
+export async function readWithinRoot(
+  root: string,
+  relPath: string,
+  limits: ReadLimits = {},
+): Promise<ReadResult> {
+  const opts = parseWith(LimitsSchema, limits, 'readWithinRoot limits')
+  const maxBytes = opts.maxBytes ?? 1_048_576
+  const maxLineLength = opts.maxLineLength ?? 4000
+  const refuse = (error: PreloadRefusal): ReadResult => ({
+    ok: false,
+    path: String(relPath),
+    error,
+  })
+
+  const checked = checkRelativePath(relPath, opts)
+  if (!('segments' in checked)) return refuse(checked)
+  const rel = checked.path
+  const deny = denyMatcher(opts.deny)
+  const denied = deny?.(checked.segments)
+  if (denied !== undefined) {
+    return refuse(
+      new PathDeniedError(`"${rel}" matches the deny list (${denied})`, {
+        recoverable: true,
+        details: { path: rel, pattern: denied },
+      }),
+    )
+  }
+
+  let realRoot: string
+  try {
+    realRoot = await realpath(root)
+    if (!(await stat(realRoot)).isDirectory()) throw new Error('not a directory')
+  } catch (cause) {
+    return refuse(
+      new RootUnavailableError('The root directory cannot be resolved', {
+        recoverable: true,
+        cause,
+        details: { root },
+      }),
+    )
+  }
+
+  const name = path.join(realRoot, ...checked.segments)
+  const opened = await openNoFollow(name, realRoot, rel, deny)
+  if (!('fh' in opened)) return refuse(opened)
+  const { fh } = opened
+  try {
+    const st = await fh.stat()
+    if (!st.isFile()) {
+      return refuse(
+        new NotAFileError(`"${rel}" is not a regular file (${kindOf(st)})`, {
+          recoverable: true,
+          details: { path: rel, kind: kindOf(st) },
+        }),
+      )
+    }
+    const real = await handleRealPath(fh, opened.name, st)
+    if (real === null || !isInside(realRoot, real)) {
+      return refuse(
+        new PathOutsideRootError(`"${rel}" resolves outside the root`, {
+          recoverable: true,
+          details: { path: rel, reason: 'resolves_outside' },
+        }),
+      )
+    }
+    const realDenied = deny?.(path.relative(realRoot, real).split(path.sep))
+    if (realDenied !== undefined) {
+      return refuse(
+        new PathDeniedError(`"${rel}" resolves to a path on the deny list (${realDenied})`, {
+          recoverable: true,
+          details: { path: rel, pattern: realDenied },
+        }),
+      )
+    }
+    const tooLarge = (size: number) =>
+      new FileTooLargeError(`"${rel}" is over ${maxBytes} bytes`, {
+        recoverable: true,
+        details: { path: rel, size, maxBytes },
+      })
+    if (st.size > maxBytes) return refuse(tooLarge(st.size))
+    const bytes = await readCapped(fh, maxBytes + 1, st.size)
+    if (bytes.length > maxBytes) return refuse(tooLarge(Math.max(st.size, bytes.length)))
+
+    if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
+      return refuse(
+        new BinaryFileError(`"${rel}" looks binary (NUL byte in the first 8 KB)`, {
+          recoverable: true,
+          details: { path: rel },
+        }),
+      )
+    }
+    let decoded: string
+    try {
+      decoded = decoder.decode(bytes)
+    } catch (cause) {
+      return refuse(
+        new InvalidUtf8Error(`"${rel}" is not valid UTF-8`, {
+          recoverable: true,
+          cause,
+          details: { path: rel },
+        }),
+      )
+    }
+    const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
+    const { text, cut } = cutLongLines(decoded, maxLineLength)
+    return {
+      ok: true,
+      file: {
+        path: rel,
+        realPath: real,
+        text,
+        bytes: bytes.length,
+        lines: countLines(decoded),
+        cutLines: cut,
+        bom,
+      },
+    }
+  } catch (cause) {
+    return refuse(
+      new ReadFailedError(`Reading "${rel}" failed`, {
+        recoverable: true,
+        cause,
+        details: { path: rel, errno: errnoOf(cause) },
+      }),
+    )
+  } finally {
+    await fh.close().catch(() => undefined)
+  }
+}
+
+async function openNoFollow(
+  name: string,
+  realRoot: string,
+  rel: string,
+  deny: DenyMatcher | undefined,
+): Promise<{ fh: FileHandle; name: string } | PreloadRefusal> {
+  try {
+    return { fh: await open(name, OPEN_FLAGS), name }
+  } catch (error) {
+    const errno = errnoOf(error)
+    if (errno === 'ELOOP' || errno === 'EMLINK' || errno === 'EFTYPE') {
+      return openSymlinkTarget(name, realRoot, rel, deny)
+    }
+    return openError(error, rel)
+  }
+}
+
+/** The final component is a symlink: follow it only when its target is inside the root. */
+async function openSymlinkTarget(
+  name: string,
+  realRoot: string,
+  rel: string,
+  deny: DenyMatcher | undefined,
+): Promise<{ fh: FileHandle; name: string } | PreloadRefusal> {
+  let target: string
+  try {
+    target = await realpath(name)
+  } catch (error) {
+    return openError(error, rel)
+  }
+  if (!isInside(realRoot, target)) {
+    return new PathOutsideRootError(`"${rel}" is a symlink leading outside the root`, {
+      recoverable: true,
+      details: { path: rel, reason: 'symlink' },
+    })
+  }
+  const denied = deny?.(path.relative(realRoot, target).split(path.sep))
+  if (denied !== undefined) {
+    return new PathDeniedError(`"${rel}" links to a path on the deny list (${denied})`, {
+      recoverable: true,
+      details: { path: rel, pattern: denied },
+    })
+  }
+  try {
+    return { fh: await open(target, OPEN_FLAGS), name: target }
+  } catch (error) {
+    return openError(error, rel)
+  }
+}
+
+function openError(error: unknown, rel: string): PreloadRefusal {
+  const errno = errnoOf(error)
+  if (errno === 'ENOENT' || errno === 'ENOTDIR') {
+    return new FileNotFoundError(`"${rel}" does not exist`, {
+      recoverable: true,
+      details: { path: rel, errno },
+    })
+  }
+  if (errno === 'ENXIO' || errno === 'EOPNOTSUPP') {
+    return new NotAFileError(`"${rel}" is not a regular file (socket)`, {
+      recoverable: true,
+      details: { path: rel, kind: 'socket', errno },
+    })
+  }
+  if (errno === 'ELOOP' || errno === 'EMLINK' || errno === 'EFTYPE') {
+    return new PathOutsideRootError(`"${rel}" changed into a symlink while opening`, {
+      recoverable: true,
+      details: { path: rel, reason: 'symlink' },
+    })
+  }
+  return new ReadFailedError(`Opening "${rel}" failed`, {
+    recoverable: true,
+    cause: error,
+    details: { path: rel, errno },
+  })
+}
+
+/** Read up to `cap` bytes from the start of the handle, growing the buffer as needed. */
+async function readCapped(fh: FileHandle, cap: number, sizeHint: number): Promise<Buffer> {
+  let buf = Buffer.allocUnsafe(Math.min(cap, Math.max(sizeHint + 1, 4096)))
+  let n = 0
+  for (;;) {
+    if (n === buf.length) {
+      if (buf.length >= cap) break
+      const bigger = Buffer.allocUnsafe(Math.min(cap, buf.length * 2))
+      buf.copy(bigger, 0, 0, n)
+      buf = bigger
+    }
+    const { bytesRead } = await fh.read(buf, n, buf.length - n, n)
+    if (bytesRead === 0) break
+    n += bytesRead
+  }
+  return buf.subarray(0, n)
+}
