@@ -1,0 +1,160 @@
+import { constants, type Stats, statSync } from 'node:fs'
+import { open } from 'node:fs/promises'
+import { PrefillReadError } from './errors.js'
+
+/** One cached file: its trimmed text and the identity it was read with. */
+interface CacheEntry {
+  mtimeMs: number
+  size: number
+  text: string
+}
+
+/** Outcome of reading one candidate file. */
+export type FileRead =
+  | { kind: 'missing' }
+  | { kind: 'text'; text: string; path: string; cached: boolean }
+  | { kind: 'failed'; error: PrefillReadError }
+
+/** Options of {@link createPrefillCache}. */
+export interface PrefillCacheOptions {
+  /** How many files to remember; the oldest is forgotten first. Default `64`. */
+  maxEntries?: number
+}
+
+/**
+ * A cache of prefill file contents keyed by path, modification time and size: a repeated read
+ * of an unchanged file costs one `stat` and no read. Each `prefill()` middleware owns one; the
+ * plain {@link readPrefillContent} shares a module-wide one unless given its own.
+ */
+export interface PrefillCache {
+  /** Number of cached files. */
+  readonly size: number
+  /** How many reads were served from the cache (for tests and diagnostics). */
+  readonly hits: number
+  /** How many reads went to the disk. */
+  readonly misses: number
+  /** Forget everything. */
+  clear(): void
+  /**
+   * Read the trimmed UTF-8 text of `path` (at most `maxBytes`), served from the cache when the
+   * file's mtime and size are unchanged. Never throws: a missing file is `missing`, any other
+   * problem a `failed` result carrying a {@link PrefillReadError}.
+   */
+  read(path: string, maxBytes: number): Promise<FileRead>
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true })
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
+
+/** Stat without throwing for a missing path; other errors are returned. */
+export function statQuiet(path: string): Stats | undefined | NodeJS.ErrnoException {
+  try {
+    return statSync(path, { throwIfNoEntry: false })
+  } catch (error) {
+    return error as NodeJS.ErrnoException
+  }
+}
+
+function errnoOf(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' ? code : 'EIO'
+}
+
+function readError(path: string, reason: string, cause?: unknown): PrefillReadError {
+  return new PrefillReadError(`Cannot use prefill file ${path} (${reason}); prefill is off`, {
+    recoverable: true,
+    cause,
+    details: { path, reason },
+  })
+}
+
+/** Whether a failure of `stat`/`open` means "no such file" (the feature is silently off). */
+export function isMissing(error: unknown): boolean {
+  return errnoOf(error) === 'ENOENT'
+}
+
+/** Create a {@link PrefillCache}. */
+export function createPrefillCache(options: PrefillCacheOptions = {}): PrefillCache {
+  const maxEntries = Math.max(1, options.maxEntries ?? 64)
+  const entries = new Map<string, CacheEntry>()
+  let hits = 0
+  let misses = 0
+
+  async function readFresh(path: string, maxBytes: number): Promise<FileRead> {
+    let handle: Awaited<ReturnType<typeof open>> | undefined
+    try {
+      // O_NONBLOCK: opening a FIFO must not hang; fstat below rejects anything but a file.
+      handle = await open(path, OPEN_FLAGS)
+      const st = await handle.stat()
+      if (!st.isFile()) {
+        return {
+          kind: 'failed',
+          error: readError(path, st.isDirectory() ? 'EISDIR' : 'not-a-file'),
+        }
+      }
+      if (st.size > maxBytes) {
+        return { kind: 'failed', error: readError(path, 'too-large') }
+      }
+      const buffer = Buffer.alloc(Math.min(st.size, maxBytes) + 1)
+      let length = 0
+      while (length < buffer.length) {
+        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length)
+        if (bytesRead === 0) break
+        length += bytesRead
+      }
+      if (length > maxBytes) return { kind: 'failed', error: readError(path, 'too-large') }
+      let text: string
+      try {
+        text = decoder.decode(buffer.subarray(0, length))
+      } catch (cause) {
+        return { kind: 'failed', error: readError(path, 'not-utf8', cause) }
+      }
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+      text = text.trim()
+      if (entries.size >= maxEntries && !entries.has(path)) {
+        const oldest = entries.keys().next().value
+        if (oldest !== undefined) entries.delete(oldest)
+      }
+      entries.set(path, { mtimeMs: st.mtimeMs, size: st.size, text })
+      return { kind: 'text', text, path, cached: false }
+    } catch (error) {
+      if (isMissing(error)) return { kind: 'missing' }
+      return { kind: 'failed', error: readError(path, errnoOf(error), error) }
+    } finally {
+      await handle?.close().catch(() => undefined)
+    }
+  }
+
+  return {
+    get size() {
+      return entries.size
+    },
+    get hits() {
+      return hits
+    },
+    get misses() {
+      return misses
+    },
+    clear() {
+      entries.clear()
+    },
+    read(path, maxBytes) {
+      const st = statQuiet(path)
+      if (st === undefined) {
+        entries.delete(path)
+        return Promise.resolve({ kind: 'missing' })
+      }
+      if (st instanceof Error) {
+        if (isMissing(st)) return Promise.resolve({ kind: 'missing' })
+        return Promise.resolve({ kind: 'failed', error: readError(path, errnoOf(st), st) })
+      }
+      const hit = entries.get(path)
+      if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size && hit.size <= maxBytes) {
+        hits++
+        return Promise.resolve({ kind: 'text', text: hit.text, path, cached: true })
+      }
+      misses++
+      return readFresh(path, maxBytes)
+    },
+  }
+}

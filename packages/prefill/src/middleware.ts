@@ -1,0 +1,271 @@
+import {
+  type AssistantMessage,
+  type ContextMiddleware,
+  describeError,
+  type Message,
+  type ModelInfo,
+  parseWith,
+  type RunInfo,
+  recordWarning,
+  type TurnContext,
+} from '@contextkit/core'
+import { z } from 'zod'
+import { type PrefillConfig, type PrefillConfigInput, PrefillConfigSchema } from './config.js'
+import { DynamicPrefillLoader } from './dynamic-prefill.js'
+import { PrefillRejectedError } from './errors.js'
+import { createPrefillCache, type PrefillCache } from './file-cache.js'
+import { type AppliedPrefill, applyPrefill, fallback } from './inject.js'
+import { loadWithConfig } from './read-prefill.js'
+import { isPrefillRejection } from './rejection.js'
+import { ensurePrefillInContent, stripPrefillFromContent } from './strip.js'
+
+/** The `turn.vars` key where the middleware remembers what it sent, for `finalize`/`recover`. */
+export const PREFILL_VARS_KEY = 'prefillState'
+
+const PrefillStateSchema = z.object({
+  text: z.string().min(1),
+  mode: z.enum(['native', 'instruct']),
+  placement: z.enum(['turn', 'messages']),
+  source: z.string().optional(),
+})
+/** What the middleware stores under {@link PREFILL_VARS_KEY}. */
+export type PrefillState = z.infer<typeof PrefillStateSchema>
+
+/** Options of {@link prefill}: the config fields plus wiring. */
+export interface PrefillMiddlewareOptions extends PrefillConfigInput {
+  /** Workspace to read prefill files from. Default: `run.workspace` (no workspace → off). */
+  workspace?: string
+  /**
+   * Where a native prefill goes: `'turn'` sets `turn.prefill` (formatters render it as the open
+   * assistant turn); `'messages'` appends an assistant message to `turn.messages` instead, for
+   * renderers that only read messages. Default `'turn'`.
+   */
+  placement?: 'turn' | 'messages'
+  /**
+   * Whether extended thinking is on for this turn (no native prefill then; `onUnsupported`
+   * applies). Default: `turn.vars.thinking` is `true`, `{ type: 'enabled' }` or `{ enabled: true }`.
+   */
+  isThinking?: (turn: TurnContext) => boolean
+  /** Builds the `'instruct'` instruction. Default: `defaultInstruction`. */
+  instruction?: (prefill: string) => string
+  /** File cache. Default: a new one per middleware. */
+  cache?: PrefillCache
+}
+
+/** The middleware returned by {@link prefill}. */
+export interface PrefillMiddleware extends ContextMiddleware {
+  readonly name: 'prefill'
+  /** The validated configuration, defaults applied. */
+  readonly config: PrefillConfig
+  prepare(turn: TurnContext, run: RunInfo): Promise<TurnContext>
+  finalize(reply: AssistantMessage, turn: TurnContext, run: RunInfo): AssistantMessage
+  /**
+   * Call when the provider failed a request built from `turn`. For the "does not support assistant
+   * message prefill" 400 (see `isPrefillRejection`) on a turn that carries this middleware's native
+   * prefill, returns the turn to retry with — the prefill moved into the last user turn
+   * (`'instruct'`) or dropped (`'skip'`) — once per run, recording `session:prefill-fallback`;
+   * the model is then treated as prefill-less by later `prepare` calls. Throws
+   * {@link PrefillRejectedError} when `onUnsupported` is `'error'`. Returns `undefined` for any
+   * other error, or when this run already fell back (rethrow the error then).
+   */
+  recover(error: unknown, turn: TurnContext, run: RunInfo): TurnContext | undefined
+}
+
+const OptionsSchema = PrefillConfigSchema.extend({
+  workspace: z.string().min(1).optional(),
+  placement: z.enum(['turn', 'messages']).default('turn'),
+  isThinking: z.custom<(turn: TurnContext) => boolean>((v) => typeof v === 'function').optional(),
+  instruction: z.custom<(prefill: string) => string>((v) => typeof v === 'function').optional(),
+  cache: z.custom<PrefillCache>((v) => typeof v === 'object' && v !== null).optional(),
+})
+
+const ThinkingVarSchema = z.union([
+  z.literal(true),
+  z.looseObject({ type: z.literal('enabled') }),
+  z.looseObject({ enabled: z.literal(true) }),
+])
+
+function defaultIsThinking(turn: TurnContext): boolean {
+  return ThinkingVarSchema.safeParse(turn.vars.thinking).success
+}
+
+function readState(turn: TurnContext): PrefillState | undefined {
+  const parsed = PrefillStateSchema.safeParse(turn.vars[PREFILL_VARS_KEY])
+  return parsed.success ? parsed.data : undefined
+}
+
+function withoutState(vars: Record<string, unknown>): Record<string, unknown> {
+  if (!(PREFILL_VARS_KEY in vars)) return vars
+  const { [PREFILL_VARS_KEY]: _dropped, ...rest } = vars
+  return rest
+}
+
+const MAX_REMEMBERED_RUNS = 1024
+
+/**
+ * The prefill middleware: `prepare` reads the workspace's prefill (`PREFILL.md`, a per-model file
+ * or a dynamic module; an explicit `turn.prefill` wins) and adds it to the turn the way the model
+ * can take it, recording `session:prefill-injected`; `finalize` strips it from the reply —
+ * whatever the stop reason, `aborted` and `error` included — recording `session:prefill-stripped`,
+ * so it never reaches saved history. Read failures are warnings in `run.trace` and the turn goes
+ * on without a prefill. Throws a `ValidationError` for invalid options.
+ */
+export function prefill(options: PrefillMiddlewareOptions = {}): PrefillMiddleware {
+  const parsed = parseWith(OptionsSchema, options, 'prefill options')
+  const { workspace, placement, isThinking, instruction, cache: givenCache, ...config } = parsed
+  const cache = givenCache ?? createPrefillCache()
+  const loader = new DynamicPrefillLoader()
+  const thinkingOf = isThinking ?? defaultIsThinking
+  const rejectingModels = new Set<string>()
+  const recoveredRuns = new Set<string>()
+  const applyOptions = {
+    onUnsupported: config.onUnsupported,
+    ...(instruction ? { instruction } : {}),
+  }
+
+  function effectiveModel(model: ModelInfo): ModelInfo {
+    return rejectingModels.has(model.id) ? { ...model, supportsPrefill: false } : model
+  }
+
+  function buildTurn(
+    turn: TurnContext,
+    applied: AppliedPrefill,
+    source: string | undefined,
+  ): TurnContext {
+    const vars = withoutState(turn.vars)
+    const { prefill: _previous, ...rest } = turn
+    if ((applied.mode !== 'native' && applied.mode !== 'instruct') || !applied.sent) {
+      return { ...rest, messages: applied.messages, vars }
+    }
+    const state: PrefillState = {
+      text: applied.sent,
+      mode: applied.mode,
+      placement,
+      ...(source === undefined ? {} : { source }),
+    }
+    const next: TurnContext = { ...rest, vars: { ...vars, [PREFILL_VARS_KEY]: state } }
+    if (applied.mode === 'native' && placement === 'turn') {
+      next.messages = turn.messages
+      next.prefill = applied.sent
+    } else {
+      next.messages = applied.messages
+    }
+    return next
+  }
+
+  async function findText(
+    turn: TurnContext,
+    run: RunInfo,
+  ): Promise<{ text?: string; source?: string }> {
+    const explicit = turn.prefill?.trim()
+    if (explicit) return { text: explicit, source: 'turn.prefill' }
+    const dir = workspace ?? run.workspace
+    if (!dir) return {}
+    const load = await loadWithConfig(
+      dir,
+      config,
+      {
+        model: turn.model,
+        history: turn.messages,
+        vars: turn.vars,
+        runId: run.runId,
+        ...(run.sessionId === undefined ? {} : { sessionId: run.sessionId }),
+        ...(run.signal === undefined ? {} : { signal: run.signal }),
+      },
+      cache,
+      loader,
+    )
+    if (load.warning) recordWarning(run, 'prefill', load.warning)
+    return load.text === undefined ? {} : { text: load.text, source: load.source ?? 'unknown' }
+  }
+
+  return {
+    name: 'prefill',
+    config,
+
+    async prepare(turn, run) {
+      if (!config.enabled) return turn
+      const { text, source } = await findText(turn, run)
+      if (text === undefined) {
+        if (turn.prefill === undefined && !(PREFILL_VARS_KEY in turn.vars)) return turn
+        const { prefill: _blank, ...rest } = turn
+        return { ...rest, vars: withoutState(turn.vars) }
+      }
+      const model = effectiveModel(turn.model)
+      const applied = applyPrefill(turn.messages, text, model, {
+        ...applyOptions,
+        thinking: thinkingOf(turn),
+      })
+      const next = buildTurn(turn, applied, source)
+      if (applied.mode === 'skip') {
+        run.trace.record('session:prefill-skipped', {
+          reason: applied.reason,
+          model: turn.model.id,
+          source,
+        })
+      } else {
+        run.trace.record('session:prefill-injected', {
+          prefill: applied.sent,
+          mode: applied.mode,
+          placement: applied.mode === 'native' ? placement : 'messages',
+          ...(applied.reason === undefined ? {} : { reason: applied.reason }),
+          source,
+          model: turn.model.id,
+          messages: next.messages,
+        })
+      }
+      return next
+    },
+
+    finalize(reply, turn, run) {
+      const state = readState(turn)
+      if (!state) return reply
+      if (!config.ephemeral) {
+        if (state.mode !== 'native') return reply
+        const content = ensurePrefillInContent(reply.content, state.text)
+        run.trace.record('session:prefill-kept', { prefill: state.text, mode: state.mode })
+        return { ...reply, content }
+      }
+      const result = stripPrefillFromContent(reply.content, state.text)
+      run.trace.record('session:prefill-stripped', {
+        original: result.original,
+        stripped: result.stripped,
+        match: result.match,
+        mode: state.mode,
+        stopReason: reply.stopReason,
+      })
+      return result.match === 'none' ? reply : { ...reply, content: result.content }
+    },
+
+    recover(error, turn, run) {
+      if (!isPrefillRejection(error)) return undefined
+      rejectingModels.add(turn.model.id)
+      const state = readState(turn)
+      if (state?.mode !== 'native') return undefined
+      if (config.onUnsupported === 'error') {
+        throw new PrefillRejectedError(
+          `Model ${turn.model.id} rejected the assistant prefill (onUnsupported: 'error')`,
+          { cause: error, details: { model: turn.model.id, by: 'provider' } },
+        )
+      }
+      if (recoveredRuns.has(run.runId)) return undefined
+      if (recoveredRuns.size >= MAX_REMEMBERED_RUNS) recoveredRuns.clear()
+      recoveredRuns.add(run.runId)
+      let messages: Message[] = turn.messages
+      if (state.placement === 'messages') {
+        const last = turn.messages.at(-1)
+        if (last?.role === 'assistant') messages = turn.messages.slice(0, -1)
+      }
+      const model = { ...turn.model, supportsPrefill: false }
+      const applied = fallback(messages, state.text, model, 'model', applyOptions)
+      const next = buildTurn(turn, applied, state.source)
+      run.trace.record('session:prefill-fallback', {
+        model: turn.model.id,
+        mode: applied.mode,
+        error: describeError(error),
+        messages: next.messages,
+      })
+      return next
+    },
+  }
+}

@@ -1,0 +1,222 @@
+import { extname, join } from 'node:path'
+import {
+  type ContextkitError,
+  getModelInfo,
+  type Message,
+  type ModelInfo,
+  parseWith,
+} from '@contextkit/core'
+import { type PrefillConfig, type PrefillConfigInput, PrefillConfigSchema } from './config.js'
+import { DynamicPrefillLoader } from './dynamic-prefill.js'
+import { PrefillReadError } from './errors.js'
+import { createPrefillCache, isMissing, type PrefillCache, statQuiet } from './file-cache.js'
+
+/** One place a prefill may come from, relative to the workspace. */
+export interface PrefillCandidate {
+  /** Path relative to the workspace. */
+  file: string
+  /** `true` for a `.mjs` / `.js` module exporting `generate`. */
+  dynamic: boolean
+}
+
+/** Where {@link loadPrefill} found (or failed to find) a prefill. */
+export interface PrefillLoad {
+  /** The trimmed prefill; `undefined` means off for this call. */
+  text: string | undefined
+  /** Absolute path of the file or module the text came from (or that failed). */
+  source?: string
+  /** `file`, `dynamic`, or `none` when nothing was found. */
+  kind: 'file' | 'dynamic' | 'none'
+  /** Why the feature turned itself off, when a file or module existed but could not be used. */
+  warning?: ContextkitError
+}
+
+/** Options of {@link loadPrefill}, {@link readPrefillContent} and {@link hasPrefillEnabled}. */
+export interface ReadPrefillOptions
+  extends Pick<PrefillConfigInput, 'file' | 'perModel' | 'dynamic' | 'timeoutMs' | 'maxBytes'> {
+  /**
+   * The model (an id or a `ModelInfo`): picks the per-model file, e.g. `PREFILL.opus.md` for
+   * `claude-opus-*`, and is passed to a dynamic `generate`. Default: none (base file only).
+   */
+  model?: string | ModelInfo
+  /** Conversation passed to a dynamic `generate` as `history`. Default `[]`. */
+  history?: readonly Message[]
+  /** Passed to a dynamic `generate` in `context`. Default `{}`. */
+  vars?: Readonly<Record<string, unknown>>
+  runId?: string
+  sessionId?: string
+  /** Aborts a running dynamic `generate` (its `context.signal` fires). */
+  signal?: AbortSignal
+  /** File cache. Default: one shared by all calls that pass none. */
+  cache?: PrefillCache
+  /** Dynamic module loader. Default: one shared by all calls that pass none. */
+  loader?: DynamicPrefillLoader
+}
+
+const ReadConfigSchema = PrefillConfigSchema.pick({
+  file: true,
+  perModel: true,
+  dynamic: true,
+  timeoutMs: true,
+  maxBytes: true,
+})
+type ReadConfig = Pick<PrefillConfig, 'file' | 'perModel' | 'dynamic' | 'timeoutMs' | 'maxBytes'>
+
+const sharedCache = createPrefillCache()
+const sharedLoader = new DynamicPrefillLoader()
+const familyById = new Map<string, string | undefined>()
+const SAFE_FAMILY = /^[a-z0-9][a-z0-9_-]{0,31}$/
+
+/**
+ * The model family used in per-model file names (`opus`, `sonnet`, `haiku`, …), or `undefined`
+ * when the model is unknown. Ids are looked up in core's model table.
+ */
+export function modelFamily(model: string | ModelInfo | undefined): string | undefined {
+  if (model === undefined) return undefined
+  let family: string | undefined
+  if (typeof model === 'string') {
+    if (familyById.has(model)) return familyById.get(model)
+    family = getModelInfo(model).family.toLowerCase()
+    if (familyById.size >= 256) familyById.clear()
+  } else {
+    family = model.family.toLowerCase()
+  }
+  const safe = family !== 'unknown' && SAFE_FAMILY.test(family) ? family : undefined
+  if (typeof model === 'string') familyById.set(model, safe)
+  return safe
+}
+
+/**
+ * The files looked for, in order: the dynamic modules (`PREFILL.mjs`, `PREFILL.js`) when
+ * `dynamic`, the per-model file (`PREFILL.<family>.md`) when `perModel` and the family is known,
+ * then the base file. The first that exists decides; `file` may itself name a `.mjs`/`.js` module.
+ */
+export function prefillCandidates(
+  file: string,
+  family: string | undefined,
+  options: { perModel?: boolean; dynamic?: boolean } = {},
+): PrefillCandidate[] {
+  const perModel = options.perModel ?? true
+  const dynamic = options.dynamic ?? true
+  const ext = extname(file)
+  const stem = ext === '' ? file : file.slice(0, -ext.length)
+  if (ext === '.mjs' || ext === '.js') return dynamic ? [{ file, dynamic: true }] : []
+  const out: PrefillCandidate[] = []
+  if (dynamic)
+    out.push({ file: `${stem}.mjs`, dynamic: true }, { file: `${stem}.js`, dynamic: true })
+  if (perModel && family) out.push({ file: `${stem}.${family}${ext}`, dynamic: false })
+  out.push({ file, dynamic: false })
+  return out
+}
+
+/** @internal Load with an already-validated config. */
+export async function loadWithConfig(
+  workspace: string,
+  config: ReadConfig,
+  options: ReadPrefillOptions,
+  cache: PrefillCache,
+  loader: DynamicPrefillLoader,
+): Promise<PrefillLoad> {
+  const family = modelFamily(options.model)
+  for (const candidate of prefillCandidates(config.file, family, config)) {
+    const path = join(workspace, candidate.file)
+    if (!candidate.dynamic) {
+      const read = await cache.read(path, config.maxBytes)
+      if (read.kind === 'missing') continue
+      if (read.kind === 'failed')
+        return { text: undefined, source: path, kind: 'file', warning: read.error }
+      return { text: read.text === '' ? undefined : read.text, source: path, kind: 'file' }
+    }
+    const st = statQuiet(path)
+    if (st === undefined || (st instanceof Error && isMissing(st))) continue
+    if (st instanceof Error || !st.isFile()) {
+      const reason =
+        st instanceof Error ? String(st.code ?? 'EIO') : st.isDirectory() ? 'EISDIR' : 'not-a-file'
+      const warning = new PrefillReadError(`Cannot load prefill module ${path} (${reason})`, {
+        recoverable: true,
+        cause: st instanceof Error ? st : undefined,
+        details: { path, reason },
+      })
+      return { text: undefined, source: path, kind: 'dynamic', warning }
+    }
+    const model =
+      typeof options.model === 'string' || options.model === undefined
+        ? getModelInfo(typeof options.model === 'string' ? options.model : 'unknown')
+        : options.model
+    const run = await loader.run(
+      path,
+      st,
+      {
+        model,
+        history: options.history ?? [],
+        context: {
+          workspace,
+          vars: options.vars ?? {},
+          ...(options.runId === undefined ? {} : { runId: options.runId }),
+          ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+        },
+      },
+      config.timeoutMs,
+      options.signal,
+    )
+    if (run.kind === 'failed')
+      return { text: undefined, source: path, kind: 'dynamic', warning: run.error }
+    return { text: run.text === '' ? undefined : run.text, source: path, kind: 'dynamic' }
+  }
+  return { text: undefined, kind: 'none' }
+}
+
+/**
+ * Find and read the prefill of a workspace, reporting where it came from. Never throws for file
+ * or module problems: a missing file means off; any other failure is returned as `warning` with
+ * `text: undefined`. Throws a `ValidationError` only for invalid options.
+ */
+export async function loadPrefill(
+  workspace: string,
+  options: ReadPrefillOptions = {},
+): Promise<PrefillLoad> {
+  const config = parseWith(
+    ReadConfigSchema,
+    {
+      file: options.file,
+      perModel: options.perModel,
+      dynamic: options.dynamic,
+      timeoutMs: options.timeoutMs,
+      maxBytes: options.maxBytes,
+    },
+    'prefill read options',
+  )
+  return loadWithConfig(
+    workspace,
+    config,
+    options,
+    options.cache ?? sharedCache,
+    options.loader ?? sharedLoader,
+  )
+}
+
+/**
+ * The trimmed prefill of a workspace (`PREFILL.md`, a per-model file, or a dynamic module), or
+ * `undefined` when there is none or it is empty. A missing file is silent; any other failure is
+ * passed to `onWarning` (default: `process.emitWarning`) and the result is `undefined` — it never
+ * fails the request.
+ */
+export async function readPrefillContent(
+  workspace: string,
+  options: ReadPrefillOptions & { onWarning?: (error: ContextkitError) => void } = {},
+): Promise<string | undefined> {
+  const load = await loadPrefill(workspace, options)
+  if (load.warning) {
+    if (options.onWarning) options.onWarning(load.warning)
+    else process.emitWarning(load.warning.message, { code: load.warning.code })
+  }
+  return load.text
+}
+
+/** Whether the workspace currently has a non-empty prefill (same rules as {@link readPrefillContent}). */
+export async function hasPrefillEnabled(
+  workspace: string,
+  options: ReadPrefillOptions & { onWarning?: (error: ContextkitError) => void } = {},
+): Promise<boolean> {
+  return (await readPrefillContent(workspace, options)) !== undefined
+}
