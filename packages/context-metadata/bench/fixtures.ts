@@ -1,0 +1,51 @@
+/** Deterministic generators of benchmark inputs. */
+
+/** ~`bytes` of NDJSON: social-feed-like records. */
+export function ndjson(bytes: number): string {
+  const parts: string[] = []
+  let size = 0
+  for (let i = 0; size < bytes; i++) {
+    const line = JSON.stringify({
+      author: `did:plc:user${i % 997}`,
+      text: `Post number ${i}: Arsenal win ${i % 5}-${i % 3}, what a game! #afc`,
+      createdAt: new Date(1_700_000_000_000 + i * 60_000).toISOString(),
+      authorProfile: { displayName: `User ${i % 997}`, followers: i % 1000 },
+      hashtags: ['afc', 'football'],
+    })
+    parts.push(line)
+    size += line.length + 1
+  }
+  return parts.join('\n') + '\n'
+}
+
+/** ~`bytes` of CSV where every third record has a quoted field with a newline and a comma. */
+export function csvQuotedNewlines(bytes: number): string {
+  const parts: string[] = ['id,name,comment,score']
+  let size = parts[0]!.length
+  for (let i = 0; size < bytes; i++) {
+    const comment =
+      i % 3 === 0 ? `"line one, with comma\nline two ""quoted"" ${i}"` : `plain comment ${i}`
+    const row = `${i},"Name ${i}",${comment},${(i * 7) % 100}`
+    parts.push(row)
+    size += row.length + 1
+  }
+  return parts.join('\n') + '\n'
+}
+
+/** ~`bytes` of a pretty-printed (2-space) JSON array of records. */
+export function prettyJsonArray(bytes: number): string {
+  const records: unknown[] = []
+  let size = 0
+  for (let i = 0; size < bytes; i++) {
+    const rec = {
+      id: i,
+      title: `Item ${i} with a "quote" and a \\ backslash`,
+      tags: ['a', 'b', String(i % 10)],
+      owner: { name: `Owner ${i % 50}`, email: `owner${i % 50}@example.com` },
+      active: i % 2 === 0,
+    }
+    records.push(rec)
+    size += JSON.stringify(rec, null, 2).length + 6
+  }
+  return JSON.stringify(records, null, 2)
+}

@@ -1,0 +1,36 @@
+import { ValidationError } from '@contextkit/core'
+import { Counting, resolveAnalyzeOptions } from './analysis.js'
+import { detect } from './detect.js'
+import type { AnalyzeOptions, ContextMetadata } from './types.js'
+
+/**
+ * Describe a context string: its format, size, line count, and for structured data the record
+ * count, field names and a sample record.
+ *
+ * Detection reads only the first `sniffChars` characters (default 65536); lines and records are
+ * counted over the whole string with `indexOf` jumps (quote-aware for CSV, depth-tracking for
+ * JSON arrays). Never throws for any string and file name; `options` with bad values throw a
+ * `ConfigurationError`, a non-string `content` a `ValidationError`.
+ *
+ * @param content the context text.
+ * @param fileName the file name it came from (its extension breaks ties), if any.
+ * @param options sniffing limits; see {@link AnalyzeOptions} for defaults.
+ */
+export function analyzeContext(
+  content: string,
+  fileName?: string,
+  options?: AnalyzeOptions,
+): ContextMetadata {
+  if (typeof content !== 'string') {
+    throw new ValidationError('analyzeContext: content must be a string', [
+      { path: 'content', message: `expected string, got ${typeof content}` },
+    ])
+  }
+  const name = typeof fileName === 'string' ? fileName : undefined
+  const opts = resolveAnalyzeOptions(options)
+  const complete = content.length <= opts.sniffChars
+  const prefix = complete ? content : content.slice(0, opts.sniffChars)
+  const counting = new Counting(detect(prefix, complete, name, opts))
+  counting.push(content)
+  return counting.finish(name)
+}

@@ -1,0 +1,128 @@
+import { constants } from 'node:fs'
+import { type FileHandle, open } from 'node:fs/promises'
+import { basename } from 'node:path'
+import { StringDecoder } from 'node:string_decoder'
+import { ConfigurationError } from '@contextkit/core'
+import { Counting, resolveAnalyzeOptions } from './analysis.js'
+import { detect } from './detect.js'
+import { AnalysisAbortedError, ContextFileReadError, ContextFileTypeError } from './errors.js'
+import type { AnalyzeOptions, ContextMetadata } from './types.js'
+
+/** Options of {@link analyzeFile}. */
+export interface AnalyzeFileOptions extends AnalyzeOptions {
+  /** Name reported as `fileName` (and used for the extension). Default: the path's base name. */
+  fileName?: string
+  /** Bytes read up front for detection. Default `65536`. */
+  sniffBytes?: number
+  /** Size of the one reused read buffer for the streaming pass. Default `1048576` (1 MiB). */
+  chunkBytes?: number
+  /** Aborts the read; the promise then rejects with an `AnalysisAbortedError`. */
+  signal?: AbortSignal
+}
+
+function byteOption(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 16) {
+    throw new ConfigurationError(`${name} must be an integer >= 16, got ${String(value)}`, {
+      details: { option: name },
+    })
+  }
+  return value
+}
+
+function readError(path: string, error: unknown): ContextFileReadError {
+  const code = (error as { code?: unknown } | null)?.code
+  return new ContextFileReadError(`Cannot read context file ${path}`, {
+    recoverable: true,
+    cause: error,
+    details: { path, errno: typeof code === 'string' ? code : undefined },
+  })
+}
+
+/**
+ * Describe a file like {@link analyzeContext} would describe its text, without loading it:
+ * the first `sniffBytes` are decoded (UTF-8) for detection, then the rest streams through one
+ * reused buffer while lines, characters and records are counted. Memory use does not grow with
+ * the file size, so it works on files larger than memory. Adds `bytes` to the metadata.
+ *
+ * The path is opened once (non-blocking, so a FIFO cannot hang it) and must be a regular file.
+ * Invalid UTF-8 is decoded to U+FFFD, exactly as `readFile(path, 'utf8')` would.
+ *
+ * @throws ContextFileReadError (`context_file_unreadable`) when it cannot be opened or read.
+ * @throws ContextFileTypeError (`context_file_not_regular`) for directories, FIFOs, devices.
+ * @throws AnalysisAbortedError (`analysis_aborted`) when `signal` aborts.
+ * @throws ConfigurationError for bad option values.
+ */
+export async function analyzeFile(
+  path: string,
+  options: AnalyzeFileOptions = {},
+): Promise<ContextMetadata> {
+  const opts = resolveAnalyzeOptions(options)
+  const sniffBytes = byteOption(options.sniffBytes, 'sniffBytes', 65536)
+  const chunkBytes = byteOption(options.chunkBytes, 'chunkBytes', 1 << 20)
+  const fileName = options.fileName ?? basename(path)
+  const signal = options.signal
+  const checkAbort = (): void => {
+    if (signal?.aborted) {
+      throw new AnalysisAbortedError(`Analysis of ${path} was aborted`, { cause: signal.reason })
+    }
+  }
+  checkAbort()
+  let fh: FileHandle
+  try {
+    fh = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
+  } catch (error) {
+    throw readError(path, error)
+  }
+  try {
+    let isFile: boolean
+    try {
+      isFile = (await fh.stat()).isFile()
+    } catch (error) {
+      throw readError(path, error)
+    }
+    if (!isFile) {
+      throw new ContextFileTypeError(`Context file ${path} is not a regular file`, {
+        recoverable: true,
+        details: { path },
+      })
+    }
+    const buffer = Buffer.allocUnsafe(Math.max(sniffBytes, chunkBytes))
+    const read = async (length: number, at: number): Promise<number> => {
+      try {
+        return (await fh.read(buffer, at, length, null)).bytesRead
+      } catch (error) {
+        throw readError(path, error)
+      }
+    }
+    let filled = 0
+    let eof = false
+    while (filled < sniffBytes) {
+      const n = await read(sniffBytes - filled, filled)
+      if (n === 0) {
+        eof = true
+        break
+      }
+      filled += n
+    }
+    const decoder = new StringDecoder('utf8')
+    let prefix = decoder.write(buffer.subarray(0, filled))
+    if (eof) prefix += decoder.end()
+    const complete = eof && prefix.length <= opts.sniffChars
+    const sniffText = prefix.length > opts.sniffChars ? prefix.slice(0, opts.sniffChars) : prefix
+    const counting = new Counting(detect(sniffText, complete, fileName, opts))
+    counting.push(prefix)
+    let bytes = filled
+    while (!eof) {
+      checkAbort()
+      const n = await read(chunkBytes, 0)
+      if (n === 0) break
+      bytes += n
+      counting.push(decoder.write(buffer.subarray(0, n)))
+    }
+    if (!eof) counting.push(decoder.end())
+    return counting.finish(fileName, bytes)
+  } finally {
+    await fh.close().catch(() => undefined)
+  }
+}

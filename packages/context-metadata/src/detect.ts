@@ -1,0 +1,151 @@
+/**
+ * Format detection on a bounded prefix. Content beats a misleading extension when the content
+ * is unambiguous; the extension breaks ties.
+ */
+import { type CsvSniff, sniffCsv } from './sniff-csv.js'
+import { type SniffLimits, sniffJson, sniffNdjson } from './sniff-json.js'
+import { encodingTrouble, hasMarkdownTable, markdownScore, sniffMarkup } from './sniff-text.js'
+import { skipWs, splitLines, stripBom } from './text-utils.js'
+import type { ContextFormat, ContextWarning } from './types.js'
+
+/** Everything detection learns from the prefix; counting over the whole input comes after. */
+export interface Detection {
+  format: ContextFormat
+  fields?: string[]
+  fieldsTruncated?: boolean
+  sampleRecord?: string
+  delimiter?: string
+  hasHeader?: boolean
+  /** CSV rows to subtract from the record count (header, `sep=` line). */
+  skipRecords?: number
+  arrayFields?: Map<string, string[]>
+  rootElement?: string
+  warnings: ContextWarning[]
+}
+
+const EXTENSIONS: Record<string, ContextFormat> = {
+  ndjson: 'ndjson',
+  jsonl: 'ndjson',
+  ldjson: 'ndjson',
+  json: 'json',
+  geojson: 'json',
+  csv: 'csv',
+  tsv: 'tsv',
+  tab: 'tsv',
+  txt: 'plain-text',
+  text: 'plain-text',
+  log: 'plain-text',
+  md: 'markdown',
+  markdown: 'markdown',
+  mdx: 'markdown',
+  xml: 'xml',
+  svg: 'xml',
+  xsd: 'xml',
+  rss: 'xml',
+  atom: 'xml',
+  html: 'html',
+  htm: 'html',
+  xhtml: 'html',
+}
+
+/** The format a file name's extension suggests, if it is one we know. */
+export function formatFromExtension(fileName: string | undefined): ContextFormat | undefined {
+  if (!fileName) return undefined
+  const base = fileName.slice(Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\')) + 1)
+  const dot = base.lastIndexOf('.')
+  if (dot <= 0) return undefined
+  const ext = base.slice(dot + 1).toLowerCase()
+  return Object.hasOwn(EXTENSIONS, ext) ? EXTENSIONS[ext] : undefined
+}
+
+function fromCsv(csv: CsvSniff, warnings: ContextWarning[]): Detection {
+  const out: Detection = {
+    format: csv.delimiter === '\t' ? 'tsv' : 'csv',
+    fields: csv.fields,
+    delimiter: csv.delimiter,
+    hasHeader: csv.hasHeader,
+    skipRecords: (csv.hasHeader ? 1 : 0) + (csv.sepLine ? 1 : 0),
+    warnings,
+  }
+  if (csv.fieldsTruncated) out.fieldsTruncated = true
+  if (csv.sampleRecord !== undefined) out.sampleRecord = csv.sampleRecord
+  return out
+}
+
+/**
+ * Detect the format of `prefix` (the start of the content; `complete` when it is all of it).
+ */
+export function detect(
+  prefix: string,
+  complete: boolean,
+  fileName: string | undefined,
+  limits: SniffLimits,
+): Detection {
+  const text = stripBom(prefix)
+  const ext = formatFromExtension(fileName)
+  const warnings: ContextWarning[] = []
+  const start = skipWs(text, 0)
+  if (start < 0 && complete) {
+    warnings.push({ code: 'empty', message: 'The context is empty or only whitespace.' })
+    return { format: 'unknown', warnings }
+  }
+  const trouble = encodingTrouble(text)
+  if (trouble) return { format: 'unknown', warnings: [trouble] }
+  const first = start < 0 ? -1 : text.charCodeAt(start)
+  const jsonish = ext === 'json' || ext === 'ndjson'
+
+  if (first === 123 || first === 91) {
+    const nd = sniffNdjson(text, complete, limits)
+    const json = nd && nd.records >= 2 ? undefined : sniffJson(text, complete, limits)
+    if (nd && (nd.records >= 2 || (!json && !complete) || ext === 'ndjson')) {
+      const out: Detection = { format: 'ndjson', warnings }
+      if (nd.fields) out.fields = nd.fields
+      if (nd.fieldsTruncated) out.fieldsTruncated = true
+      if (nd.sampleRecord !== undefined) out.sampleRecord = nd.sampleRecord
+      return out
+    }
+    if (json) {
+      const out: Detection = { format: json.format, warnings }
+      if (json.fields) out.fields = json.fields
+      if (json.fieldsTruncated) out.fieldsTruncated = true
+      if (json.sampleRecord !== undefined) out.sampleRecord = json.sampleRecord
+      if (json.arrayFields) out.arrayFields = json.arrayFields
+      return out
+    }
+    if (jsonish) {
+      warnings.push({
+        code: 'malformed',
+        message: `The content is not valid ${ext === 'ndjson' ? 'NDJSON' : 'JSON'}.`,
+      })
+      return { format: 'unknown', warnings }
+    }
+  }
+
+  if (first === 60) {
+    const markup = sniffMarkup(text.slice(start))
+    if (markup) {
+      const out: Detection = { format: markup.format, warnings }
+      if (markup.rootElement) out.rootElement = markup.rootElement
+      return out
+    }
+  }
+
+  const lines = splitLines(text.length > 65536 ? text.slice(0, 65536) : text)
+  if (!complete && lines.length > 1) lines.pop()
+  if (hasMarkdownTable(lines)) return { format: 'markdown', warnings }
+
+  const csv = sniffCsv(text, complete, {
+    ...(ext === 'tsv' ? { delimiterHint: '\t' } : {}),
+    maxFields: limits.maxFields,
+    sampleChars: limits.sampleChars,
+  })
+  if (csv?.strength === 'strong') return fromCsv(csv, warnings)
+
+  const md = markdownScore(lines)
+  if (md >= 3) return { format: 'markdown', warnings }
+
+  // Ties: the content has no strong signal of its own, so the extension decides.
+  if ((ext === 'csv' || ext === 'tsv') && csv) return fromCsv(csv, warnings)
+  if (ext === 'markdown' && !lines[0]?.startsWith('#!')) return { format: 'markdown', warnings }
+  return { format: 'plain-text', warnings }
+}
