@@ -1,0 +1,171 @@
+import type { ToolCallBlock } from '@contextkit/core'
+import { parseJsonLossless } from './lossless-json.js'
+import { candidates, matchTagAt, type TagCandidate } from './tag-scanner.js'
+import type { BlockType, ParserOptions, StreamEvent, StreamParser } from './types.js'
+import { pushDelta } from './xml-stream-parser.js'
+
+/** Options of {@link ChatMLStreamParser}. */
+export interface ChatMLParserOptions extends ParserOptions {
+  /** Prefix of generated tool call ids, followed by a per-parser counter. Default `'toolu_qwen_'`. */
+  idPrefix?: string
+}
+
+type Mode = 'text' | 'think' | 'call'
+
+/**
+ * Incremental parser of ChatML replies with the Qwen conventions: `<think>…</think>` becomes
+ * thinking events; `<tool_call>{"name": …, "arguments": {…}}</tool_call>` becomes a tool call
+ * once its closing tag arrives (start, one parameter event per argument, end with the verbatim
+ * `raw`). Arguments keep their JSON types; integers beyond 2^53 − 1 become decimal strings.
+ * A `<tool_call>` whose body is not that JSON shape is released as text, unchanged.
+ * Same hold-back rule as the XML parser: only a possible tag start is held.
+ */
+export class ChatMLStreamParser implements StreamParser {
+  readonly #idPrefix: string
+  readonly #tags: Record<Mode, TagCandidate[]>
+  #carry = ''
+  #accumulated = ''
+  #mode: Mode = 'text'
+  #body = ''
+  #counter = 0
+
+  constructor(options: ChatMLParserOptions = {}) {
+    this.#idPrefix = options.idPrefix ?? 'toolu_qwen_'
+    this.#tags = {
+      text: candidates(
+        [
+          { local: 'think', closing: false },
+          { local: 'tool_call', closing: false },
+        ],
+        [],
+      ),
+      think: candidates([{ local: 'think', closing: true }], []),
+      call: candidates([{ local: 'tool_call', closing: true }], []),
+    }
+  }
+
+  processChunk(chunk: string): StreamEvent[] {
+    const out: StreamEvent[] = []
+    this.#accumulated += chunk
+    const data = this.#carry + chunk
+    this.#carry = ''
+    let i = 0
+    for (;;) {
+      const lt = data.indexOf('<', i)
+      if (lt < 0) {
+        this.#content(data.slice(i), out)
+        break
+      }
+      if (lt > i) this.#content(data.slice(i, lt), out)
+      const m = matchTagAt(data, lt, this.#tags[this.#mode])
+      if (m.kind === 'partial') {
+        this.#carry = data.slice(lt)
+        break
+      }
+      if (m.kind === 'none') {
+        this.#content('<', out)
+        i = lt + 1
+        continue
+      }
+      this.#tag(m.tag, data.slice(lt, m.end), out)
+      i = m.end
+    }
+    return out
+  }
+
+  push(content: string): void {
+    this.processChunk(content)
+  }
+
+  flush(): StreamEvent[] {
+    const out: StreamEvent[] = []
+    const rest = this.#carry
+    this.#carry = ''
+    this.#content(rest, out)
+    if (this.#mode === 'think') out.push({ type: 'thinking-end' })
+    // an unterminated tool call is not a call: release it as text
+    if (this.#mode === 'call') pushDelta(out, 'text-delta', this.#body)
+    this.#mode = 'text'
+    this.#body = ''
+    return out
+  }
+
+  getAccumulated(): string {
+    return this.#accumulated
+  }
+
+  reset(): void {
+    this.#carry = ''
+    this.#accumulated = ''
+    this.#mode = 'text'
+    this.#body = ''
+    this.#counter = 0
+  }
+
+  getCurrentBlockType(): BlockType {
+    return this.#mode === 'think' ? 'thinking' : this.#mode === 'call' ? 'tool_call' : 'text'
+  }
+
+  #content(text: string, out: StreamEvent[]): void {
+    if (text === '') return
+    if (this.#mode === 'text') pushDelta(out, 'text-delta', text)
+    else if (this.#mode === 'think') pushDelta(out, 'thinking-delta', text)
+    else this.#body += text
+  }
+
+  #tag(tag: TagCandidate, written: string, out: StreamEvent[]): void {
+    if (tag.local === 'think') {
+      this.#mode = tag.closing ? 'text' : 'think'
+      out.push({ type: tag.closing ? 'thinking-end' : 'thinking-start' })
+      return
+    }
+    if (!tag.closing) {
+      this.#mode = 'call'
+      this.#body = written
+      return
+    }
+    const raw = this.#body + written
+    this.#mode = 'text'
+    this.#body = ''
+    const call = this.#decode(raw)
+    if (!call) {
+      pushDelta(out, 'text-delta', raw)
+      return
+    }
+    out.push({ type: 'tool-call-start', id: call.id, name: call.name })
+    for (const [name, value] of Object.entries(call.input)) {
+      out.push({ type: 'tool-call-parameter', id: call.id, name, value })
+    }
+    out.push({ type: 'tool-call-end', call })
+  }
+
+  #decode(raw: string): ToolCallBlock | undefined {
+    const open = raw.indexOf('>') + 1
+    const close = raw.lastIndexOf('<')
+    let parsed: unknown
+    try {
+      parsed = parseJsonLossless(raw.slice(open, close))
+    } catch {
+      return undefined
+    }
+    if (typeof parsed !== 'object' || parsed === null) return undefined
+    const { name, arguments: args } = parsed as { name?: unknown; arguments?: unknown }
+    if (typeof name !== 'string' || name === '') return undefined
+    let input: Record<string, unknown> = {}
+    if (typeof args === 'string') {
+      try {
+        const inner = parseJsonLossless(args)
+        if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) return undefined
+        input = inner as Record<string, unknown>
+      } catch {
+        return undefined
+      }
+    } else if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
+      input = args as Record<string, unknown>
+    } else if (args !== undefined) {
+      return undefined
+    }
+    this.#counter++
+    return { type: 'tool_call', id: `${this.#idPrefix}${this.#counter}`, name, input, raw }
+  }
+}

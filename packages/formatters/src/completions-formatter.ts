@@ -1,0 +1,147 @@
+import {
+  ConfigurationError,
+  type Message,
+  MessageSchema,
+  parseWith,
+  type ToolCallBlock,
+  type ToolResultBlock,
+} from '@contextkit/core'
+import { type UnsupportedMediaPolicy, unsupported } from './media.js'
+import { checkParticipantName, mergeStops, participantStops, speakerOf } from './participants.js'
+import { PassThroughParser } from './passthrough-parser.js'
+import { guardSpecialTokens, type SpecialTokenPolicy } from './special-tokens.js'
+import { systemText } from './system-prompt.js'
+import type {
+  BuildOptions,
+  FormattedRequest,
+  FormatWarning,
+  PrefillFormatter,
+  StreamParser,
+} from './types.js'
+
+/** Options of {@link CompletionsFormatter}. */
+export interface CompletionsFormatterOptions {
+  /** End-of-turn token written after each message. Default `'<|eot|>'`. */
+  eotToken?: string
+  /** Text between messages. Default `'\n\n'`. */
+  messageSeparator?: string
+  /** At most this many participant stop sequences. Default `10`. */
+  maxParticipantsForStop?: number
+  /**
+   * Images, thinking and tool blocks (a base model has no place for them): `'strip'` drops
+   * them with a warning, `'error'` throws `UnsupportedContentError`. Default `'strip'`.
+   */
+  unsupportedMedia?: UnsupportedMediaPolicy
+  /** Text containing the eot token: `'reject'` throws, `'escape'` breaks it with U+200B. Default `'reject'`. */
+  specialTokens?: SpecialTokenPolicy
+}
+
+/**
+ * Base-model transcripts: `Name: content<eot>` joined by a separator, ending with
+ * `{assistant}:`, rendered to one prompt string; output is plain text (pass-through parser).
+ */
+export class CompletionsFormatter implements PrefillFormatter {
+  readonly name = 'completions'
+  readonly usesPrefill = true
+  readonly #eot: string
+  readonly #sep: string
+  readonly #maxStops: number
+  readonly #media: UnsupportedMediaPolicy
+  readonly #policy: SpecialTokenPolicy
+
+  constructor(options: CompletionsFormatterOptions = {}) {
+    this.#eot = options.eotToken ?? '<|eot|>'
+    this.#sep = options.messageSeparator ?? '\n\n'
+    this.#maxStops = options.maxParticipantsForStop ?? 10
+    this.#media = options.unsupportedMedia ?? 'strip'
+    this.#policy = options.specialTokens ?? 'reject'
+    if (!Number.isInteger(this.#maxStops) || this.#maxStops < 0)
+      throw new ConfigurationError('maxParticipantsForStop must be a non-negative integer')
+  }
+
+  /** Base models get no tool definitions: always `undefined`. */
+  formatToolDefinitions(): undefined {
+    return undefined
+  }
+
+  /** Results as plain text lines (for callers that feed them back by hand). */
+  formatToolResults(results: readonly ToolResultBlock[]): string {
+    return results
+      .map((r) => r.content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('\n'))
+      .join('\n')
+  }
+
+  createStreamParser(): StreamParser {
+    return new PassThroughParser()
+  }
+
+  /** Base models do not call tools: always `[]`. */
+  parseToolCalls(): ToolCallBlock[] {
+    return []
+  }
+
+  hasToolUse(): boolean {
+    return false
+  }
+
+  buildMessages(input: readonly Message[], options: BuildOptions = {}): FormattedRequest {
+    const messages = parseWith(MessageSchema.array(), input, 'messages')
+    const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
+    const user = checkParticipantName(options.userName ?? 'User', 'userName')
+    const warnings: FormatWarning[] = []
+    const guard = (text: string, where: string): string =>
+      this.#eot === '' ? text : guardSpecialTokens(text, [this.#eot], this.#policy, where)
+    const parts: string[] = []
+    const sys = systemText(options.system)
+    if (sys) parts.push(guard(sys, 'system'))
+    const speakers: string[] = []
+    const last = messages[messages.length - 1]
+    const lastSpeaker = last && speakerOf(last, assistant, user)
+    const continues =
+      last !== undefined &&
+      lastSpeaker === assistant &&
+      last.content.some((b) => b.type === 'text' && b.text.trim() !== '')
+    let turn = ''
+    messages.forEach((message, index) => {
+      const where = `message ${index}`
+      const speaker = checkParticipantName(
+        speakerOf(message, assistant, user),
+        `${where} participant`,
+      )
+      speakers.push(speaker)
+      let text = ''
+      for (const block of message.content) {
+        if (block.type === 'text') text += guard(block.text, where)
+        else unsupported(this.#media, block, this.name, index, warnings)
+      }
+      if (continues && index === messages.length - 1) {
+        turn = ` ${text}`
+        parts.push(`${speaker}:${turn}`)
+      } else {
+        parts.push(`${speaker}: ${text}${this.#eot}`)
+      }
+    })
+    if (!continues) {
+      parts.push(`${assistant}:`)
+    }
+    let prompt = parts.join(this.#sep)
+    if (options.prefill) {
+      const prefill = guard(options.prefill.trimEnd(), 'prefill')
+      const add = continues ? prefill : ` ${prefill}`
+      prompt += add
+      turn += add
+    }
+    const stops = participantStops(speakers, assistant, user, this.#maxStops)
+    if (this.#eot !== '') stops.push(this.#eot)
+    const request: FormattedRequest = {
+      messages: [],
+      system: [],
+      prompt,
+      stopSequences: mergeStops(stops, options.stopSequences),
+      cacheMarkersApplied: 0,
+      warnings,
+    }
+    if (turn !== '') request.assistantPrefill = turn
+    return request
+  }
+}

@@ -1,0 +1,21 @@
+import { ContextkitError } from '@contextkit/core'
+
+/** A participant name cannot be rendered (contains `:` or a line break, or is empty). */
+export class InvalidParticipantError extends ContextkitError {
+  static override readonly code: string = 'invalid_participant'
+}
+
+/** `NativeFormatter` in `simple` mode got more than two parties. */
+export class TooManyParticipantsError extends ContextkitError {
+  static override readonly code: string = 'too_many_participants'
+}
+
+/** Content the format cannot carry (an image in a text-only format, …) with `unsupportedMedia: 'error'`. */
+export class UnsupportedContentError extends ContextkitError {
+  static override readonly code: string = 'unsupported_content'
+}
+
+/** Text contains a special-token string of the format (e.g. `<|im_end|>`) with `specialTokens: 'reject'`. */
+export class SpecialTokenError extends ContextkitError {
+  static override readonly code: string = 'special_token_in_text'
+}

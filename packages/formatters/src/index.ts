@@ -1,0 +1,52 @@
+export type { AnthropicXmlFormatterOptions } from './anthropic-xml-formatter.js'
+export { AnthropicXmlFormatter } from './anthropic-xml-formatter.js'
+export { applyCacheMarkers, MAX_CACHE_MARKERS } from './cache-markers.js'
+export type { ChatMLFormatterOptions } from './chatml-formatter.js'
+export { CHATML_SPECIAL_TOKENS, ChatMLFormatter, renderQwenToolCall } from './chatml-formatter.js'
+export type { ChatMLParserOptions } from './chatml-parser.js'
+export { ChatMLStreamParser } from './chatml-parser.js'
+export { coerceParameter } from './coerce.js'
+export type { CompletionsFormatterOptions } from './completions-formatter.js'
+export { CompletionsFormatter } from './completions-formatter.js'
+export {
+  InvalidParticipantError,
+  SpecialTokenError,
+  TooManyParticipantsError,
+  UnsupportedContentError,
+} from './errors.js'
+export { parseJsonLossless, stringifyJson } from './lossless-json.js'
+export type { UnsupportedMediaPolicy } from './media.js'
+export type { NativeFormatterOptions } from './native-formatter.js'
+export { NativeFormatter } from './native-formatter.js'
+export { PassThroughParser } from './passthrough-parser.js'
+export type { SpecialTokenPolicy } from './special-tokens.js'
+export { guardSpecialTokens, TOKEN_ESCAPE } from './special-tokens.js'
+export { MAX_TAG_LENGTH } from './tag-scanner.js'
+export type {
+  BlockType,
+  BuildOptions,
+  CacheControl,
+  FormattedBlock,
+  FormattedImageBlock,
+  FormattedMessage,
+  FormattedRequest,
+  FormattedTextBlock,
+  FormattedThinkingBlock,
+  FormattedToolResultBlock,
+  FormattedToolUseBlock,
+  FormatWarning,
+  NativeToolDefinition,
+  ParserOptions,
+  PrefillFormatter,
+  StreamEvent,
+  StreamParser,
+} from './types.js'
+export { escapeXml, unescapeXml } from './xml-escape.js'
+export type { XmlParserOptions } from './xml-stream-parser.js'
+export { IncrementalXmlParser } from './xml-stream-parser.js'
+export {
+  parseXmlToolCalls,
+  renderXmlToolCalls,
+  renderXmlToolDefinitions,
+  renderXmlToolResults,
+} from './xml-tools.js'

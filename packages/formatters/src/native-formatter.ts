@@ -1,0 +1,189 @@
+import {
+  ConfigurationError,
+  type ContentBlock,
+  type Message,
+  MessageSchema,
+  parseWith,
+  type ToolCallBlock,
+  type ToolResultBlock,
+} from '@contextkit/core'
+import { applyCacheMarkers, lastMarkable } from './cache-markers.js'
+import { TooManyParticipantsError } from './errors.js'
+import { toImageBlock } from './media.js'
+import { checkParticipantName, speakerOf } from './participants.js'
+import { PassThroughParser } from './passthrough-parser.js'
+import { buildSystem } from './system-prompt.js'
+import type {
+  BuildOptions,
+  FormattedBlock,
+  FormattedMessage,
+  FormattedRequest,
+  PrefillFormatter,
+  StreamParser,
+} from './types.js'
+
+/** Options of {@link NativeFormatter}. */
+export interface NativeFormatterOptions {
+  /**
+   * `'simple'`: exactly two parties, user and assistant (a third speaker throws
+   * {@link TooManyParticipantsError}); `'multiuser'`: user-role text is prefixed `Name: `.
+   * Default `'simple'`.
+   */
+  participantMode?: 'simple' | 'multiuser'
+}
+
+function toFormatted(block: ContentBlock): FormattedBlock {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text }
+    case 'image':
+      return toImageBlock(block)
+    case 'thinking':
+      return block.signature === undefined
+        ? { type: 'thinking', thinking: block.thinking }
+        : { type: 'thinking', thinking: block.thinking, signature: block.signature }
+    case 'tool_call':
+      return { type: 'tool_use', id: block.id, name: block.name, input: block.input }
+    case 'tool_result':
+      return {
+        type: 'tool_result',
+        tool_use_id: block.toolCallId,
+        content: block.content.map((c) =>
+          c.type === 'text' ? { type: 'text', text: c.text } : toImageBlock(c),
+        ),
+        ...(block.isError ? { is_error: true } : {}),
+      }
+  }
+}
+
+/**
+ * Plain user/assistant messages with the provider's native tools and thinking blocks; no
+ * stop sequences. Consecutive same-role messages are merged into one message, with a blank
+ * line put before the later message's text so nothing is glued together.
+ */
+export class NativeFormatter implements PrefillFormatter {
+  readonly name = 'native'
+  readonly usesPrefill = false
+  readonly participantMode: 'simple' | 'multiuser'
+
+  constructor(options: NativeFormatterOptions = {}) {
+    this.participantMode = options.participantMode ?? 'simple'
+    if (this.participantMode !== 'simple' && this.participantMode !== 'multiuser')
+      throw new ConfigurationError(
+        `participantMode must be 'simple' or 'multiuser', got ${String(this.participantMode)}`,
+      )
+  }
+
+  formatToolDefinitions(): undefined {
+    return undefined
+  }
+
+  /** Native results need no text form; this renders them readably (for logs). */
+  formatToolResults(results: readonly ToolResultBlock[]): string {
+    return results
+      .map(
+        (r) =>
+          `[${r.isError ? 'error' : 'result'} ${r.toolCallId}] ${r.content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('\n')}`,
+      )
+      .join('\n')
+  }
+
+  createStreamParser(): StreamParser {
+    return new PassThroughParser()
+  }
+
+  /** Native tool calls arrive as structured blocks, never in text: always `[]`. */
+  parseToolCalls(): ToolCallBlock[] {
+    return []
+  }
+
+  hasToolUse(): boolean {
+    return false
+  }
+
+  buildMessages(input: readonly Message[], options: BuildOptions = {}): FormattedRequest {
+    const messages = parseWith(MessageSchema.array(), input, 'messages')
+    const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
+    const user = checkParticipantName(options.userName ?? 'User', 'userName')
+    const system = buildSystem(options.system)
+    const marks: FormattedBlock[] = system.cacheAfter ? [system.cacheAfter] : []
+    const out: FormattedMessage[] = []
+    const parties = new Map<'user' | 'assistant', string>()
+    messages.forEach((message, index) => {
+      const speaker = checkParticipantName(
+        speakerOf(message, assistant, user),
+        `message ${index} participant`,
+      )
+      if (this.participantMode === 'simple') {
+        const known = parties.get(message.role)
+        if (known !== undefined && known !== speaker) {
+          throw new TooManyParticipantsError(
+            `NativeFormatter in 'simple' mode got a second ${message.role} speaker (${JSON.stringify(known)} and ${JSON.stringify(speaker)}); use participantMode 'multiuser'`,
+            { details: { messageIndex: index, speakers: [known, speaker] } },
+          )
+        }
+        parties.set(message.role, speaker)
+      }
+      const blocks = message.content.map(toFormatted)
+      if (this.participantMode === 'multiuser' && message.role === 'user') {
+        const first = blocks.find((b) => b.type === 'text')
+        if (first && first.type === 'text') first.text = `${speaker}: ${first.text}`
+        else blocks.unshift({ type: 'text', text: `${speaker}:` })
+      }
+      const kept = blocks.filter((b) => b.type !== 'text' || b.text !== '')
+      if (kept.length === 0) return
+      const prev = out[out.length - 1]
+      if (prev && prev.role === message.role) {
+        const head = kept[0]
+        const tail = prev.content[prev.content.length - 1]
+        if (head?.type === 'text' && tail?.type === 'text') head.text = `\n\n${head.text}`
+        prev.content.push(...kept)
+      } else {
+        out.push({ role: message.role, content: kept })
+      }
+      if (message.cacheBreakpoint) {
+        const markable = lastMarkable(kept)
+        if (markable) marks.push(markable)
+      }
+    })
+    let assistantPrefill: string | undefined
+    const prefill = options.prefill?.trimEnd()
+    const last = out[out.length - 1]
+    if (prefill) {
+      if (last?.role === 'assistant') {
+        const tail = last.content[last.content.length - 1]
+        if (tail?.type === 'text') tail.text += prefill
+        else last.content.push({ type: 'text', text: prefill })
+      } else {
+        out.push({ role: 'assistant', content: [{ type: 'text', text: prefill }] })
+      }
+    }
+    const final = out[out.length - 1]
+    if (final?.role === 'assistant') {
+      const tail = final.content[final.content.length - 1]
+      if (tail?.type === 'text') {
+        tail.text = tail.text.trimEnd()
+        if (tail.text === '') final.content.pop()
+        else assistantPrefill = tail.text
+      }
+      if (final.content.length === 0) out.pop()
+    }
+    const request: FormattedRequest = {
+      messages: out,
+      system: system.blocks,
+      stopSequences: [],
+      cacheMarkersApplied: applyCacheMarkers(marks),
+      warnings: [],
+    }
+    if (assistantPrefill !== undefined) request.assistantPrefill = assistantPrefill
+    const tools = options.tools ?? []
+    if (tools.length > 0) {
+      request.nativeTools = tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        input_schema: t.inputSchema,
+      }))
+    }
+    return request
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Recognizes known tags at a `<` in streamed text, deciding only when enough characters have
+ * arrived. Shared by the XML and ChatML stream parsers.
+ */
+
+/** Longest tag (with attributes) considered; a longer `<…` run is plain text. */
+export const MAX_TAG_LENGTH = 1024
+
+/** A tag a parser mode listens for. */
+export interface TagCandidate {
+  /** Local tag name, e.g. `invoke`. */
+  local: string
+  closing: boolean
+  /** Opening tags with attributes (`<invoke name="x">`) need a `name` attribute. */
+  named: boolean
+  /** `[/][ns:]local` as written after `<`. */
+  spelled: string
+}
+
+/** Build the candidates of one mode, with each namespace variant (`''` = no prefix). */
+export function candidates(
+  tags: ReadonlyArray<{ local: string; closing: boolean; named?: boolean }>,
+  namespaces: readonly string[],
+): TagCandidate[] {
+  const out: TagCandidate[] = []
+  for (const tag of tags) {
+    for (const ns of ['', ...namespaces]) {
+      out.push({
+        local: tag.local,
+        closing: tag.closing,
+        named: tag.named ?? false,
+        spelled: (tag.closing ? '/' : '') + (ns ? `${ns}:` : '') + tag.local,
+      })
+    }
+  }
+  return out
+}
+
+/** Result of {@link matchTagAt}. */
+export type TagMatch =
+  | { kind: 'match'; tag: TagCandidate; end: number; name?: string }
+  | { kind: 'partial' }
+  | { kind: 'none' }
+
+function isNameChar(c: number): boolean {
+  return (
+    (c >= 97 && c <= 122) ||
+    (c >= 65 && c <= 90) ||
+    (c >= 48 && c <= 57) ||
+    c === 95 ||
+    c === 45 ||
+    c === 58 ||
+    c === 46
+  )
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 9 || c === 13
+}
+
+/**
+ * Try to read one of `cands` at `data[at] === '<'`.
+ *
+ * `partial` means the text so far could still become a candidate (hold it back); the decision
+ * depends only on the characters `data[at .. at + MAX_TAG_LENGTH)`, so any chunking of the same
+ * text yields the same answers.
+ */
+export function matchTagAt(data: string, at: number, cands: readonly TagCandidate[]): TagMatch {
+  const len = data.length
+  const limit = Math.min(len, at + MAX_TAG_LENGTH)
+  const ranOut: TagMatch = limit === len && len - at < MAX_TAG_LENGTH ? PARTIAL : NONE
+  let k = at + 1
+  if (k < limit && data.charCodeAt(k) === 47) k++
+  while (k < limit && isNameChar(data.charCodeAt(k))) k++
+  const spelled = data.slice(at + 1, k)
+  if (k >= limit) {
+    if (ranOut === NONE) return NONE
+    for (const c of cands) if (c.spelled.startsWith(spelled)) return PARTIAL
+    return NONE
+  }
+  let tag: TagCandidate | undefined
+  for (const c of cands) {
+    if (c.spelled === spelled) {
+      tag = c
+      break
+    }
+  }
+  if (!tag) return NONE
+  if (!tag.named) {
+    while (k < limit && isSpace(data.charCodeAt(k))) k++
+    if (k >= limit) return ranOut
+    return data.charCodeAt(k) === 62 ? { kind: 'match', tag, end: k + 1 } : NONE
+  }
+  // attributes: name="…" or name='…'
+  let name: string | undefined
+  for (;;) {
+    const before = k
+    while (k < limit && isSpace(data.charCodeAt(k))) k++
+    if (k >= limit) return ranOut
+    const c = data.charCodeAt(k)
+    if (c === 62) {
+      if (name === undefined || name === '') return NONE
+      return { kind: 'match', tag, end: k + 1, name }
+    }
+    if (k === before) return NONE // attributes must be separated by whitespace
+    const attrStart = k
+    while (k < limit && isNameChar(data.charCodeAt(k))) k++
+    if (k >= limit) return ranOut
+    if (k === attrStart) return NONE
+    const attr = data.slice(attrStart, k)
+    while (k < limit && isSpace(data.charCodeAt(k))) k++
+    if (k >= limit) return ranOut
+    if (data.charCodeAt(k) !== 61) return NONE
+    k++
+    while (k < limit && isSpace(data.charCodeAt(k))) k++
+    if (k >= limit) return ranOut
+    const quote = data.charCodeAt(k)
+    if (quote !== 34 && quote !== 39) return NONE
+    const close = data.indexOf(quote === 34 ? '"' : "'", k + 1)
+    if (close < 0 || close >= limit) return ranOut
+    if (attr === 'name') name = data.slice(k + 1, close)
+    k = close + 1
+  }
+}
+
+const PARTIAL: TagMatch = { kind: 'partial' }
+const NONE: TagMatch = { kind: 'none' }

@@ -1,0 +1,190 @@
+import type {
+  ImageMediaType,
+  Message,
+  Section,
+  ToolCallBlock,
+  ToolDefinition,
+  ToolResultBlock,
+} from '@contextkit/core'
+
+/** Anthropic's prompt-cache marker. Formatters place at most four per request. */
+export interface CacheControl {
+  type: 'ephemeral'
+}
+
+/** A text block of a formatted request. */
+export interface FormattedTextBlock {
+  type: 'text'
+  text: string
+  cache_control?: CacheControl
+}
+
+/** An inline base64 image, shaped like the Anthropic API's image block. */
+export interface FormattedImageBlock {
+  type: 'image'
+  source: { type: 'base64'; media_type: ImageMediaType; data: string }
+  cache_control?: CacheControl
+}
+
+/** Model reasoning replayed to the provider. Never carries `cache_control`. */
+export interface FormattedThinkingBlock {
+  type: 'thinking'
+  thinking: string
+  signature?: string
+}
+
+/** A native tool call in an assistant message. */
+export interface FormattedToolUseBlock {
+  type: 'tool_use'
+  id: string
+  name: string
+  input: Record<string, unknown>
+  cache_control?: CacheControl
+}
+
+/** A native tool result in a user message. */
+export interface FormattedToolResultBlock {
+  type: 'tool_result'
+  tool_use_id: string
+  content: Array<FormattedTextBlock | FormattedImageBlock>
+  is_error?: boolean
+  cache_control?: CacheControl
+}
+
+/** Any block of a formatted message. */
+export type FormattedBlock =
+  | FormattedTextBlock
+  | FormattedImageBlock
+  | FormattedThinkingBlock
+  | FormattedToolUseBlock
+  | FormattedToolResultBlock
+
+/**
+ * One provider message. Provider-neutral, but Anthropic-shaped (snake_case fields, roles
+ * `user`/`assistant`) so it maps onto the Messages API one to one.
+ */
+export interface FormattedMessage {
+  role: 'user' | 'assistant'
+  content: FormattedBlock[]
+}
+
+/** A native tool definition, shaped like the Anthropic API's `tools` entries. */
+export interface NativeToolDefinition {
+  name: string
+  description: string
+  input_schema: Record<string, unknown>
+}
+
+/** Something a formatter changed or dropped on purpose (e.g. a stripped image). */
+export interface FormatWarning {
+  /** Stable code, e.g. `image_stripped`. */
+  code: string
+  message: string
+  details?: Record<string, unknown>
+}
+
+/** What {@link PrefillFormatter.buildMessages} returns. */
+export interface FormattedRequest {
+  /** Chat messages. Empty for text-completion formats (ChatML, completions): see `prompt`. */
+  messages: FormattedMessage[]
+  /** System prompt blocks (empty when there is none). Text-completion formats inline it. */
+  system: FormattedTextBlock[]
+  /**
+   * The part of the model's own turn that is already written (the prefill the reply
+   * continues). Seed the stream parser with it: `parser.push(request.assistantPrefill)`.
+   */
+  assistantPrefill?: string
+  /** Stop sequences the request needs (possibly empty). */
+  stopSequences: string[]
+  /** Tool definitions to pass through the provider's native tool API, when the format uses it. */
+  nativeTools?: NativeToolDefinition[]
+  /** How many `cache_control` markers were placed (0–4). */
+  cacheMarkersApplied: number
+  /** The whole prompt string, for text-completion formats (ChatML, completions). */
+  prompt?: string
+  /** What was changed or dropped on purpose. Record these in your trace. */
+  warnings: FormatWarning[]
+}
+
+/** Options for {@link PrefillFormatter.buildMessages}. */
+export interface BuildOptions {
+  /** Name of the participant the model speaks as. Default `'Assistant'`. */
+  assistantName?: string
+  /** Name used for user-role messages without a `participant`. Default `'User'`. */
+  userName?: string
+  /**
+   * System prompt: a string, or core `Section`s (their texts joined by blank lines; a cache
+   * marker goes after the last `stable` section). Default: none.
+   */
+  system?: string | readonly Section[]
+  /** Tools the model may call. Default `[]`. */
+  tools?: readonly ToolDefinition[]
+  /** Open a thinking block in the prefill (formats that support it). Default `false`. */
+  thinking?: boolean
+  /** Ephemeral text the reply must continue from. Trailing whitespace is trimmed. */
+  prefill?: string
+  /** Extra stop sequences appended after the format's own. Default `[]`. */
+  stopSequences?: readonly string[]
+}
+
+/** What a stream parser reports, in order. Adjacent deltas of one block may be split anywhere. */
+export type StreamEvent =
+  | { type: 'text-delta'; text: string }
+  | { type: 'thinking-start' }
+  | { type: 'thinking-delta'; text: string }
+  | { type: 'thinking-end' }
+  | { type: 'tool-call-start'; id: string; name: string }
+  | { type: 'tool-call-parameter'; id: string; name: string; value: unknown }
+  | {
+      type: 'tool-call-end'
+      call: ToolCallBlock
+      /** `true` when the stream ended inside the call: never execute an incomplete call. */
+      incomplete?: boolean
+    }
+
+/** Which kind of block a parser is inside. */
+export type BlockType = 'text' | 'thinking' | 'tool_call'
+
+/** Options for stream parsers and `parseToolCalls`. */
+export interface ParserOptions {
+  /** Tool definitions; parameter values are coerced by their JSON Schema. Default `[]`. */
+  tools?: readonly ToolDefinition[]
+}
+
+/** Incremental parser of one model reply. */
+export interface StreamParser {
+  /** Feed the next chunk; returns the events it completes. */
+  processChunk(chunk: string): StreamEvent[]
+  /** End of stream: release held-back text and close open blocks. */
+  flush(): StreamEvent[]
+  /** Seed with text already in the request (the prefill): same code path, no events. */
+  push(content: string): void
+  /** Everything pushed and processed so far. */
+  getAccumulated(): string
+  /** Forget all state (including the tool id counter). */
+  reset(): void
+  /** The kind of block the next content will belong to. */
+  getCurrentBlockType(): BlockType
+}
+
+/**
+ * A prompt format: renders messages into a provider request and reads the model's output back.
+ * Formatters are plain values; pick one per request.
+ */
+export interface PrefillFormatter {
+  readonly name: string
+  /** `true` when requests end in a prefilled assistant turn the reply continues. */
+  readonly usesPrefill: boolean
+  /** Render a request. Throws typed errors on input the format cannot represent. */
+  buildMessages(messages: readonly Message[], options?: BuildOptions): FormattedRequest
+  /** Tool definitions as prompt text, or `undefined` when tools go through the native API. */
+  formatToolDefinitions?(tools: readonly ToolDefinition[]): string | undefined
+  /** Tool results as the text the format feeds back to the model. */
+  formatToolResults(results: readonly ToolResultBlock[]): string
+  /** A fresh incremental parser for one reply. */
+  createStreamParser(options?: ParserOptions): StreamParser
+  /** Complete tool calls found in a whole reply, in document order. */
+  parseToolCalls(text: string, options?: ParserOptions): ToolCallBlock[]
+  /** Whether a whole reply contains at least one complete tool call. */
+  hasToolUse(text: string, options?: ParserOptions): boolean
+}

@@ -1,0 +1,66 @@
+import type { ToolCallBlock, ToolDefinition, ToolResultBlock } from '@contextkit/core'
+import { stringifyJson } from './lossless-json.js'
+import { escapeXml, escapeXmlAttribute } from './xml-escape.js'
+import { IncrementalXmlParser, type XmlParserOptions } from './xml-stream-parser.js'
+
+/**
+ * Render one parameter value as XML element text: strings escaped (`&`, `<`, `>`), so a value
+ * can never close its own element; bigints as digits; anything else as JSON, escaped.
+ */
+export function renderParameterValue(value: unknown): string {
+  if (typeof value === 'string') return escapeXml(value)
+  if (typeof value === 'bigint') return value.toString()
+  if (value === undefined) return ''
+  return escapeXml(stringifyJson(value))
+}
+
+/** Render one call as `<invoke name="…">` with one `<parameter>` per input key, in key order. */
+export function renderInvoke(call: Pick<ToolCallBlock, 'name' | 'input'>): string {
+  let out = `<invoke name="${escapeXmlAttribute(call.name)}">\n`
+  for (const [key, value] of Object.entries(call.input)) {
+    out += `<parameter name="${escapeXmlAttribute(key)}">${renderParameterValue(value)}</parameter>\n`
+  }
+  return `${out}</invoke>`
+}
+
+/**
+ * Render calls as one `<function_calls>` block. A call that carries a verbatim `raw` (it was
+ * parsed from XML) is replayed exactly as written.
+ */
+export function renderXmlToolCalls(calls: readonly ToolCallBlock[]): string {
+  const body = calls.map((c) => c.raw ?? renderInvoke(c)).join('\n')
+  return `<function_calls>\n${body}\n</function_calls>`
+}
+
+/** Tool definitions as an XML `<functions>` block (JSON Schema inside, escaped). */
+export function renderXmlToolDefinitions(tools: readonly ToolDefinition[]): string {
+  const items = tools.map(
+    (t) =>
+      `<function>\n<name>${escapeXml(t.name)}</name>\n<description>${escapeXml(t.description)}</description>\n<parameters>${escapeXml(stringifyJson(t.inputSchema))}</parameters>\n</function>`,
+  )
+  return `<functions>\n${items.join('\n')}\n</functions>`
+}
+
+/**
+ * Tool results as a `<function_results>` block: one `<result>` (or `<error>` when `isError`)
+ * per result, naming the call id; text escaped. Images are not representable here: the caller
+ * replaces them first (see `unsupportedMedia`).
+ */
+export function renderXmlToolResults(results: readonly ToolResultBlock[]): string {
+  const items = results.map((r) => {
+    const text = r.content.map((b) => (b.type === 'text' ? b.text : '[image]')).join('\n')
+    const tag = r.isError ? 'error' : 'result'
+    return `<${tag} tool_call_id="${escapeXmlAttribute(r.toolCallId)}">\n${escapeXml(text)}\n</${tag}>`
+  })
+  return `<function_results>\n${items.join('\n')}\n</function_results>`
+}
+
+/** The complete tool calls of a whole text, in document order (the stream parser, run once). */
+export function parseXmlToolCalls(text: string, options: XmlParserOptions = {}): ToolCallBlock[] {
+  const parser = new IncrementalXmlParser(options)
+  const calls: ToolCallBlock[] = []
+  for (const e of [...parser.processChunk(text), ...parser.flush()]) {
+    if (e.type === 'tool-call-end' && !e.incomplete) calls.push(e.call)
+  }
+  return calls
+}
