@@ -79,21 +79,22 @@ export function stripInjected(
     if (exact.length > 0) out = out.split(exact).join(' ')
   }
   const shingles = new Set<string>()
+  const firstWords = new Set<string>()
   for (const piece of pieces) {
     const ws = words(piece).map((w) => w.norm)
     for (let i = 0; i + minWords <= ws.length; i++) {
       shingles.add(ws.slice(i, i + minWords).join(' '))
+      firstWords.add(ws[i]!)
     }
   }
   if (shingles.size === 0) return out
   const ws = words(out)
+  const norms = ws.map((w) => w.norm)
   const covered = new Array<boolean>(ws.length).fill(false)
   for (let i = 0; i + minWords <= ws.length; i++) {
-    const key = ws
-      .slice(i, i + minWords)
-      .map((w) => w.norm)
-      .join(' ')
-    if (shingles.has(key)) covered.fill(true, i, i + minWords)
+    // Cheap pre-check: only build the key where an injected run could start.
+    if (!firstWords.has(norms[i]!)) continue
+    if (shingles.has(norms.slice(i, i + minWords).join(' '))) covered.fill(true, i, i + minWords)
   }
   let result = ''
   let from = 0

@@ -24,7 +24,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { addAnchor } from './capture.js'
 import { INJECTED_START } from './injected-text.js'
 import { resumption } from './middleware.js'
-import { emptySelfState } from './self-state.js'
+import { emptySelfState, type SelfState } from './self-state.js'
 import { loadSelfState, saveSelfState } from './state-file.js'
 
 const model = getModelInfo('claude-sonnet-4-6')
@@ -66,7 +66,7 @@ function turn(): TurnContext {
 }
 
 async function seed(tail: string, anchors: string[] = [], sessionKey = 'prev'): Promise<void> {
-  let state = {
+  let state: SelfState = {
     ...emptySelfState(sessionKey, { now: clock }),
     streamTail: {
       raw: tail,

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { ValidationError } from '@contextkit/core'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { addAnchor } from './capture.js'
 import { StateConflictError, StateCorruptError, StateIoError, StateVersionError } from './errors.js'
 import { emptySelfState, type SelfState, SelfStateSchema } from './self-state.js'
@@ -212,10 +212,6 @@ describe('concurrent saves from real processes', () => {
       execFileSync(process.execPath, [tsup], { cwd: pkgDir, stdio: 'ignore' })
     }
   }, 60_000)
-
-  afterAll(async () => {
-    await rm(join(pkgDir, '.readme'), { recursive: true, force: true })
-  })
 
   test('parallel writers never leave a torn or mixed file; one complete write wins', async () => {
     const fixture = join(pkgDir, 'fixtures', 'save-many.mjs')
