@@ -3,7 +3,7 @@
  * Uses the same script as `/v1/messages`: the reply's text blocks, joined, are the completion.
  */
 import { findStop } from './build-reply.js'
-import type { Exchange } from './exchange.js'
+import { type Exchange, retryHeaders } from './exchange.js'
 import { defaultMessageForStatus, errorTypeForStatus } from './http-errors.js'
 import { splitText } from './stream-events.js'
 import { estimateTextTokens } from './tokens.js'
@@ -54,10 +54,17 @@ export function parseCompletionsRequest(body: unknown):
   }
 }
 
-function openAiError(x: Exchange, status: number, message: string, type: string): void {
+function openAiError(
+  x: Exchange,
+  status: number,
+  message: string,
+  type: string,
+  headers: Record<string, string> = {},
+): void {
   x.record.status = status
   const body = JSON.stringify({ error: { message, type, param: null, code: null } })
   x.res.writeHead(status, {
+    ...headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
     'request-id': x.id,
@@ -92,6 +99,7 @@ export async function handleCompletions(x: Exchange, body: unknown): Promise<voi
       f.status,
       f.message ?? defaultMessageForStatus(f.status),
       f.errorType ?? errorTypeForStatus(f.status),
+      retryHeaders(f),
     )
   }
   if (f?.kind === 'reset' && !parsed.stream) return x.reset()

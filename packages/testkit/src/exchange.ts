@@ -5,7 +5,13 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { TestkitError } from './errors.js'
 import { sendError } from './http-errors.js'
 import type { ResolvedModel } from './models.js'
-import type { NormalizedReply, ScriptRequest, ScriptRunner, TransportOptions } from './script.js'
+import type {
+  Fault,
+  NormalizedReply,
+  ScriptRequest,
+  ScriptRunner,
+  TransportOptions,
+} from './script.js'
 import { pause, planChunks, resetConnection, writeChunks } from './transport.js'
 
 /** Pause between the last bytes of a stream and a scripted reset, in ms. */
@@ -39,6 +45,15 @@ export interface EmulatorState {
   failures: TestkitError[]
   signal: AbortSignal
   nextId: (prefix: string) => string
+}
+
+/** The `retry-after`, `retry-after-ms` and `x-should-retry` headers an http fault asks for. */
+export function retryHeaders(f: Extract<Fault, { kind: 'http' }>): Record<string, string> {
+  const headers: Record<string, string> = {}
+  if (f.retryAfter !== undefined) headers['retry-after'] = String(f.retryAfter)
+  if (f.retryAfterMs !== undefined) headers['retry-after-ms'] = String(f.retryAfterMs)
+  if (f.shouldRetry !== undefined) headers['x-should-retry'] = String(f.shouldRetry)
+  return headers
 }
 
 /** Wraps a request/response with bookkeeping (status recording, transport, faults). */
@@ -124,10 +139,7 @@ export class Exchange {
   ): boolean {
     const f = reply.fault
     if (f?.kind !== 'http') return false
-    const headers: Record<string, string> = {}
-    if (f.retryAfter !== undefined) headers['retry-after'] = String(f.retryAfter)
-    if (f.retryAfterMs !== undefined) headers['retry-after-ms'] = String(f.retryAfterMs)
-    if (f.shouldRetry !== undefined) headers['x-should-retry'] = String(f.shouldRetry)
+    const headers = retryHeaders(f)
     this.error(
       f.status,
       f.message ?? messageFor(f.status),
