@@ -120,19 +120,14 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
         speakerOf(message, assistant, user),
         `message ${index} participant`,
       )
-      speakers.push(speaker)
       const resultsOnly =
         message.content.length > 0 && message.content.every((b) => b.type === 'tool_result')
       // tool results continue the turn they answer, without a new name
       const continuing = resultsOnly && index > 0
       lastContinued = continuing
       let pending = ''
-      if (continuing) {
-        if (this.toolMode === 'xml') {
-          pending = '\n'
-          turnText += '\n'
-        }
-      } else {
+      if (!continuing) {
+        speakers.push(speaker)
         pending = `${index > 0 ? this.#sep : ''}${speaker}:`
         lastSpeaker = speaker
         turnText = ''

@@ -1,4 +1,4 @@
-import { parseJsonLossless } from './lossless-json.js'
+import { isExactInteger, parseJsonLossless } from './lossless-json.js'
 
 const INTEGER = /^-?(0|[1-9]\d*)$/
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/
@@ -15,10 +15,11 @@ function schemaTypes(schema: unknown): string[] {
  * Turn a parameter's text into a value, guided only by its JSON Schema `type`.
  *
  * - no schema or no `type`, or `type` includes `string`: the text, unchanged;
- * - `integer`/`number`: a number when the trimmed text is a JSON number; integers beyond
- *   2^53 − 1 stay as their decimal **string** (never rounded);
+ * - `integer`/`number`: a number when the trimmed text is a JSON number; an integer literal
+ *   that a JS number cannot hold exactly (e.g. `9007199254740993`) stays as its decimal
+ *   **string**, never rounded;
  * - `boolean`: `true`/`false`; `null`: `null`;
- * - `object`/`array`: parsed JSON (big integers inside also kept as strings).
+ * - `object`/`array`: parsed JSON (inexact big integers inside kept as strings).
  *
  * Text that does not fit the declared type is returned unchanged (as a string), so the tool's
  * own validation can report it.
@@ -30,7 +31,7 @@ export function coerceParameter(text: string, schema: unknown): unknown {
   for (const type of types) {
     if ((type === 'integer' || type === 'number') && NUMBER.test(t)) {
       if (type === 'integer' && !INTEGER.test(t)) continue
-      if (INTEGER.test(t) && !Number.isSafeInteger(Number(t))) return t
+      if (INTEGER.test(t) && !isExactInteger(t)) return t
       return Number(t)
     }
     if (type === 'boolean' && (t === 'true' || t === 'false')) return t === 'true'

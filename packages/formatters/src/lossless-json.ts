@@ -1,6 +1,13 @@
+/** Whether a decimal integer literal is represented exactly by a JS number. */
+export function isExactInteger(literal: string): boolean {
+  const n = Number(literal)
+  if (Number.isSafeInteger(n)) return true
+  return Number.isFinite(n) && BigInt(literal) === BigInt(n)
+}
+
 /**
- * `JSON.parse`, except that integer literals beyond `Number.MAX_SAFE_INTEGER` (2^53 − 1) are
- * returned as their decimal string instead of a rounded number. One linear pre-scan; throws
+ * `JSON.parse`, except that integer literals a JS number cannot represent exactly (some of
+ * those beyond 2^53) are returned as their decimal string instead of a rounded number. One linear pre-scan; throws
  * `SyntaxError` on invalid JSON like `JSON.parse`.
  */
 export function parseJsonLossless(text: string): unknown {
@@ -31,7 +38,7 @@ export function parseJsonLossless(text: string): unknown {
         else break
       }
       const literal = text.slice(start, i)
-      if (/^-?(0|[1-9]\d*)$/.test(literal) && !Number.isSafeInteger(Number(literal))) {
+      if (/^-?(0|[1-9]\d*)$/.test(literal) && !isExactInteger(literal)) {
         out += text.slice(last, start) + JSON.stringify(literal)
         last = i
       }
@@ -42,12 +49,25 @@ export function parseJsonLossless(text: string): unknown {
   return JSON.parse(last === 0 ? text : out + text.slice(last))
 }
 
-/** `JSON.stringify` that writes bigints as plain integers. */
+/**
+ * `JSON.stringify` that writes bigints as plain integers, and integer-valued numbers beyond
+ * 2^53 (below 1e21) with their exact digits (`36724856937514328`, not `…330`), so
+ * {@link parseJsonLossless} reads them back as the same number.
+ */
 export function stringifyJson(value: unknown): string {
   const marks: string[] = []
   const json = JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v === 'bigint') {
-      marks.push(v.toString())
+    const big =
+      typeof v === 'bigint'
+        ? v
+        : typeof v === 'number' &&
+            Number.isInteger(v) &&
+            !Number.isSafeInteger(v) &&
+            Math.abs(v) < 1e21
+          ? BigInt(v)
+          : undefined
+    if (big !== undefined) {
+      marks.push(big.toString())
       return `\u0000bigint${marks.length - 1}\u0000`
     }
     return v

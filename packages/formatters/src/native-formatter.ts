@@ -128,7 +128,8 @@ export class NativeFormatter implements PrefillFormatter {
       if (this.participantMode === 'multiuser' && message.role === 'user') {
         const first = blocks.find((b) => b.type === 'text')
         if (first && first.type === 'text') first.text = `${speaker}: ${first.text}`
-        else blocks.unshift({ type: 'text', text: `${speaker}:` })
+        else if (!blocks.every((b) => b.type === 'tool_result'))
+          blocks.unshift({ type: 'text', text: `${speaker}:` })
       }
       const kept = blocks.filter((b) => b.type !== 'text' || b.text !== '')
       if (kept.length === 0) return

@@ -9,7 +9,6 @@ import { IncrementalXmlParser, type XmlParserOptions } from './xml-stream-parser
  */
 export function renderParameterValue(value: unknown): string {
   if (typeof value === 'string') return escapeXml(value)
-  if (typeof value === 'bigint') return value.toString()
   if (value === undefined) return ''
   return escapeXml(stringifyJson(value))
 }
