@@ -122,9 +122,8 @@ export function fitPassLadder(
 ): PassLadderResult {
   const sections = passLadderSections(parts)
   const fit = fitSections(sections, budget, counter)
-  const coreDropped = fit.omissions.some(
-    (o) => o.reason === 'dropped' && sections.find((s) => s.id === o.id)!.priority >= CORE_PRIORITY,
-  )
+  const coreIds = new Set(sections.filter((s) => s.priority >= CORE_PRIORITY).map((s) => s.id))
+  const coreDropped = fit.omissions.some((o) => o.reason === 'dropped' && coreIds.has(o.id))
   if (!coreDropped) {
     return {
       text: renderSections(fit.kept),

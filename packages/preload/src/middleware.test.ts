@@ -1,0 +1,153 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import {
+  createRunInfo,
+  createTurnContext,
+  getModelInfo,
+  memoryTrace,
+  runPrepare,
+  type TurnContext,
+} from '@contextkit/core'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { PRELOADED_VAR, preload } from './middleware.js'
+
+let ws: string
+const model = getModelInfo('claude-sonnet-4-6')
+
+beforeEach(async () => {
+  ws = await mkdtemp(path.join(tmpdir(), 'preload-mw-'))
+  await mkdir(path.join(ws, 'src'))
+  await writeFile(path.join(ws, 'AGENTS.md'), 'Keep changes small.\n')
+  await writeFile(path.join(ws, 'src', 'App.jsx'), 'export const App = () => null\n')
+  await writeFile(path.join(ws, 'src', 'Big.jsx'), 'x\n'.repeat(300))
+})
+afterEach(async () => {
+  await rm(ws, { recursive: true, force: true })
+})
+
+function baseTurn(vars: Record<string, unknown> = {}): TurnContext {
+  return createTurnContext({
+    model,
+    system: [
+      { id: 'rules', text: 'You are helpful.', priority: 100, cache: 'stable' },
+      { id: 'resume', text: 'Last time: ...', priority: 50, cache: 'volatile' },
+    ],
+    userSections: [{ id: 'plan', text: 'Plan: edit App', priority: 60, cache: 'volatile' }],
+    vars,
+  })
+}
+
+describe('preload middleware', () => {
+  test('bootstrap files go to system (stable part), referenced files to the user turn', async () => {
+    const trace = memoryTrace()
+    const run = createRunInfo({ workspace: ws, trace })
+    const turn = baseTurn({
+      contexts: [{ sourceFile: 'src/App.jsx' }, { sourceFile: 'src/Big.jsx' }],
+      backendMap: { models: [{ file: 'api/missing.py' }] },
+    })
+    const snapshot = structuredClone(turn)
+    const out = await runPrepare([preload()], turn, run)
+
+    expect(turn).toEqual(snapshot) // input not mutated
+    expect(out.system.map((s) => s.id)).toEqual(['rules', 'bootstrap:AGENTS.md', 'resume'])
+    expect(out.system[1]!.text).toContain('Keep changes small.')
+    expect(out.userSections.map((s) => s.id)).toEqual(['plan', 'preload:src/App.jsx'])
+    expect(out.userSections[1]!.text).toContain('```jsx\nexport const App')
+    expect(out.omitted.map((o) => o.id)).toEqual(['preload:src/Big.jsx'])
+    expect(out.vars[PRELOADED_VAR]).toEqual(['src/App.jsx'])
+
+    const [event] = trace.byStage('preload')
+    expect(event!.data).toMatchObject({
+      bootstrap: { loaded: ['AGENTS.md'] },
+      files: {
+        loaded: ['preload:src/App.jsx'],
+        skipped: [
+          { path: 'src/Big.jsx', reason: 'file_too_large' },
+          { path: 'api/missing.py', reason: 'file_not_found' },
+        ],
+      },
+    })
+    expect(trace.byStage('warning')).toEqual([])
+  })
+
+  test('explicit references, a root option and no bootstrap', async () => {
+    const run = createRunInfo({ trace: memoryTrace() })
+    const out = await runPrepare(
+      [preload({ root: ws, bootstrap: false, references: () => ['src/App.jsx'] })],
+      baseTurn(),
+      run,
+    )
+    expect(out.system.map((s) => s.id)).toEqual(['rules', 'resume'])
+    expect(out.userSections.map((s) => s.id)).toEqual(['plan', 'preload:src/App.jsx'])
+  })
+
+  test('the budget option limits what is added', async () => {
+    const run = createRunInfo({ workspace: ws })
+    const out = await runPrepare(
+      [preload({ budget: 1, bootstrap: false, references: ['src/App.jsx'] })],
+      baseTurn(),
+      run,
+    )
+    expect(out.userSections.map((s) => s.id)).toEqual(['plan'])
+    expect(out.omitted.map((o) => o.id)).toEqual(['preload:src/App.jsx'])
+  })
+
+  test('no root: a warning, the turn goes on unchanged', async () => {
+    const trace = memoryTrace()
+    const turn = baseTurn({ contexts: [{ sourceFile: 'src/App.jsx' }] })
+    const out = await runPrepare([preload()], turn, createRunInfo({ trace }))
+    expect(out).toBe(turn)
+    expect(trace.byStage('warning')[0]!.data).toMatchObject({
+      source: 'preload',
+      code: 'configuration_error',
+    })
+  })
+
+  test('malformed turn vars: a warning, bootstrap still loaded', async () => {
+    const trace = memoryTrace()
+    const out = await runPrepare(
+      [preload()],
+      baseTurn({ contexts: 'not a list' }),
+      createRunInfo({ workspace: ws, trace }),
+    )
+    expect(out.system.some((s) => s.id === 'bootstrap:AGENTS.md')).toBe(true)
+    expect(out.userSections.map((s) => s.id)).toEqual(['plan'])
+    expect(trace.byStage('warning')[0]!.data).toMatchObject({
+      source: 'preload.references',
+      code: 'validation_error',
+    })
+  })
+
+  test('a root that does not exist: warnings, turn unchanged', async () => {
+    const trace = memoryTrace()
+    const turn = baseTurn()
+    const out = await runPrepare(
+      [preload({ references: ['src/App.jsx'] })],
+      turn,
+      createRunInfo({ workspace: path.join(ws, 'gone'), trace }),
+    )
+    expect(out.system).toEqual(turn.system)
+    expect(out.userSections).toEqual(turn.userSections)
+    const codes = trace.byStage('warning').map((e) => e.data.code)
+    expect(codes).toEqual(['root_unavailable', 'root_unavailable'])
+  })
+
+  test('a throwing references function becomes a warning', async () => {
+    const trace = memoryTrace()
+    const out = await runPrepare(
+      [
+        preload({
+          bootstrap: false,
+          references: () => {
+            throw new Error('boom')
+          },
+        }),
+      ],
+      baseTurn(),
+      createRunInfo({ workspace: ws, trace }),
+    )
+    expect(out.userSections.map((s) => s.id)).toEqual(['plan'])
+    expect(trace.byStage('warning')[0]!.data).toMatchObject({ code: 'unexpected' })
+  })
+})

@@ -1,0 +1,61 @@
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+import { countLines, cutLongLines, lineCutMarker } from './text-lines.js'
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+const wellFormed = (s: string) => !LONE_SURROGATE.test(s)
+
+describe('countLines', () => {
+  test('counts like splitlines for \\n', () => {
+    expect(countLines('')).toBe(0)
+    expect(countLines('a')).toBe(1)
+    expect(countLines('a\n')).toBe(1)
+    expect(countLines('a\nb')).toBe(2)
+    expect(countLines('\n\n')).toBe(2)
+  })
+})
+
+describe('cutLongLines', () => {
+  test('returns the same string when nothing is too long', () => {
+    const s = 'short\nlines\n'
+    expect(cutLongLines(s, 10)).toEqual({ text: s, cut: 0 })
+  })
+
+  test('never splits a surrogate pair', () => {
+    const s = `${'a'.repeat(9)}😀😀`
+    const { text } = cutLongLines(s, 10)
+    expect(text).toBe('a'.repeat(9) + lineCutMarker(4))
+    expect(wellFormed(text)).toBe(true)
+  })
+
+  test('property: short lines are untouched, long ones cut to the limit plus a marker', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.string({ maxLength: 60 }).map((s) => s.replaceAll('\n', '')),
+          {
+            maxLength: 20,
+          },
+        ),
+        fc.integer({ min: 1, max: 40 }),
+        (lines, max) => {
+          const { text, cut } = cutLongLines(lines.join('\n'), max)
+          const out = text.split('\n')
+          expect(out).toHaveLength(Math.max(lines.length, 1))
+          let expectedCut = 0
+          lines.forEach((line, i) => {
+            if (line.length <= max) expect(out[i]).toBe(line)
+            else {
+              expectedCut++
+              expect(out[i]!.length).toBeLessThanOrEqual(max + lineCutMarker(line.length).length)
+              expect(line.startsWith(out[i]!.slice(0, max - 1))).toBe(true)
+              expect(out[i]).toContain('[… line cut:')
+            }
+          })
+          expect(cut).toBe(expectedCut)
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+})
