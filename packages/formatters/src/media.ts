@@ -33,7 +33,7 @@ export function unsupported(
   }
   warnings.push({
     code: `${block.type}_stripped`,
-    message: `${formatter} dropped a ${block.type} block from message ${messageIndex}`,
+    message: `${formatter} dropped an unsupported ${block.type} block from message ${messageIndex}`,
     details,
   })
 }

@@ -1,0 +1,151 @@
+import { type Message, type ToolDefinition, textMessage } from '@contextkit/core'
+import { describe, expect, test } from 'vitest'
+import { TooManyParticipantsError } from './errors.js'
+import { NativeFormatter } from './native-formatter.js'
+import { PassThroughParser } from './passthrough-parser.js'
+
+const tool: ToolDefinition = {
+  name: 'ls',
+  description: 'List files',
+  inputSchema: { type: 'object', properties: { dir: { type: 'string' } } },
+}
+
+const history: Message[] = [
+  textMessage('user', 'List the files'),
+  textMessage('user', 'in src please', { cacheBreakpoint: true }),
+  {
+    role: 'assistant',
+    content: [
+      { type: 'thinking', thinking: 'use ls', signature: 'sig' },
+      { type: 'text', text: 'Listing.' },
+      { type: 'tool_call', id: 'toolu_1', name: 'ls', input: { dir: 'src' } },
+    ],
+  },
+  {
+    role: 'user',
+    content: [
+      {
+        type: 'tool_result',
+        toolCallId: 'toolu_1',
+        content: [{ type: 'text', text: 'a.ts' }],
+        isError: true,
+      },
+    ],
+  },
+]
+
+describe('NativeFormatter', () => {
+  test('renders user/assistant messages, native tools, no stop sequences (exact)', () => {
+    const req = new NativeFormatter().buildMessages(history, { system: 'Sys', tools: [tool] })
+    expect(req).toEqual({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'List the files' },
+            { type: 'text', text: '\n\nin src please', cache_control: { type: 'ephemeral' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'use ls', signature: 'sig' },
+            { type: 'text', text: 'Listing.' },
+            { type: 'tool_use', id: 'toolu_1', name: 'ls', input: { dir: 'src' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'toolu_1',
+              content: [{ type: 'text', text: 'a.ts' }],
+              is_error: true,
+            },
+          ],
+        },
+      ],
+      system: [{ type: 'text', text: 'Sys' }],
+      stopSequences: [],
+      cacheMarkersApplied: 1,
+      warnings: [],
+      nativeTools: [{ name: 'ls', description: 'List files', input_schema: tool.inputSchema }],
+    })
+  })
+
+  test('simple mode rejects a third party; multiuser prefixes names', () => {
+    const msgs = [
+      textMessage('user', 'hi', { participant: 'Alice' }),
+      textMessage('user', 'yo', { participant: 'Bob' }),
+    ]
+    expect(() => new NativeFormatter().buildMessages(msgs)).toThrow(TooManyParticipantsError)
+    const req = new NativeFormatter({ participantMode: 'multiuser' }).buildMessages(msgs)
+    expect(req.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Alice: hi' },
+          { type: 'text', text: '\n\nBob: yo' },
+        ],
+      },
+    ])
+  })
+
+  test('a cache breakpoint on a message ending in thinking goes on the last other block', () => {
+    const msgs: Message[] = [
+      textMessage('user', 'q'),
+      {
+        role: 'assistant',
+        cacheBreakpoint: true,
+        content: [
+          { type: 'text', text: 'a' },
+          { type: 'thinking', thinking: 't', signature: 's' },
+        ],
+      },
+      textMessage('user', 'next'),
+    ]
+    const req = new NativeFormatter().buildMessages(msgs)
+    expect(req.messages[1]?.content).toEqual([
+      { type: 'text', text: 'a', cache_control: { type: 'ephemeral' } },
+      { type: 'thinking', thinking: 't', signature: 's' },
+    ])
+    const onlyThinking = new NativeFormatter().buildMessages([
+      textMessage('user', 'q'),
+      { role: 'assistant', cacheBreakpoint: true, content: [{ type: 'thinking', thinking: 't' }] },
+      textMessage('user', 'next'),
+    ])
+    expect(onlyThinking.cacheMarkersApplied).toBe(0)
+  })
+
+  test('prefill continues the final assistant message, without trailing whitespace', () => {
+    const f = new NativeFormatter()
+    const a = f.buildMessages([textMessage('user', 'q')], { prefill: 'Answer: \n' })
+    expect(a.messages[1]).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Answer:' }],
+    })
+    expect(a.assistantPrefill).toBe('Answer:')
+    const b = f.buildMessages([textMessage('user', 'q'), textMessage('assistant', 'One ')], {
+      prefill: 'two',
+    })
+    expect(b.messages[1]).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'One two' }],
+    })
+  })
+
+  test('output is passed through as text; tool calls are never parsed from text', () => {
+    const f = new NativeFormatter()
+    const parser = f.createStreamParser()
+    expect(parser).toBeInstanceOf(PassThroughParser)
+    expect(parser.processChunk('<function_calls><invoke name="x">')).toEqual([
+      { type: 'text-delta', text: '<function_calls><invoke name="x">' },
+    ])
+    expect(parser.processChunk('')).toEqual([])
+    expect(parser.flush()).toEqual([])
+    expect(f.parseToolCalls()).toEqual([])
+    expect(f.hasToolUse()).toBe(false)
+    expect(f.formatToolDefinitions()).toBeUndefined()
+  })
+})
