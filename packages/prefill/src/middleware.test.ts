@@ -18,6 +18,7 @@ import {
   textOf,
   ValidationError,
 } from '@contextkit/core'
+import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PrefillRejectedError } from './errors.js'
 import { PREFILL_VARS_KEY, prefill } from './middleware.js'
@@ -129,6 +130,31 @@ describe('prefill middleware', () => {
       })
     })
   }
+
+  it('property: whatever the stop reason, the saved reply no longer carries the prefill', async () => {
+    const mw = prefill()
+    const stopReasons = ['end_turn', 'max_tokens', 'tool_use', 'aborted', 'error'] as const
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim() !== ''),
+        fc.constantFrom(' ', '\n', '\n\n', ''),
+        fc.string({ maxLength: 60 }),
+        fc.constantFrom(...stopReasons),
+        fc.boolean(),
+        async (raw, sep, rest, stopReason, supported) => {
+          const turn = turnFor('claude-haiku-4-5', { prefill: raw })
+          const model = { ...turn.model, supportsPrefill: supported }
+          const prepared = await runPrepare([mw], { ...turn, model }, run)
+          const sent = raw.trim()
+          const out = await runFinalize([mw], reply(sent + sep + rest, stopReason), prepared, run)
+          const expected = (sent + sep + rest).slice(sent.length).trimStart()
+          expect(textOf(out)).toBe(expected)
+          expect(out.content.every((b) => b.type !== 'text' || b.text !== '')).toBe(true)
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
 
   it('finalize leaves a reply that does not start with the prefill unchanged', async () => {
     await writeFile(join(ws, 'PREFILL.md'), 'Let me think.')

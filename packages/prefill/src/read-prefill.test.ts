@@ -208,7 +208,22 @@ describe('file cache', () => {
     expect(cache.size).toBe(0)
   })
 
-  it('serves the cached text only while the file stays the same on disk', async () => {
+  it('keys the cache on mtime and size only: same size and restored mtime is not re-read', async () => {
+    const cache = createPrefillCache()
+    const file = join(ws, 'PREFILL.md')
+    await writeFile(file, 'alpha')
+    const stamp = new Date('2024-01-01T00:00:00Z')
+    await utimes(file, stamp, stamp)
+    expect(await readPrefillContent(ws, { cache })).toBe('alpha')
+    await writeFile(file, 'gamma') // same size
+    await utimes(file, stamp, stamp) // same mtime: indistinguishable by design
+    expect(await readPrefillContent(ws, { cache })).toBe('alpha')
+    expect(cache.misses).toBe(1)
+    await utimes(file, stamp, new Date('2024-01-01T00:00:01Z'))
+    expect(await readPrefillContent(ws, { cache })).toBe('gamma')
+  })
+
+  it('evicts the oldest file beyond maxEntries', async () => {
     const cache = createPrefillCache({ maxEntries: 2 })
     for (const name of ['a', 'b', 'c']) {
       await mkdir(join(ws, name))

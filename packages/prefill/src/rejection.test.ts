@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { isPrefillRejection } from './rejection.js'
@@ -29,6 +31,37 @@ describe('isPrefillRejection', () => {
   it('recognizes the SDK error for the prefill 400', () => {
     const error = new APIError(400, body('invalid_request_error', REJECTION_MESSAGE))
     expect(isPrefillRejection(error)).toBe(true)
+  })
+
+  it('recognizes the body a real HTTP 400 carries (loopback server, fetch, SDK-style error)', async () => {
+    const server = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => {
+        res.writeHead(400, { 'content-type': 'application/json', 'request-id': 'req_01' })
+        res.end(JSON.stringify(body('invalid_request_error', REJECTION_MESSAGE)))
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as AddressInfo
+      const res = await fetch(`http://127.0.0.1:${port}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'claude-sonnet-4-6',
+          max_tokens: 16,
+          messages: [
+            { role: 'user', content: 'Hi' },
+            { role: 'assistant', content: 'Let me think.' },
+          ],
+        }),
+      })
+      // What the SDK does with a non-2xx JSON response: status + parsed body.
+      const error = new APIError(res.status, (await res.json()) as unknown)
+      expect(isPrefillRejection(error)).toBe(true)
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 
   it('recognizes a body kept as `body`, and an error wrapped in a cause chain', () => {
