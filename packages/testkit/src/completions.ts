@@ -117,7 +117,6 @@ export async function handleCompletions(x: Exchange, body: unknown): Promise<voi
   const completionTokens = estimateTextTokens(text)
   const base = { id, object: 'text_completion', created, model: parsed.model }
   if (!parsed.stream) {
-    x.head(200, { 'content-type': 'application/json' })
     const body = {
       ...base,
       choices: [{ text, index: 0, logprobs: null, finish_reason: finish }],
@@ -127,7 +126,9 @@ export async function handleCompletions(x: Exchange, body: unknown): Promise<voi
         total_tokens: promptTokens + completionTokens,
       },
     }
-    return x.send([JSON.stringify(body)], reply, 'end')
+    const json = JSON.stringify(body)
+    x.head(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) })
+    return x.send([json], reply, 'end')
   }
   const t = x.transport(reply)
   const pieces = splitText(text, t.deltaChars)

@@ -81,8 +81,9 @@ export async function handleMessages(x: Exchange, body: unknown): Promise<void> 
     signature: (thinking) => `sig_${Buffer.from(thinking.slice(0, 24)).toString('base64')}`,
   })
   if (!request.stream) {
-    x.head(200, { 'content-type': 'application/json' })
-    return x.send([JSON.stringify(message)], reply, 'end')
+    const json = JSON.stringify(message)
+    x.head(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) })
+    return x.send([json], reply, 'end')
   }
   const events = messageEvents(message, x.transport(reply).deltaChars)
   let frames = events.map(sseFrame)

@@ -204,6 +204,7 @@ export async function startAnthropicEmulator(options: EmulatorOptions): Promise<
       else res.destroy()
     })
   })
+  server.on('connection', (socket) => socket.setNoDelay(true))
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n')
     else socket.destroy()
