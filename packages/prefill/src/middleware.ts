@@ -79,14 +79,14 @@ const OptionsSchema = PrefillConfigSchema.extend({
   cache: z.custom<PrefillCache>((v) => typeof v === 'object' && v !== null).optional(),
 })
 
-const ThinkingVarSchema = z.union([
-  z.literal(true),
-  z.looseObject({ type: z.literal('enabled') }),
-  z.looseObject({ enabled: z.literal(true) }),
-])
-
 function defaultIsThinking(turn: TurnContext): boolean {
-  return ThinkingVarSchema.safeParse(turn.vars.thinking).success
+  // A hand-written guard rather than a zod union: this runs on every call, and a failing zod
+  // parse allocates its issue list.
+  const value: unknown = turn.vars.thinking
+  if (value === true) return true
+  if (typeof value !== 'object' || value === null) return false
+  const flags = value as { type?: unknown; enabled?: unknown }
+  return flags.type === 'enabled' || flags.enabled === true
 }
 
 function readState(turn: TurnContext): PrefillState | undefined {
