@@ -55,6 +55,25 @@ describe('ContextkitError', () => {
   })
 })
 
+test('an intermediate base class accepts its subclasses, also across copies', () => {
+  class RefusalError extends ContextkitError {
+    static override readonly code: string = 'refusal'
+  }
+  class TooBigError extends RefusalError {
+    static override readonly code = 'too_big'
+  }
+  const e = new TooBigError('file is 9 MB')
+  expect(e.kinds).toEqual(['too_big', 'refusal', 'contextkit_error'])
+  expect(RefusalError.isInstance(e)).toBe(true)
+  expect(TooBigError.isInstance(e)).toBe(true)
+  expect(TooBigError.isInstance(new RefusalError('other'))).toBe(false)
+  const foreign = JSON.parse(JSON.stringify({ code: 'too_big', kinds: e.kinds }))
+  foreign[Symbol.for('contextkit.error')] = true
+  expect(RefusalError.isInstance(foreign)).toBe(true)
+  // a code given at construction is kept; the class chain still classifies it
+  expect(new RefusalError('x', { code: 'custom' }).kinds).toEqual(['refusal', 'contextkit_error'])
+})
+
 describe('parseWith', () => {
   const schema = z.object({ name: z.string(), size: z.number().int() })
 

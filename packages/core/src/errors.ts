@@ -27,6 +27,8 @@ export class ContextkitError extends Error {
   /** The code of this class; subclasses override it. */
   static readonly code: string = 'contextkit_error'
   readonly code: string
+  /** Codes of this error's class and every ancestor class, most specific first. */
+  readonly kinds: readonly string[]
   readonly recoverable: boolean
   readonly details: Record<string, unknown>
   readonly [MARKER] = true
@@ -36,13 +38,16 @@ export class ContextkitError extends Error {
     const ctor = new.target as typeof ContextkitError
     this.name = ctor.name
     this.code = options.code ?? ctor.code
+    this.kinds = classCodes(ctor)
     this.recoverable = options.recoverable ?? false
     this.details = options.details ?? {}
   }
 
   /**
-   * Type guard that works across duplicated package copies. Called on a subclass it also checks
-   * that the error's `code` is the subclass's code: `PathOutsideRootError.isInstance(e)`.
+   * Type guard that works across duplicated package copies (it reads a global symbol marker and
+   * plain data, not prototypes). Called on a subclass it also checks that the error is of that
+   * class or a class below it, by code: `PathOutsideRootError.isInstance(e)`; an intermediate
+   * base class (`PreloadRefusal.isInstance(e)`) accepts all of its subclasses.
    */
   static isInstance<T extends ContextkitError>(
     this: (abstract new (...args: never[]) => T) & { readonly code: string },
@@ -51,8 +56,22 @@ export class ContextkitError extends Error {
     if (typeof value !== 'object' || value === null) return false
     if ((value as Record<symbol, unknown>)[MARKER] !== true) return false
     if (this.code === ContextkitError.code) return true
-    return (value as { code?: unknown }).code === this.code
+    const { code, kinds } = value as { code?: unknown; kinds?: unknown }
+    return code === this.code || (Array.isArray(kinds) && kinds.includes(this.code))
   }
+}
+
+function classCodes(ctor: typeof ContextkitError): string[] {
+  const codes: string[] = []
+  for (
+    let c: unknown = ctor;
+    typeof c === 'function' && Object.hasOwn(c, 'code');
+    c = Object.getPrototypeOf(c)
+  ) {
+    const code: unknown = Reflect.get(c, 'code')
+    if (typeof code === 'string' && !codes.includes(code)) codes.push(code)
+  }
+  return codes
 }
 
 /** Input failed a zod schema. `issues` lists each problem with its path. */
