@@ -80,6 +80,14 @@ function headerRecord(req: IncomingMessage): Record<string, string> {
   return out
 }
 
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
+
 async function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = []
   let size = 0
@@ -137,13 +145,6 @@ export async function startAnthropicEmulator(options: EmulatorOptions): Promise<
 
   async function route(x: Exchange): Promise<void> {
     const { method, path, headers } = x.record
-    const anthropic = path !== '/v1/completions'
-    if (anthropic) {
-      const auth = authProblem(headers, options.apiKey)
-      if (auth) return x.error(401, auth)
-      if (!headers['anthropic-version'])
-        return x.error(400, 'anthropic-version: header is required')
-    }
     const raw = await readBody(x.req, maxBody)
     if (raw === undefined) {
       x.error(413, `Request exceeds the maximum allowed number of bytes (${maxBody})`, {
@@ -156,8 +157,17 @@ export async function startAnthropicEmulator(options: EmulatorOptions): Promise<
       try {
         x.record.body = JSON.parse(x.record.rawBody)
       } catch {
-        if (method === 'POST') return x.error(400, 'There was an error parsing the body as JSON')
+        // Kept as rawBody; POST endpoints answer 400 below, after the auth check.
       }
+    }
+    if (path !== '/v1/completions') {
+      const auth = authProblem(headers, options.apiKey)
+      if (auth) return x.error(401, auth)
+      if (!headers['anthropic-version'])
+        return x.error(400, 'anthropic-version: header is required')
+    }
+    if (method === 'POST' && raw.length > 0 && x.record.body === undefined) {
+      return x.error(400, 'There was an error parsing the body as JSON')
     }
     if (method === 'POST' && path === '/v1/messages') return handleMessages(x, x.record.body)
     if (method === 'POST' && path === '/v1/messages/count_tokens')
@@ -171,7 +181,7 @@ export async function startAnthropicEmulator(options: EmulatorOptions): Promise<
       return void x.res.end(json)
     }
     if (method === 'GET' && path.startsWith('/v1/models/')) {
-      const m = models.get(decodeURIComponent(path.slice('/v1/models/'.length)))
+      const m = models.get(safeDecode(path.slice('/v1/models/'.length)))
       if (!m) return x.error(404, `model: ${path.slice('/v1/models/'.length)}`)
       const json = JSON.stringify(modelInfoWire(m))
       x.head(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) })
