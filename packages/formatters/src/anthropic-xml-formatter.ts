@@ -297,7 +297,7 @@ class TranscriptWriter {
   /** The request's final assistant content must not end in whitespace. */
   trimEnd(): void {
     const msg = this.#messages[this.#messages.length - 1]
-    if (!msg || msg.role !== 'assistant') return
+    if (msg?.role !== 'assistant') return
     while (msg.content.length > 0) {
       const b = msg.content[msg.content.length - 1]!
       if (b.type !== 'text') return

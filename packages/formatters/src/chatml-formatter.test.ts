@@ -161,7 +161,7 @@ describe('ChatMLFormatter', () => {
 
 describe('ChatMLStreamParser', () => {
   test('think blocks and tool calls become events; ids count per parser', () => {
-    const text = `<think>\nplan\n</think>\n\nOK ${renderQwenToolCall({ name: 'get_weather', input: { city: 'Oslo', n: 123456789012345678901234567890 } })} done`
+    const text = `<think>\nplan\n</think>\n\nOK ${renderQwenToolCall({ name: 'get_weather', input: { city: 'Oslo', n: 1.2345678901234568e29 } })} done`
     const events = run([text])
     expect(events).toEqual([
       { type: 'thinking-start' },

@@ -72,15 +72,16 @@ export function matchTagAt(data: string, at: number, cands: readonly TagCandidat
   let k = at + 1
   if (k < limit && data.charCodeAt(k) === 47) k++
   while (k < limit && isNameChar(data.charCodeAt(k))) k++
-  const spelled = data.slice(at + 1, k)
+  const nameLength = k - at - 1
   if (k >= limit) {
     if (ranOut === NONE) return NONE
+    const spelled = data.slice(at + 1, k)
     for (const c of cands) if (c.spelled.startsWith(spelled)) return PARTIAL
     return NONE
   }
   let tag: TagCandidate | undefined
   for (const c of cands) {
-    if (c.spelled === spelled) {
+    if (c.spelled.length === nameLength && data.startsWith(c.spelled, at + 1)) {
       tag = c
       break
     }

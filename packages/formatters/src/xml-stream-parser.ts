@@ -149,7 +149,7 @@ export class IncrementalXmlParser implements StreamParser {
         i = lt + 1
         continue
       }
-      this.#tag(m.tag, data.slice(lt, m.end), m.name, out)
+      this.#tag(m.tag, data, lt, m.end, m.name, out)
       i = m.end
     }
   }
@@ -176,7 +176,14 @@ export class IncrementalXmlParser implements StreamParser {
     }
   }
 
-  #tag(tag: TagCandidate, written: string, name: string | undefined, out: StreamEvent[]): void {
+  #tag(
+    tag: TagCandidate,
+    data: string,
+    start: number,
+    end: number,
+    name: string | undefined,
+    out: StreamEvent[],
+  ): void {
     switch (tag.local) {
       case 'thinking':
         this.#mode = tag.closing ? 'text' : 'thinking'
@@ -191,17 +198,17 @@ export class IncrementalXmlParser implements StreamParser {
           this.#mode = 'calls'
           this.#call = undefined
           if (call) {
-            call.raw += written
+            call.raw += data.slice(start, end)
             out.push({ type: 'tool-call-end', call: this.#block(call) })
           }
           return
         }
-        this.#startCall(unescapeXml(name ?? ''), written, out)
+        this.#startCall(unescapeXml(name ?? ''), data.slice(start, end), out)
         return
       case 'parameter': {
         const call = this.#call
         if (!call) return
-        call.raw += written
+        call.raw += data.slice(start, end)
         if (!tag.closing) {
           this.#mode = 'param'
           this.#param = { name: unescapeXml(name ?? ''), value: '' }
