@@ -41,6 +41,7 @@ describe('readPrefillContent', () => {
     const { warnings, options } = fresh()
     expect(await readPrefillContent(ws, options)).toBeUndefined()
     expect(await readPrefillContent(join(ws, 'no-such-dir'), options)).toBeUndefined()
+    expect(await readPrefillContent('', options)).toBeUndefined() // never the cwd
     expect(await hasPrefillEnabled(ws, options)).toBe(false)
     expect(warnings).toEqual([])
   })

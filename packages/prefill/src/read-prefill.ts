@@ -109,6 +109,49 @@ export function prefillCandidates(
   return out
 }
 
+async function runDynamic(
+  path: string,
+  workspace: string,
+  config: ReadConfig,
+  options: ReadPrefillOptions,
+  loader: DynamicPrefillLoader,
+): Promise<PrefillLoad | undefined> {
+  const st = statQuiet(path)
+  if (st === undefined || (st instanceof Error && isMissing(st))) return undefined
+  if (st instanceof Error || !st.isFile()) {
+    const reason =
+      st instanceof Error ? String(st.code ?? 'EIO') : st.isDirectory() ? 'EISDIR' : 'not-a-file'
+    const warning = new PrefillReadError(`Cannot load prefill module ${path} (${reason})`, {
+      recoverable: true,
+      cause: st instanceof Error ? st : undefined,
+      details: { path, reason },
+    })
+    return { text: undefined, source: path, kind: 'dynamic', warning }
+  }
+  const model =
+    typeof options.model === 'object' ? options.model : getModelInfo(options.model ?? 'unknown')
+  const run = await loader.run(
+    path,
+    st,
+    {
+      model,
+      history: options.history ?? [],
+      context: {
+        workspace,
+        vars: options.vars ?? {},
+        ...(options.runId === undefined ? {} : { runId: options.runId }),
+        ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+      },
+    },
+    config.timeoutMs,
+    options.signal,
+  )
+  if (run.kind === 'failed') {
+    return { text: undefined, source: path, kind: 'dynamic', warning: run.error }
+  }
+  return { text: run.text === '' ? undefined : run.text, source: path, kind: 'dynamic' }
+}
+
 /** @internal Load with an already-validated config. */
 export async function loadWithConfig(
   workspace: string,
@@ -117,51 +160,21 @@ export async function loadWithConfig(
   cache: PrefillCache,
   loader: DynamicPrefillLoader,
 ): Promise<PrefillLoad> {
+  if (workspace === '') return { text: undefined, kind: 'none' }
   const family = modelFamily(options.model)
   for (const candidate of prefillCandidates(config.file, family, config)) {
     const path = join(workspace, candidate.file)
-    if (!candidate.dynamic) {
-      const read = await cache.read(path, config.maxBytes)
-      if (read.kind === 'missing') continue
-      if (read.kind === 'failed')
-        return { text: undefined, source: path, kind: 'file', warning: read.error }
-      return { text: read.text === '' ? undefined : read.text, source: path, kind: 'file' }
+    if (candidate.dynamic) {
+      const found = await runDynamic(path, workspace, config, options, loader)
+      if (found) return found
+      continue
     }
-    const st = statQuiet(path)
-    if (st === undefined || (st instanceof Error && isMissing(st))) continue
-    if (st instanceof Error || !st.isFile()) {
-      const reason =
-        st instanceof Error ? String(st.code ?? 'EIO') : st.isDirectory() ? 'EISDIR' : 'not-a-file'
-      const warning = new PrefillReadError(`Cannot load prefill module ${path} (${reason})`, {
-        recoverable: true,
-        cause: st instanceof Error ? st : undefined,
-        details: { path, reason },
-      })
-      return { text: undefined, source: path, kind: 'dynamic', warning }
+    const read = await cache.read(path, config.maxBytes)
+    if (read.kind === 'missing') continue
+    if (read.kind === 'failed') {
+      return { text: undefined, source: path, kind: 'file', warning: read.error }
     }
-    const model =
-      typeof options.model === 'string' || options.model === undefined
-        ? getModelInfo(typeof options.model === 'string' ? options.model : 'unknown')
-        : options.model
-    const run = await loader.run(
-      path,
-      st,
-      {
-        model,
-        history: options.history ?? [],
-        context: {
-          workspace,
-          vars: options.vars ?? {},
-          ...(options.runId === undefined ? {} : { runId: options.runId }),
-          ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
-        },
-      },
-      config.timeoutMs,
-      options.signal,
-    )
-    if (run.kind === 'failed')
-      return { text: undefined, source: path, kind: 'dynamic', warning: run.error }
-    return { text: run.text === '' ? undefined : run.text, source: path, kind: 'dynamic' }
+    return { text: read.text === '' ? undefined : read.text, source: path, kind: 'file' }
   }
   return { text: undefined, kind: 'none' }
 }
