@@ -32,20 +32,24 @@ export function csvQuotedNewlines(bytes: number): string {
   return parts.join('\n') + '\n'
 }
 
-/** ~`bytes` of a pretty-printed (2-space) JSON array of records. */
+/** ~`bytes` (at most) of a pretty-printed (2-space) JSON array of records. */
 export function prettyJsonArray(bytes: number): string {
-  const records: unknown[] = []
-  let size = 0
-  for (let i = 0; size < bytes; i++) {
-    const rec = {
-      id: i,
-      title: `Item ${i} with a "quote" and a \\ backslash`,
-      tags: ['a', 'b', String(i % 10)],
-      owner: { name: `Owner ${i % 50}`, email: `owner${i % 50}@example.com` },
-      active: i % 2 === 0,
-    }
-    records.push(rec)
-    size += JSON.stringify(rec, null, 2).length + 6
-  }
-  return JSON.stringify(records, null, 2)
+  const make = (i: number) => ({
+    id: i,
+    title: `Item ${i} with a "quote" and a \\ backslash`,
+    tags: ['a', 'b', String(i % 10)],
+    owner: { name: `Owner ${i % 50}`, email: `owner${i % 50}@example.com` },
+    active: i % 2 === 0,
+  })
+  const probe = JSON.stringify(
+    Array.from({ length: 1000 }, (_, i) => make(i)),
+    null,
+    2,
+  )
+  const n = Math.floor((1000 * bytes) / probe.length)
+  return JSON.stringify(
+    Array.from({ length: n }, (_, i) => make(i)),
+    null,
+    2,
+  )
 }

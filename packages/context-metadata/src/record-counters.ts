@@ -196,7 +196,7 @@ export class JsonRecordCounter {
           i = j - 1
           continue
         }
-        // Fast path: find the closing quote, skipping escaped ones.
+        // Fast path: find the closing quote with indexOf, skipping escaped ones.
         let p = i + 1
         for (;;) {
           const j = s.indexOf('"', p)

@@ -1,0 +1,107 @@
+/**
+ * analyzeFile on generated NDJSON files of 100 MB and 1 GB: time and peak RSS. The files are
+ * written under os.tmpdir() and deleted afterwards; with less than 5 GB free the suite is
+ * skipped with a note.
+ */
+import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, bench, describe } from 'vitest'
+import { analyzeFile } from '../src/index.js'
+
+const MB = 1024 * 1024
+const GB = 1024 * MB
+
+function freeBytes(): number {
+  const s = statfsSync(tmpdir())
+  return s.bavail * s.bsize
+}
+
+const enough = freeBytes() >= 5 * GB
+if (!enough) {
+  console.log(`[analyze-file.bench] skipped: less than 5 GB free under ${tmpdir()}`)
+}
+
+/** Write ~`size` bytes of NDJSON by repeating a 1 MiB block of distinct records. */
+function writeNdjson(path: string, size: number): void {
+  const lines: string[] = []
+  let n = 0
+  let i = 0
+  while (n < MB) {
+    const line = JSON.stringify({
+      id: i,
+      author: `did:plc:user${i % 997}`,
+      text: `Post ${i}: Arsenal win ${i % 5}-${i % 3}, "what a game" é 😀`,
+      profile: { name: `User ${i % 997}` },
+    })
+    lines.push(line)
+    n += Buffer.byteLength(line) + 1
+    i++
+  }
+  const block = Buffer.from(lines.join('\n') + '\n')
+  const fd = openSync(path, 'w')
+  try {
+    for (let written = 0; written < size; written += block.length) writeSync(fd, block)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Run analyzeFile while sampling RSS every 5 ms; print time, throughput and peak RSS. */
+async function measure(label: string, path: string): Promise<void> {
+  globalThis.gc?.()
+  const before = process.memoryUsage().rss
+  let peak = before
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss)
+  }, 5)
+  const t0 = performance.now()
+  const meta = await analyzeFile(path)
+  const ms = performance.now() - t0
+  clearInterval(timer)
+  peak = Math.max(peak, process.memoryUsage().rss)
+  const mbps = (meta.bytes ?? 0) / MB / (ms / 1000)
+  console.log(
+    `[analyze-file.bench] ${label}: ${(ms / 1000).toFixed(2)} s, ${mbps.toFixed(0)} MB/s, ` +
+      `${meta.recordCount} records, RSS before ${(before / MB).toFixed(0)} MB, peak ${(peak / MB).toFixed(0)} MB ` +
+      `(+${((peak - before) / MB).toFixed(0)} MB)`,
+  )
+}
+
+const once = { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 }
+
+// vitest does not run beforeAll/afterAll around benches, so files are made in a bench `setup`
+// hook (not timed) and removed after the last bench, and on exit as a safety net.
+let dir = ''
+const small = () => join(dir, 'feed-100mb.ndjson')
+const large = () => join(dir, 'feed-1gb.ndjson')
+function cleanup(): void {
+  if (dir) rmSync(dir, { recursive: true, force: true })
+  dir = ''
+}
+function prepare(): void {
+  if (dir) return
+  dir = mkdtempSync(join(tmpdir(), 'ctxmeta-bench-'))
+  process.once('exit', cleanup)
+  const t0 = performance.now()
+  writeNdjson(small(), 100 * MB)
+  writeNdjson(large(), GB)
+  console.log(
+    `[analyze-file.bench] generated 1.1 GB in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  )
+}
+
+describe.skipIf(!enough)('analyzeFile, streaming', () => {
+  bench('100 MB NDJSON', () => measure('100 MB', small()), {
+    ...once,
+    iterations: 3,
+    setup: prepare,
+  })
+  bench('1 GB NDJSON', () => measure('1 GB', large()), {
+    ...once,
+    setup: prepare,
+    teardown: (_task, mode) => {
+      if (mode === 'run') cleanup()
+    },
+  })
+})
