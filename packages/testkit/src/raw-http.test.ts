@@ -238,4 +238,19 @@ describe('POST /v1/completions (OpenAI-compatible)', () => {
       finish_reason: 'length',
     })
   })
+
+  test('a stream-error fault ends the completion stream with an error line and no [DONE]', async () => {
+    const emu = await setup({
+      script: [{ text: 'abcdefghij', fault: { kind: 'stream-error', afterEvents: 2 } }],
+      transport: { deltaChars: 2 },
+    })
+    const res = await post(emu.url, '/v1/completions', { model: 'base', prompt: 'x', stream: true })
+    const lines = res.body.split('\n\n').filter((l) => l !== '')
+    expect(lines).toHaveLength(3)
+    expect(JSON.parse(lines[0]!.slice(6)).choices[0].text).toBe('ab')
+    expect(JSON.parse(lines[2]!.slice(6))).toEqual({
+      error: { message: 'Overloaded', type: 'overloaded_error' },
+    })
+    expect(res.body).not.toContain('[DONE]')
+  })
 })

@@ -271,4 +271,23 @@ describe('POST /v1/messages with the real SDK', () => {
     expect(noVersion.status).toBe(400)
     expect(emu.remainingSteps).toBe(0)
   })
+
+  test('concurrent requests each take exactly one step of a list script', async () => {
+    const steps = Array.from({ length: 8 }, (_, i) => `answer ${i}`)
+    const { emu, client } = await setup({ script: steps })
+    const replies = await Promise.all(
+      steps.map((_, i) =>
+        i % 2 === 0
+          ? client.messages.create({ model: MODEL, max_tokens: 20, messages: ask(`q${i}`) })
+          : client.messages
+              .stream({ model: MODEL, max_tokens: 20, messages: ask(`q${i}`) })
+              .finalMessage(),
+      ),
+    )
+    const texts = replies.map((r) => (r.content[0]?.type === 'text' ? r.content[0].text : ''))
+    expect([...texts].sort()).toEqual([...steps].sort())
+    expect(new Set(replies.map((r) => r.id)).size).toBe(steps.length)
+    expect(emu.remainingSteps).toBe(0)
+    expect(emu.failures).toEqual([])
+  })
 })
