@@ -6,7 +6,7 @@
 import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, bench, describe } from 'vitest'
+import { bench, describe } from 'vitest'
 import { analyzeFile } from '../src/index.js'
 
 const MB = 1024 * 1024

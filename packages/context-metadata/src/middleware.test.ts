@@ -119,3 +119,14 @@ describe('contextMetadata middleware', () => {
     expect(out.vars.meta).toBeDefined()
   })
 })
+
+describe('contextMetadata middleware, programming errors', () => {
+  test('bad analysis options throw instead of becoming a warning', async () => {
+    const mw = contextMetadata({ content: 'x', analyze: { sniffChars: -1 } })
+    await expect(
+      runPrepare([mw], createTurnContext({ model }), createRunInfo()),
+    ).rejects.toMatchObject({
+      code: 'configuration_error',
+    })
+  })
+})

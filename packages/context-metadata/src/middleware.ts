@@ -1,5 +1,10 @@
 import { stat } from 'node:fs/promises'
-import { type ContextMiddleware, recordWarning, type Section } from '@contextkit/core'
+import {
+  ContextkitError,
+  type ContextMiddleware,
+  recordWarning,
+  type Section,
+} from '@contextkit/core'
 import { analyzeContext } from './analyze-context.js'
 import { type AnalyzeFileOptions, analyzeFile } from './analyze-file.js'
 import { formatContextHint, type HintOptions } from './hint.js'
@@ -83,6 +88,8 @@ export function contextMetadata(options: ContextMetadataOptions = {}): ContextMi
           meta = fromText(text)
         }
       } catch (error) {
+        // An unreadable file turns the feature off for this turn; anything else is a bug.
+        if (!(ContextkitError.isInstance(error) && error.recoverable)) throw error
         recordWarning(run, 'context-metadata', error)
         return turn
       }
