@@ -1,6 +1,7 @@
 import type { ToolDefinition } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { MAX_TAG_LENGTH } from './tag-scanner.js'
 import type { StreamEvent } from './types.js'
 import { IncrementalXmlParser } from './xml-stream-parser.js'
 
@@ -144,6 +145,21 @@ describe('IncrementalXmlParser', () => {
     expect(p.processChunk('s')).toEqual([{ type: 'text-delta', text: '<thinks' }])
     expect(p.processChunk('<')).toEqual([])
     expect(p.flush()).toEqual([{ type: 'text-delta', text: '<' }])
+  })
+
+  test('held-back text never exceeds MAX_TAG_LENGTH, whatever the input', () => {
+    const p = new IncrementalXmlParser()
+    const text = `<thinking${' '.repeat(3000)}x`
+    let released = 0
+    let maxHeld = 0
+    for (let i = 0; i < text.length; i++) {
+      for (const e of p.processChunk(text[i]!))
+        if (e.type === 'text-delta') released += e.text.length
+      maxHeld = Math.max(maxHeld, i + 1 - released)
+    }
+    expect(maxHeld).toBeLessThanOrEqual(MAX_TAG_LENGTH)
+    expect(released).toBe(text.length)
+    expect(p.flush()).toEqual([])
   })
 
   test('invoke and parameter mean nothing outside function_calls; calls inside thinking are quotes', () => {
