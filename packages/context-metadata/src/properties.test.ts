@@ -132,3 +132,25 @@ describe('analyzeContext invariants', () => {
     )
   })
 })
+
+describe('pathological input stays linear', () => {
+  // Each of these once took seconds in a regex-based sniffer (quadratic backtracking).
+  const cases: Record<string, string> = {
+    'a line of [': '['.repeat(65000),
+    'unclosed links': 'x ['.repeat(20000),
+    'whitespace then a separator': `${' '.repeat(65000)}x\n${' '.repeat(60000)}|-`,
+    'unclosed emphasis': '**a'.repeat(20000),
+    'only quotes': '"'.repeat(65000),
+    'unclosed objects': '{"a":'.repeat(13000),
+    'unclosed tags': '<a '.repeat(20000),
+  }
+  test.each(Object.entries(cases))('%s', (_name, text) => {
+    for (const name of [undefined, 'x.json', 'x.md', 'x.csv']) {
+      const t0 = performance.now()
+      const meta = analyzeContext(text + text, name)
+      // generous bound: these run in a few ms; a quadratic regex takes seconds
+      expect(performance.now() - t0).toBeLessThan(1000)
+      expect(meta.chars).toBe(text.length * 2)
+    }
+  })
+})

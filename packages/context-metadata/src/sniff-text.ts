@@ -125,13 +125,15 @@ export function sniffMarkup(text: string): MarkupSniff | undefined {
   return { format: 'xml', rootElement: root }
 }
 
-const TABLE_SEPARATOR = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$/
+/** A table separator row, tested on the trimmed line (no ambiguous adjacent `\s*`). */
+const TABLE_SEPARATOR = /^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?$/
 
 /** `true` when the lines hold a markdown table (a `|` row followed by a `|---|` row). */
 export function hasMarkdownTable(lines: readonly string[]): boolean {
   for (let i = 1; i < lines.length; i++) {
     const row = lines[i - 1]!
-    if (row.includes('|') && TABLE_SEPARATOR.test(lines[i]!)) return true
+    const sep = lines[i]!
+    if (row.includes('|') && sep.length < 4096 && TABLE_SEPARATOR.test(sep.trim())) return true
   }
   return false
 }
@@ -149,12 +151,15 @@ export function markdownScore(lines: readonly string[]): number {
   let other = 0
   const n = Math.min(lines.length, 400)
   for (let i = 0; i < n; i++) {
-    const line = lines[i]!
+    // Long lines are cut so no pattern below can cost more than linear time in the prefix.
+    const line = lines[i]!.length > 2048 ? lines[i]!.slice(0, 2048) : lines[i]!
     if (/^#{1,6}(\s|$)/.test(line) && line.trim().length > 1) score += 3
     else if (/^\s{0,3}(```|~~~)/.test(line)) fences++
     else if (/^\s*([-*+]|\d{1,3}[.)])\s+\S/.test(line)) lists++
     else if (/^>\s?\S/.test(line)) other++
-    if (/\[[^\]\n]+\]\([^)\s]+\)/.test(line)) links++
+    // `[text](url)`: anchored on `](` so a line full of `[` cannot make the search quadratic.
+    const open = line.indexOf('[')
+    if (open >= 0 && open < line.indexOf('](') && /\]\([^)\s]+\)/.test(line)) links++
     if (/(\*\*|__)\S[^*_]*\S\1/.test(line) || /`[^`\s][^`]*`/.test(line)) other++
     if (i > 0 && /^(=+|-+)\s*$/.test(line) && lines[i - 1]!.trim() !== '') score += 2
   }
