@@ -17,6 +17,11 @@ export interface TurnContext {
   /** Ephemeral assistant prefill: sent, never persisted. */
   prefill?: string
   tools: ToolDefinition[]
+  /**
+   * Extended thinking for this call. When enabled, the API forbids an assistant prefill, so
+   * middleware that adds one must fall back (see @contextkit/prefill). Default: off.
+   */
+  thinking?: { enabled: boolean; budgetTokens?: number }
   /** Data for tools and sandboxes (e.g. `contextMeta`). */
   vars: Record<string, unknown>
   /** What budget fitting dropped or shortened, and why. */

@@ -201,21 +201,17 @@ describe('prefill middleware', () => {
     )
   })
 
-  it('falls back while extended thinking is on (turn.vars.thinking)', async () => {
+  it('falls back while extended thinking is on (turn.thinking)', async () => {
     await writeFile(join(ws, 'PREFILL.md'), 'Hmm.')
     const mw = prefill()
-    for (const thinking of [true, { type: 'enabled', budget_tokens: 2048 }]) {
-      const prepared = await runPrepare(
-        [mw],
-        turnFor('claude-haiku-4-5', { vars: { thinking } }),
-        run,
-      )
+    for (const thinking of [{ enabled: true }, { enabled: true, budgetTokens: 2048 }]) {
+      const prepared = await runPrepare([mw], turnFor('claude-haiku-4-5', { thinking }), run)
       expect(prepared.prefill).toBeUndefined()
       expect(prepared.vars[PREFILL_VARS_KEY]).toMatchObject({ mode: 'instruct' })
     }
     const off = await runPrepare(
       [mw],
-      turnFor('claude-haiku-4-5', { vars: { thinking: false } }),
+      turnFor('claude-haiku-4-5', { thinking: { enabled: false } }),
       run,
     )
     expect(off.prefill).toBe('Hmm.')

@@ -43,7 +43,7 @@ export interface PrefillMiddlewareOptions extends PrefillConfigInput {
   placement?: 'turn' | 'messages'
   /**
    * Whether extended thinking is on for this turn (no native prefill then; `onUnsupported`
-   * applies). Default: `turn.vars.thinking` is `true`, `{ type: 'enabled' }` or `{ enabled: true }`.
+   * applies). Default: `turn.thinking?.enabled`.
    */
   isThinking?: (turn: TurnContext) => boolean
   /** Builds the `'instruct'` instruction. Default: `defaultInstruction`. */
@@ -80,13 +80,7 @@ const OptionsSchema = PrefillConfigSchema.extend({
 })
 
 function defaultIsThinking(turn: TurnContext): boolean {
-  // A hand-written guard rather than a zod union: this runs on every call, and a failing zod
-  // parse allocates its issue list.
-  const value: unknown = turn.vars.thinking
-  if (value === true) return true
-  if (typeof value !== 'object' || value === null) return false
-  const flags = value as { type?: unknown; enabled?: unknown }
-  return flags.type === 'enabled' || flags.enabled === true
+  return turn.thinking?.enabled === true
 }
 
 function readState(turn: TurnContext): PrefillState | undefined {
