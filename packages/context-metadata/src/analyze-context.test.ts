@@ -328,3 +328,24 @@ describe('bad or odd input', () => {
     expect(() => analyzeContext(42 as unknown as string)).toThrow(ValidationError)
   })
 })
+
+describe('content against extension', () => {
+  test('unambiguous content wins over the extension', () => {
+    expect(analyzeContext('# Notes\n\n- one\n- two\n', 'README.json').format).toBe('markdown')
+    expect(analyzeContext('id,name\n1,a\n2,b\n', 'data.txt').format).toBe('csv')
+    expect(analyzeContext('{"a":1}\n{"b":2}\n', 'log.md').format).toBe('ndjson')
+    expect(analyzeContext('<?xml version="1.0"?><a/>', 'feed.txt').format).toBe('xml')
+  })
+
+  test('the extension breaks ties when the content has no strong signal', () => {
+    expect(analyzeContext('Just a sentence.\n', 'notes.md').format).toBe('markdown')
+    expect(analyzeContext('Just a sentence.\n').format).toBe('plain-text')
+    expect(analyzeContext('word\n', 'words.csv')).toMatchObject({ format: 'csv', recordCount: 0 })
+    expect(analyzeContext('plain words here\n', 'page.xml').format).toBe('plain-text')
+  })
+
+  test('extensions are read case-insensitively from the last path segment', () => {
+    expect(analyzeContext('a\tb\n1\t2\n', 'DIR.csv/DATA.TSV').format).toBe('tsv')
+    expect(analyzeContext('{"a":1}', 'C:\\data\\x.NDJSON').format).toBe('ndjson')
+  })
+})
