@@ -349,3 +349,21 @@ describe('content against extension', () => {
     expect(analyzeContext('{"a":1}', 'C:\\data\\x.NDJSON').format).toBe('ndjson')
   })
 })
+
+describe('NDJSON with a few bad lines', () => {
+  test('one bad line among many is NDJSON with a malformed warning', () => {
+    const good = Array.from({ length: 20 }, (_, i) => JSON.stringify({ i }))
+    good.splice(5, 0, '{"i": 5, oops')
+    const meta = analyzeContext(good.join('\n'))
+    expect(meta.format).toBe('ndjson')
+    expect(meta.recordCount).toBe(21)
+    expect(meta.warnings).toEqual([
+      { code: 'malformed', message: '1 of the first 21 lines are not valid JSON records.' },
+    ])
+  })
+
+  test('many bad lines are not NDJSON', () => {
+    const lines = Array.from({ length: 20 }, (_, i) => (i % 3 ? JSON.stringify({ i }) : 'oops'))
+    expect(analyzeContext(lines.join('\n')).format).not.toBe('ndjson')
+  })
+})

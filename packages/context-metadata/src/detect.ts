@@ -99,6 +99,12 @@ export function detect(
     const json = nd && nd.records >= 2 ? undefined : sniffJson(text, complete, limits)
     if (nd && (nd.records >= 2 || (!json && !complete) || ext === 'ndjson')) {
       const out: Detection = { format: 'ndjson', warnings }
+      if (nd.badLines) {
+        warnings.push({
+          code: 'malformed',
+          message: `${nd.badLines} of the first ${nd.records + nd.badLines} lines are not valid JSON records.`,
+        })
+      }
       if (nd.fields) out.fields = nd.fields
       if (nd.fieldsTruncated) out.fieldsTruncated = true
       if (nd.sampleRecord !== undefined) out.sampleRecord = nd.sampleRecord

@@ -26,6 +26,8 @@ export interface JsonSniff {
 export interface NdjsonSniff {
   /** Complete records seen in the prefix. */
   records: number
+  /** Sampled non-blank lines that were not a JSON object or array. */
+  badLines?: number
   fields?: string[]
   fieldsTruncated?: boolean
   sampleRecord?: string
@@ -144,8 +146,10 @@ function collect(
 }
 
 /**
- * Sniff NDJSON: every complete non-blank line of the prefix (up to `maxSampleRecords`) must
- * parse as a JSON object or array. Returns `undefined` when one does not.
+ * Sniff NDJSON over the complete non-blank lines of the prefix (up to `maxSampleRecords`):
+ * each should parse as a JSON object or array. A few bad lines are tolerated (at most 1 in 10,
+ * and the first good line comes before the second bad one) and counted in `badLines`; more,
+ * and it is not NDJSON (`undefined`).
  */
 export function sniffNdjson(
   text: string,
@@ -156,23 +160,29 @@ export function sniffNdjson(
   if (!complete) lines.pop()
   const values: unknown[] = []
   let first: string | undefined
+  let bad = 0
   for (const line of lines) {
-    if (values.length >= limits.maxSampleRecords) break
+    if (values.length + bad >= limits.maxSampleRecords) break
     const trimmed = line.trim()
     if (trimmed === '') continue
     const c = trimmed.charCodeAt(0)
-    if (c !== 123 && c !== 91) return undefined
-    const parsed = tryParse(trimmed)
-    if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) return undefined
+    const parsed = c === 123 || c === 91 ? tryParse(trimmed) : { ok: false as const }
+    if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) {
+      bad++
+      if (bad > 1 && values.length === 0) return undefined
+      continue
+    }
     first ??= trimmed
     values.push(parsed.value)
   }
   if (values.length === 0 || first === undefined) return undefined
+  if (bad > 0 && (values.length < 2 || bad * 9 > values.length)) return undefined
   const { fields, truncated } = collect(values, limits)
   const out: NdjsonSniff = {
     records: values.length,
     sampleRecord: truncate(first, limits.sampleChars),
   }
+  if (bad > 0) out.badLines = bad
   if (fields) out.fields = fields
   if (truncated) out.fieldsTruncated = true
   return out
