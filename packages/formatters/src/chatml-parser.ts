@@ -24,7 +24,7 @@ export class ChatMLStreamParser implements StreamParser {
   readonly #idPrefix: string
   readonly #tags: Record<Mode, TagCandidate[]>
   #carry = ''
-  #accumulated = ''
+  #pieces: string[] = []
   #mode: Mode = 'text'
   #body = ''
   #counter = 0
@@ -46,7 +46,7 @@ export class ChatMLStreamParser implements StreamParser {
 
   processChunk(chunk: string): StreamEvent[] {
     const out: StreamEvent[] = []
-    this.#accumulated += chunk
+    if (chunk !== '') this.#pieces.push(chunk)
     const data = this.#carry + chunk
     this.#carry = ''
     let i = 0
@@ -91,12 +91,13 @@ export class ChatMLStreamParser implements StreamParser {
   }
 
   getAccumulated(): string {
-    return this.#accumulated
+    if (this.#pieces.length > 1) this.#pieces = [this.#pieces.join('')]
+    return this.#pieces[0] ?? ''
   }
 
   reset(): void {
     this.#carry = ''
-    this.#accumulated = ''
+    this.#pieces = []
     this.#mode = 'text'
     this.#body = ''
     this.#counter = 0

@@ -6,10 +6,10 @@ import type { BlockType, StreamEvent, StreamParser } from './types.js'
  * `CompletionsFormatter`.
  */
 export class PassThroughParser implements StreamParser {
-  #accumulated = ''
+  #pieces: string[] = []
 
   processChunk(chunk: string): StreamEvent[] {
-    this.#accumulated += chunk
+    if (chunk !== '') this.#pieces.push(chunk)
     return chunk === '' ? [] : [{ type: 'text-delta', text: chunk }]
   }
 
@@ -22,11 +22,12 @@ export class PassThroughParser implements StreamParser {
   }
 
   getAccumulated(): string {
-    return this.#accumulated
+    if (this.#pieces.length > 1) this.#pieces = [this.#pieces.join('')]
+    return this.#pieces[0] ?? ''
   }
 
   reset(): void {
-    this.#accumulated = ''
+    this.#pieces = []
   }
 
   getCurrentBlockType(): BlockType {

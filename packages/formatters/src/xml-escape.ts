@@ -17,17 +17,39 @@ const NAMED: Readonly<Record<string, string>> = {
   apos: "'",
 }
 
+function decodeReference(ref: string): string | undefined {
+  if (ref.charCodeAt(0) === 35) {
+    const hex = ref.charCodeAt(1) === 120
+    const digits = ref.slice(hex ? 2 : 1)
+    if (digits === '' || !(hex ? /^[0-9a-fA-F]{1,6}$/ : /^[0-9]{1,7}$/).test(digits))
+      return undefined
+    const code = Number.parseInt(digits, hex ? 16 : 10)
+    return code <= 0x10ffff ? String.fromCodePoint(code) : undefined
+  }
+  return Object.hasOwn(NAMED, ref) ? NAMED[ref] : undefined
+}
+
 /**
  * Undo XML escaping: the five named entities and numeric references (`&#60;`, `&#x3C;`).
- * Anything else that starts with `&` (e.g. `a && b`) is kept as written.
+ * Anything else that starts with `&` (e.g. `a && b`, `&nbsp;`) is kept as written.
+ * One left-to-right pass with `indexOf`.
  */
 export function unescapeXml(text: string): string {
-  if (!text.includes('&')) return text
-  return text.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-z]{2,4});/g, (whole, ref: string) => {
-    if (ref.startsWith('#x') || ref.startsWith('#')) {
-      const code = ref.startsWith('#x') ? Number.parseInt(ref.slice(2), 16) : Number(ref.slice(1))
-      return code <= 0x10ffff ? String.fromCodePoint(code) : whole
+  let amp = text.indexOf('&')
+  if (amp < 0) return text
+  let out = ''
+  let last = 0
+  while (amp >= 0) {
+    const semi = text.indexOf(';', amp + 2)
+    if (semi < 0) break
+    const decoded = semi - amp <= 9 ? decodeReference(text.slice(amp + 1, semi)) : undefined
+    if (decoded === undefined) {
+      amp = text.indexOf('&', amp + 1)
+      continue
     }
-    return NAMED[ref] ?? whole
-  })
+    out += text.slice(last, amp) + decoded
+    last = semi + 1
+    amp = text.indexOf('&', last)
+  }
+  return out + text.slice(last)
 }

@@ -45,7 +45,7 @@ export class IncrementalXmlParser implements StreamParser {
   readonly #idPrefix: string
   readonly #tags: Record<Mode, TagCandidate[]>
   #carry = ''
-  #accumulated = ''
+  #pieces: string[] = []
   #mode: Mode = 'text'
   #call: OpenCall | undefined
   #param: { name: string; value: string } | undefined
@@ -85,7 +85,7 @@ export class IncrementalXmlParser implements StreamParser {
 
   processChunk(chunk: string): StreamEvent[] {
     const out: StreamEvent[] = []
-    this.#accumulated += chunk
+    if (chunk !== '') this.#pieces.push(chunk)
     this.#scan(chunk, out)
     return out
   }
@@ -110,12 +110,13 @@ export class IncrementalXmlParser implements StreamParser {
   }
 
   getAccumulated(): string {
-    return this.#accumulated
+    if (this.#pieces.length > 1) this.#pieces = [this.#pieces.join('')]
+    return this.#pieces[0] ?? ''
   }
 
   reset(): void {
     this.#carry = ''
-    this.#accumulated = ''
+    this.#pieces = []
     this.#mode = 'text'
     this.#call = undefined
     this.#param = undefined

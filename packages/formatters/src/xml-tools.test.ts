@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '@contextkit/core'
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { coerceParameter } from './coerce.js'
 import { parseJsonLossless, stringifyJson } from './lossless-json.js'
@@ -119,6 +120,20 @@ describe('helpers', () => {
     for (const s of ['', 'plain', '<a & b>', '&amp;', '&lt;/parameter>', 'x&#60;']) {
       expect(unescapeXml(escapeXml(s))).toBe(s)
     }
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('&', ';', 'amp', 'lt', '#', 'x3C', '<', '>', 'a', '&#', '#60'), {
+          maxLength: 20,
+        }),
+        (parts) => {
+          const text = parts.join('')
+          expect(unescapeXml(escapeXml(text))).toBe(text)
+        },
+      ),
+    )
+    expect(unescapeXml('&amp;lt; &#x1F600; &#1114112; &#xZZ; &#;')).toBe(
+      '&lt; \u{1F600} &#1114112; &#xZZ; &#;',
+    )
   })
 
   test('parseJsonLossless keeps inexact integers as strings, everything else like JSON.parse', () => {
