@@ -306,6 +306,15 @@ describe('bad or odd input', () => {
     expect(meta.warnings?.map((w) => w.code)).toEqual(['misdecoded'])
   })
 
+  test('Latin-1 text read as UTF-8 is unknown with a misdecoded warning', () => {
+    const latin1 = Buffer.from('nom;ville\nRené;Orléans\nAndré;Besançon\nZoé;Nîmes\n', 'latin1')
+    const meta = analyzeContext(latin1.toString('utf8'), 'clients.csv')
+    expect(meta.format).toBe('unknown')
+    expect(meta.warnings?.[0]?.code).toBe('misdecoded')
+    // the same text decoded correctly is fine
+    expect(analyzeContext(latin1.toString('latin1'), 'clients.csv').format).toBe('csv')
+  })
+
   test('empty and whitespace-only input', () => {
     expect(analyzeContext('')).toMatchObject({ format: 'unknown', chars: 0, lines: 0 })
     const ws = analyzeContext(' \n\t\n', 'x.csv')

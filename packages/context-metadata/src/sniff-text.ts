@@ -31,8 +31,10 @@ export function encodingTrouble(text: string): ContextWarning | undefined {
       }
     }
   }
+  // Real UTF-8 text almost never holds U+FFFD; Latin-1 or Windows-1252 read as UTF-8 turns every
+  // accented letter into one, so 0.5% of them is enough. Controls need 5% (binary).
   const bad = nul + control + replacement
-  if (bad >= 3 && bad / len > 0.05) {
+  if ((replacement >= 3 && replacement / len > 0.005) || (bad >= 3 && bad / len > 0.05)) {
     return {
       code: 'misdecoded',
       message:
