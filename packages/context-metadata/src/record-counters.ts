@@ -7,6 +7,7 @@
 
 /** A counter fed with chunks of text. */
 export interface RecordCounter {
+  /** Feed the next chunk of text (any size; chunk boundaries may fall anywhere). */
   push(chunk: string): void
   /** Records counted so far, as if the text ended here. */
   result(): number
@@ -29,6 +30,7 @@ export class NonBlankLineCounter implements RecordCounter {
   private count = 0
   private lineHasContent = false
 
+  /** Feed the next chunk of text. */
   push(s: string): void {
     const len = s.length
     let pos = 0
@@ -49,6 +51,7 @@ export class NonBlankLineCounter implements RecordCounter {
     }
   }
 
+  /** Non-blank lines so far. */
   result(): number {
     return this.count + (this.lineHasContent ? 1 : 0)
   }
@@ -73,6 +76,7 @@ export class CsvRecordCounter implements RecordCounter {
     this.delim = delimiter.charCodeAt(0)
   }
 
+  /** Feed the next chunk of text. */
   push(s: string): void {
     const len = s.length
     if (len === 0) return
@@ -128,6 +132,7 @@ export class CsvRecordCounter implements RecordCounter {
     this.prev = s.charCodeAt(len - 1)
   }
 
+  /** Records so far (header and `sep=` line included). */
   result(): number {
     return this.count + (this.hasContent ? 1 : 0)
   }
@@ -166,6 +171,7 @@ export class JsonRecordCounter {
   private rootCount: number | undefined
   private readonly arrays: Array<{ key: string; count: number }> = []
 
+  /** Feed the next chunk of text. */
   push(s: string): void {
     const len = s.length
     let i = 0
