@@ -9,7 +9,7 @@ import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { AnthropicXmlFormatter } from './anthropic-xml-formatter.js'
 import { InvalidParticipantError, UnsupportedContentError } from './errors.js'
-import type { FormattedMessage, FormattedRequest } from './types.js'
+import type { FormattedMessage, FormattedRequest, StreamEvent } from './types.js'
 
 const weather: ToolDefinition = {
   name: 'get_weather',
@@ -311,6 +311,16 @@ describe('AnthropicXmlFormatter', () => {
       '[Transcript start]Assistant: look\n<function_results>\n<error tool_call_id="t">\n[image omitted]\n</error>\n</function_results>',
     )
     expect(req.warnings.map((w) => w.code)).toEqual(['image_stripped'])
+    const result = msgs[1]?.content[0]
+    if (result?.type !== 'tool_result') throw new Error('fixture')
+    expect(() => new AnthropicXmlFormatter().formatToolResults([result])).toThrow(
+      UnsupportedContentError,
+    )
+    expect(
+      new AnthropicXmlFormatter({ unsupportedMedia: 'strip' }).formatToolResults([result]),
+    ).toBe(
+      '<function_results>\n<error tool_call_id="t">\n[image omitted]\n</error>\n</function_results>',
+    )
   })
 
   test('participant names with ":" or line breaks are rejected with a typed error', () => {
@@ -392,5 +402,51 @@ describe('AnthropicXmlFormatter', () => {
       },
     ])
     expect(req.assistantPrefill).toBe(` <function_calls>\n${raw}\n</function_calls>`)
+  })
+})
+
+describe('AnthropicXmlFormatter, a whole tool turn', () => {
+  const NS = ['ant', 'ml'].join('')
+  const ns = (text: string) =>
+    text.replaceAll('</', '\u0000').replaceAll('<', `<${NS}:`).replaceAll('\u0000', `</${NS}:`)
+
+  test('stream a namespaced reply, run the call, and continue the same turn', () => {
+    const f = new AnthropicXmlFormatter()
+    const user = textMessage('user', 'Weather?')
+    const first = f.buildMessages([user], { tools: [weather] })
+    const parser = f.createStreamParser({ tools: [weather] })
+    parser.push(first.assistantPrefill ?? '')
+    // the API stops at </function_calls> (a stop sequence), so it never arrives
+    const reply = ` On it.\n${ns('<function_calls>\n<invoke name="get_weather">\n<parameter name="city">Oslo</parameter>\n</invoke>\n')}`
+    const events: StreamEvent[] = []
+    for (let i = 0; i < reply.length; i += 5)
+      events.push(...parser.processChunk(reply.slice(i, i + 5)))
+    events.push(...parser.flush())
+    const calls = events.flatMap((e) => (e.type === 'tool-call-end' ? [e.call] : []))
+    expect(calls.map((c) => [c.id, c.name, c.input])).toEqual([
+      ['toolu_xml_1', 'get_weather', { city: 'Oslo' }],
+    ])
+    const text = events.flatMap((e) => (e.type === 'text-delta' ? [e.text] : [])).join('')
+    const next = f.buildMessages(
+      [
+        user,
+        { role: 'assistant', content: [{ type: 'text', text: text.trim() }, ...calls] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              toolCallId: 'toolu_xml_1',
+              content: [{ type: 'text', text: '-3°C' }],
+              isError: false,
+            },
+          ],
+        },
+      ],
+      { tools: [weather] },
+    )
+    expect(allText(next.messages)).toBe(
+      `[Transcript start]User: Weather?\n\nAssistant: On it.\n<function_calls>\n${ns('<invoke name="get_weather">\n<parameter name="city">Oslo</parameter>\n</invoke>')}\n</function_calls>\n<function_results>\n<result tool_call_id="toolu_xml_1">\n-3°C\n</result>\n</function_results>`,
+    )
   })
 })

@@ -83,8 +83,12 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
     return `${TOOL_PREAMBLE}\n\n${renderXmlToolDefinitions(tools)}`
   }
 
+  /**
+   * Results as a `<function_results>` block. Images follow `unsupportedMedia`: `'error'` throws
+   * `UnsupportedContentError`, `'strip'` writes `[image omitted]`.
+   */
   formatToolResults(results: readonly ToolResultBlock[]): string {
-    return renderXmlToolResults(results)
+    return renderXmlToolResults(results.map((r) => this.#textOnly(r, -1, [])))
   }
 
   createStreamParser(options: ParserOptions = {}): StreamParser {

@@ -121,7 +121,10 @@ export interface BuildOptions {
   tools?: readonly ToolDefinition[]
   /** Open a thinking block in the prefill (formats that support it). Default `false`. */
   thinking?: boolean
-  /** Ephemeral text the reply must continue from. Trailing whitespace is trimmed. */
+  /**
+   * Ephemeral text the reply must continue from. Trailing whitespace is trimmed. With
+   * `thinking`, it is written after the opened thinking tag (inside the thinking block).
+   */
   prefill?: string
   /** Extra stop sequences appended after the format's own. Default `[]`. */
   stopSequences?: readonly string[]
