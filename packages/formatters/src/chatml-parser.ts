@@ -1,6 +1,6 @@
 import type { ToolCallBlock } from '@contextkit/core'
 import { parseJsonLossless } from './lossless-json.js'
-import { candidates, matchTagAt, type TagCandidate } from './tag-scanner.js'
+import { candidates, scanTags, type TagCandidate, type TagScanTarget } from './tag-scanner.js'
 import type { BlockType, ParserOptions, StreamEvent, StreamParser } from './types.js'
 import { pushDelta } from './xml-stream-parser.js'
 
@@ -24,6 +24,13 @@ export class ChatMLStreamParser implements StreamParser {
   readonly #idPrefix: string
   readonly #tags: Record<Mode, TagCandidate[]>
   #carry = ''
+  /** Events of the chunk being scanned (set before each scan). */
+  #out: StreamEvent[] = []
+  readonly #target: TagScanTarget = {
+    candidates: () => this.#tags[this.#mode],
+    content: (text) => this.#content(text, this.#out),
+    tag: (tag, data, start, end) => this.#tag(tag, data.slice(start, end), this.#out),
+  }
   #pieces: string[] = []
   #mode: Mode = 'text'
   #body = ''
@@ -47,29 +54,8 @@ export class ChatMLStreamParser implements StreamParser {
   processChunk(chunk: string): StreamEvent[] {
     const out: StreamEvent[] = []
     if (chunk !== '') this.#pieces.push(chunk)
-    const data = this.#carry + chunk
-    this.#carry = ''
-    let i = 0
-    for (;;) {
-      const lt = data.indexOf('<', i)
-      if (lt < 0) {
-        this.#content(data.slice(i), out)
-        break
-      }
-      if (lt > i) this.#content(data.slice(i, lt), out)
-      const m = matchTagAt(data, lt, this.#tags[this.#mode])
-      if (m.kind === 'partial') {
-        this.#carry = data.slice(lt)
-        break
-      }
-      if (m.kind === 'none') {
-        this.#content('<', out)
-        i = lt + 1
-        continue
-      }
-      this.#tag(m.tag, data.slice(lt, m.end), out)
-      i = m.end
-    }
+    this.#out = out
+    this.#carry = scanTags(this.#carry + chunk, this.#target)
     return out
   }
 

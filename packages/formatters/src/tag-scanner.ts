@@ -126,3 +126,40 @@ export function matchTagAt(data: string, at: number, cands: readonly TagCandidat
 
 const PARTIAL: TagMatch = { kind: 'partial' }
 const NONE: TagMatch = { kind: 'none' }
+
+/** What {@link scanTags} reports to: the current mode's tags, text, and complete tags. */
+export interface TagScanTarget {
+  /** Candidates of the current mode; asked again after every tag, since tags switch modes. */
+  candidates(): readonly TagCandidate[]
+  /** Plain text between tags (may be called with `''`). */
+  content(text: string): void
+  /** A complete tag, written as `data.slice(start, end)`, with its `name` attribute if any. */
+  tag(tag: TagCandidate, data: string, start: number, end: number, name?: string): void
+}
+
+/**
+ * Scan `data` for the target's tags, reporting text and tags in order, and return what must be
+ * carried into the next chunk: a `<…` that could still become a tag (at most
+ * {@link MAX_TAG_LENGTH} characters), or `''`. Each character is looked at a bounded number of
+ * times, so streaming stays linear whatever the chunk sizes.
+ */
+export function scanTags(data: string, target: TagScanTarget): string {
+  let i = 0
+  for (;;) {
+    const lt = data.indexOf('<', i)
+    if (lt < 0) {
+      target.content(data.slice(i))
+      return ''
+    }
+    if (lt > i) target.content(data.slice(i, lt))
+    const m = matchTagAt(data, lt, target.candidates())
+    if (m.kind === 'partial') return data.slice(lt)
+    if (m.kind === 'none') {
+      target.content('<')
+      i = lt + 1
+      continue
+    }
+    target.tag(m.tag, data, lt, m.end, m.name)
+    i = m.end
+  }
+}

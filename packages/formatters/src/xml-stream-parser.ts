@@ -1,6 +1,6 @@
 import type { ToolCallBlock, ToolDefinition } from '@contextkit/core'
 import { coerceParameter, parameterSchema } from './coerce.js'
-import { candidates, matchTagAt, type TagCandidate } from './tag-scanner.js'
+import { candidates, scanTags, type TagCandidate, type TagScanTarget } from './tag-scanner.js'
 import type { BlockType, ParserOptions, StreamEvent, StreamParser } from './types.js'
 import { unescapeXml } from './xml-escape.js'
 
@@ -45,6 +45,13 @@ export class IncrementalXmlParser implements StreamParser {
   readonly #idPrefix: string
   readonly #tags: Record<Mode, TagCandidate[]>
   #carry = ''
+  /** Events of the chunk being scanned (set before each scan). */
+  #out: StreamEvent[] = []
+  readonly #target: TagScanTarget = {
+    candidates: () => this.#tags[this.#mode],
+    content: (text) => this.#content(text, this.#out),
+    tag: (tag, data, start, end, name) => this.#tag(tag, data, start, end, name, this.#out),
+  }
   #pieces: string[] = []
   #mode: Mode = 'text'
   #call: OpenCall | undefined
@@ -130,29 +137,8 @@ export class IncrementalXmlParser implements StreamParser {
   }
 
   #scan(chunk: string, out: StreamEvent[]): void {
-    const data = this.#carry + chunk
-    this.#carry = ''
-    let i = 0
-    for (;;) {
-      const lt = data.indexOf('<', i)
-      if (lt < 0) {
-        this.#content(data.slice(i), out)
-        return
-      }
-      if (lt > i) this.#content(data.slice(i, lt), out)
-      const m = matchTagAt(data, lt, this.#tags[this.#mode])
-      if (m.kind === 'partial') {
-        this.#carry = data.slice(lt)
-        return
-      }
-      if (m.kind === 'none') {
-        this.#content('<', out)
-        i = lt + 1
-        continue
-      }
-      this.#tag(m.tag, data, lt, m.end, m.name, out)
-      i = m.end
-    }
+    this.#out = out
+    this.#carry = scanTags(this.#carry + chunk, this.#target)
   }
 
   /** Text between tags, in the current mode. */
