@@ -1,12 +1,4 @@
 import { defineConfig } from 'tsup'
+import { packageBuild } from '../../tsup.base.js'
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  target: 'node20',
-  platform: 'node',
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  treeshake: true,
-})
+export default defineConfig(packageBuild)
