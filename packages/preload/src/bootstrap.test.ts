@@ -113,4 +113,12 @@ describe('loadBootstrapFiles', () => {
       loadBootstrapFiles(ws, [], { headRatio: 0.9, tailRatio: 0.3 }),
     ).rejects.toMatchObject({ code: 'validation_error' })
   })
+
+  test('names that are not a list of strings throw a ValidationError, not a TypeError', async () => {
+    for (const names of [null, 'AGENTS.md', 42, [null], [{}]]) {
+      await expect(loadBootstrapFiles(ws, names as unknown as string[])).rejects.toMatchObject({
+        code: 'validation_error',
+      })
+    }
+  })
 })

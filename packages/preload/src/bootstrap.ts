@@ -72,6 +72,8 @@ const OptionsSchema = z
     message: 'headRatio + tailRatio must be at most 1',
   })
 
+const NamesSchema = z.array(z.string())
+
 /**
  * Cut `text` to about `maxChars`: keep the first `headRatio` share and the last `tailRatio` share
  * (defaults 0.7 and 0.2) and put a marker between them saying how much of `name` was cut.
@@ -107,7 +109,7 @@ export function truncateHeadTail(
  * The first section starts with {@link PROJECT_CONTEXT_HEADING}; each has a `## <name>` heading.
  *
  * These sections are meant for the system prompt (step 2 of the architecture: stable text).
- * Throws a `ValidationError` only for malformed options.
+ * Throws a `ValidationError` only for malformed options or `names` (not a list of strings).
  */
 export async function loadBootstrapFiles(
   workspace: string,
@@ -115,6 +117,7 @@ export async function loadBootstrapFiles(
   options: BootstrapOptions = {},
 ): Promise<BootstrapFiles> {
   const opts = parseWith(OptionsSchema, options, 'loadBootstrapFiles options')
+  parseWith(NamesSchema, names, 'loadBootstrapFiles names')
   const maxChars = opts.maxChars ?? 20_000
   const out: BootstrapFiles = { sections: [], loaded: [], missing: [], skipped: [], truncated: [] }
   const results = await Promise.all(

@@ -185,4 +185,36 @@ describe('truncateToTokens', () => {
     expect(counter.count(cut)).toBeLessThanOrEqual(20)
     expect(truncateToTokens(words('word', 100), 0, counter)).toBe('')
   })
+
+  test('a budget that is not a number >= 0 throws a ValidationError', () => {
+    for (const budget of [Number.NaN, -1, '10']) {
+      expect(() => truncateToTokens('hello', budget as number, counter)).toThrow(
+        expect.objectContaining({ code: 'validation_error' }),
+      )
+    }
+  })
+})
+
+describe('malformed ladder input', () => {
+  test('parts or budget of the wrong shape throw a ValidationError, not a TypeError', () => {
+    for (const bad of [
+      null,
+      undefined,
+      'x',
+      {},
+      { header: 'h' },
+      { ...parts(), preloaded: [{}] },
+    ]) {
+      const p = bad as unknown as PassLadderParts
+      expect(() => passLadderSections(p)).toThrow(
+        expect.objectContaining({ code: 'validation_error' }),
+      )
+      expect(() => fitPassLadder(p, 100, counter)).toThrow(
+        expect.objectContaining({ code: 'validation_error' }),
+      )
+    }
+    expect(() => fitPassLadder(parts(), Number.NaN, counter)).toThrow(
+      expect.objectContaining({ code: 'validation_error' }),
+    )
+  })
 })

@@ -1,10 +1,13 @@
 import {
   fitSections,
   type Omission,
+  parseWith,
   renderSections,
   type Section,
+  SectionSchema,
   type TokenCounter,
 } from '@contextkit/core'
+import { z } from 'zod'
 import { safeCut } from './text-lines.js'
 
 /**
@@ -29,6 +32,19 @@ export interface PassLadderParts {
   /** The list of files to modify. Kept to the end. */
   filesToModify?: string
 }
+
+const PartsSchema = z.object({
+  header: z.string(),
+  elements: z.object({ full: z.string(), lite: z.string() }),
+  images: z.string().optional(),
+  vision: z.string().optional(),
+  screenshot: z.string().optional(),
+  backend: z.string().optional(),
+  preloaded: z.union([z.array(SectionSchema).readonly(), z.string()]).optional(),
+  filesToModify: z.string().optional(),
+})
+
+const BudgetSchema = z.number().min(0)
 
 /**
  * Priorities that turn the seed's passes into `fitSections` order. Shortening comes first
@@ -57,8 +73,11 @@ export const HARD_TRUNCATION_MARKER = '\n[… truncated to fit the token budget]
  * Express the seed's pass ladder as core sections, in render order: header, elements (with a
  * `shorter` form without HTML), images, vision, screenshot, backend, pre-loaded files (each its
  * own section), files to modify. All are `volatile`.
+ *
+ * Throws a `ValidationError` when `parts` is malformed (a programming error).
  */
 export function passLadderSections(parts: PassLadderParts): Section[] {
+  parseWith(PartsSchema, parts, 'passLadderSections parts')
   const out: Section[] = []
   const add = (id: string, text: string | undefined, priority: number, shorter?: string) => {
     if (text === undefined || text.length === 0) return
@@ -114,12 +133,14 @@ export interface PassLadderResult {
  * hard-truncated with {@link HARD_TRUNCATION_MARKER}.
  *
  * Unlike the seed, fitting may give a section's fuller form back when later drops left room.
+ * Throws a `ValidationError` for malformed `parts` or a `budget` that is not a number ≥ 0.
  */
 export function fitPassLadder(
   parts: PassLadderParts,
   budget: number,
   counter: TokenCounter,
 ): PassLadderResult {
+  parseWith(BudgetSchema, budget, 'fitPassLadder budget')
   const sections = passLadderSections(parts)
   const fit = fitSections(sections, budget, counter)
   const coreIds = new Set(sections.filter((s) => s.priority >= CORE_PRIORITY).map((s) => s.id))
@@ -148,9 +169,11 @@ export function fitPassLadder(
 
 /**
  * The longest prefix of `text` (plus {@link HARD_TRUNCATION_MARKER} when cut) whose token count is
- * at most `budget`; `''` when not even the marker fits.
+ * at most `budget`; `''` when not even the marker fits. Throws a `ValidationError` when `budget`
+ * is not a number ≥ 0 (`NaN` included).
  */
 export function truncateToTokens(text: string, budget: number, counter: TokenCounter): string {
+  parseWith(BudgetSchema, budget, 'truncateToTokens budget')
   if (counter.count(text) <= budget) return text
   if (counter.count(HARD_TRUNCATION_MARKER) > budget) return ''
   let lo = 0

@@ -143,4 +143,12 @@ describe('buildPreloadedFiles', () => {
       code: 'validation_error',
     })
   })
+
+  test('refs that are not a list of paths throw a ValidationError, not a TypeError', async () => {
+    for (const refs of [null, undefined, 'a.ts', [null], [42], [{ path: 3 }], [{}]]) {
+      await expect(
+        buildPreloadedFiles(refs as unknown as string[], { root }),
+      ).rejects.toMatchObject({ code: 'validation_error' })
+    }
+  })
 })

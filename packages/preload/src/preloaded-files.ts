@@ -59,6 +59,16 @@ export interface PreloadedFiles {
   tokens: number
 }
 
+const RefsSchema = z.array(
+  z.union([
+    z.string(),
+    z.object({
+      path: z.string(),
+      source: z.enum(['selection', 'endpoint', 'model']).optional(),
+    }),
+  ]),
+)
+
 const OptionsSchema = z.object({
   root: z.string().min(1),
   maxLines: z.number().int().positive().optional(),
@@ -88,13 +98,15 @@ export function renderPreloadedFile(filePath: string, text: string, lines: numbe
  * budget become omissions (the next, smaller files may still fit); unreadable or refused files are
  * listed in `skipped`. The sections' tokens never add up to more than `budget`.
  *
- * Throws a `ValidationError` only for malformed options.
+ * Throws a `ValidationError` only for malformed options or `refs` (not a list of paths or
+ * `{ path }` references).
  */
 export async function buildPreloadedFiles(
   refs: readonly (string | FileReference)[],
   options: PreloadFilesOptions,
 ): Promise<PreloadedFiles> {
   const opts = parseWith(OptionsSchema, options, 'buildPreloadedFiles options')
+  parseWith(RefsSchema, refs, 'buildPreloadedFiles refs')
   const counter = options.counter ?? defaultTokenCounter
   const maxLines = opts.maxLines ?? 200
   const maxBytes = opts.maxBytes ?? 65_536
