@@ -1,6 +1,7 @@
 import type { Message, ModelInfo } from '@contextkit/core'
 import type { OnUnsupported } from './config.js'
 import { PrefillRejectedError } from './errors.js'
+import { checkMessages, checkString, invalidArgument } from './guards.js'
 
 /**
  * How a prefill went out: `native` (a trailing assistant message), `instruct` (an instruction in
@@ -71,6 +72,14 @@ export function applyPrefill(
   model: PrefillModel,
   options: ApplyPrefillOptions = {},
 ): AppliedPrefill {
+  checkMessages(messages, 'applyPrefill', 'messages')
+  checkString(prefill, 'applyPrefill', 'prefill', true)
+  if (typeof model !== 'object' || model === null || typeof model.id !== 'string') {
+    invalidArgument('applyPrefill', 'model', 'a ModelInfo (id, supportsPrefill)')
+  }
+  if (typeof options !== 'object' || options === null) {
+    invalidArgument('applyPrefill', 'options', 'an object')
+  }
   const sent = prefill?.trimEnd() ?? ''
   if (sent.trim() === '') return { messages: [...messages], mode: 'none' }
   const last = messages.at(-1)

@@ -10,6 +10,7 @@ import { type PrefillConfig, type PrefillConfigInput, PrefillConfigSchema } from
 import { DynamicPrefillLoader } from './dynamic-prefill.js'
 import { PrefillReadError } from './errors.js'
 import { createPrefillCache, isMissing, type PrefillCache, statQuiet } from './file-cache.js'
+import { checkString, invalidArgument } from './guards.js'
 
 /** One place a prefill may come from, relative to the workspace. */
 export interface PrefillCandidate {
@@ -73,13 +74,16 @@ const SAFE_FAMILY = /^[a-z0-9][a-z0-9_-]{0,31}$/
  */
 export function modelFamily(model: string | ModelInfo | undefined): string | undefined {
   if (model === undefined) return undefined
+  if (typeof model !== 'string' && (typeof model !== 'object' || model === null)) {
+    invalidArgument('modelFamily', 'model', 'a model id or a ModelInfo')
+  }
   let family: string | undefined
   if (typeof model === 'string') {
     if (familyById.has(model)) return familyById.get(model)
     family = getModelInfo(model).family.toLowerCase()
     if (familyById.size >= 256) familyById.clear()
   } else {
-    family = model.family.toLowerCase()
+    family = typeof model.family === 'string' ? model.family.toLowerCase() : 'unknown'
   }
   const safe = family !== 'unknown' && SAFE_FAMILY.test(family) ? family : undefined
   if (typeof model === 'string') familyById.set(model, safe)
@@ -96,6 +100,11 @@ export function prefillCandidates(
   family: string | undefined,
   options: { perModel?: boolean; dynamic?: boolean } = {},
 ): PrefillCandidate[] {
+  checkString(file, 'prefillCandidates', 'file')
+  checkString(family, 'prefillCandidates', 'family', true)
+  if (typeof options !== 'object' || options === null) {
+    invalidArgument('prefillCandidates', 'options', 'an object')
+  }
   const perModel = options.perModel ?? true
   const dynamic = options.dynamic ?? true
   const ext = extname(file)
@@ -188,6 +197,10 @@ export async function loadPrefill(
   workspace: string,
   options: ReadPrefillOptions = {},
 ): Promise<PrefillLoad> {
+  checkString(workspace, 'loadPrefill', 'workspace')
+  if (typeof options !== 'object' || options === null) {
+    invalidArgument('loadPrefill', 'options', 'an object')
+  }
   const config = parseWith(
     ReadConfigSchema,
     {

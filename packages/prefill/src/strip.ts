@@ -1,4 +1,5 @@
 import type { ContentBlock, Message } from '@contextkit/core'
+import { checkContent, checkString, invalidArgument } from './guards.js'
 
 /** How a prefill was found at the start of a reply. */
 export type PrefillMatch = 'exact' | 'normalized' | 'none'
@@ -55,6 +56,8 @@ function normalizedEnd(text: string, prefix: string): number {
  * ignored). A blank prefill never matches.
  */
 export function matchPrefill(response: string, prefill: string | undefined): PrefillMatchResult {
+  checkString(response, 'matchPrefill', 'response')
+  checkString(prefill, 'matchPrefill', 'prefill', true)
   const p = prefill?.trim() ?? ''
   if (p === '') return { match: 'none', end: 0 }
   if (response.startsWith(p)) return { match: 'exact', end: p.length }
@@ -69,6 +72,8 @@ export function matchPrefill(response: string, prefill: string | undefined): Pre
  * unchanged.
  */
 export function stripPrefillFromResponse(response: string, prefill: string | undefined): string {
+  checkString(response, 'stripPrefillFromResponse', 'response')
+  checkString(prefill, 'stripPrefillFromResponse', 'prefill', true)
   const { match, end } = matchPrefill(response, prefill)
   return match === 'none' ? response : response.slice(end).trimStart()
 }
@@ -93,6 +98,8 @@ export function stripPrefillFromContent(
   content: readonly ContentBlock[],
   prefill: string | undefined,
 ): StrippedContent {
+  checkContent(content, 'stripPrefillFromContent', 'content')
+  checkString(prefill, 'stripPrefillFromContent', 'prefill', true)
   const index = content.findIndex((b) => b.type === 'text')
   const block = content[index]
   if (block?.type !== 'text') {
@@ -114,6 +121,9 @@ export function stripPrefillFromMessage<M extends Message>(
   message: M,
   prefill: string | undefined,
 ): M {
+  if (typeof message !== 'object' || message === null) {
+    invalidArgument('stripPrefillFromMessage', 'message', 'a message')
+  }
   const { content, match } = stripPrefillFromContent(message.content, prefill)
   return match === 'none' ? message : { ...message, content }
 }
@@ -127,6 +137,8 @@ export function ensurePrefillInContent(
   content: readonly ContentBlock[],
   prefill: string | undefined,
 ): ContentBlock[] {
+  checkContent(content, 'ensurePrefillInContent', 'content')
+  checkString(prefill, 'ensurePrefillInContent', 'prefill', true)
   const p = prefill?.trimEnd() ?? ''
   if (p.trim() === '') return [...content]
   const index = content.findIndex((b) => b.type === 'text')
