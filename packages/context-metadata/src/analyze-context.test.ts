@@ -1,6 +1,7 @@
 import { ConfigurationError, ValidationError } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
 import { analyzeContext } from './analyze-context.js'
+import { formatFromExtension } from './detect.js'
 
 const rec = (i: number) => ({ id: i, name: `n${i}`, tags: ['x'], owner: { first: 'a', last: 'b' } })
 
@@ -356,6 +357,16 @@ describe('content against extension', () => {
   test('extensions are read case-insensitively from the last path segment', () => {
     expect(analyzeContext('a\tb\n1\t2\n', 'DIR.csv/DATA.TSV').format).toBe('tsv')
     expect(analyzeContext('{"a":1}', 'C:\\data\\x.NDJSON').format).toBe('ndjson')
+  })
+
+  test('formatFromExtension: known extensions, and undefined for anything else', () => {
+    expect(formatFromExtension('a/b/feed.JSONL')).toBe('ndjson')
+    expect(formatFromExtension('page.htm')).toBe('html')
+    expect(formatFromExtension('.csv')).toBeUndefined()
+    expect(formatFromExtension('archive.tar.gz')).toBeUndefined()
+    for (const bad of [undefined, '', 42, null, {}]) {
+      expect(formatFromExtension(bad as unknown as string)).toBeUndefined()
+    }
   })
 })
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ConfigurationError } from '@contextkit/core'
+import { ConfigurationError, ValidationError } from '@contextkit/core'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { analyzeContext } from './analyze-context.js'
@@ -126,5 +126,19 @@ describe('analyzeFile', () => {
     writeFileSync(path, 'x')
     await expect(analyzeFile(path, { chunkBytes: 1 })).rejects.toBeInstanceOf(ConfigurationError)
     await expect(analyzeFile(path, { maxFields: -1 })).rejects.toBeInstanceOf(ConfigurationError)
+  })
+
+  test('a path that is not a non-empty string is a ValidationError, not a TypeError', async () => {
+    for (const bad of [undefined, null, 42, {}, ['a'], '']) {
+      const err = await analyzeFile(bad as unknown as string).catch((e: unknown) => e)
+      expect(ValidationError.isInstance(err)).toBe(true)
+    }
+  })
+
+  test('null options mean the defaults', async () => {
+    const path = join(dir, 'null-opts.ndjson')
+    writeFileSync(path, '{"a":1}\n{"a":2}\n')
+    const meta = await analyzeFile(path, null as unknown as undefined)
+    expect(meta).toEqual(expectedFor(path, 'null-opts.ndjson'))
   })
 })

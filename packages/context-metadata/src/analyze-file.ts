@@ -2,7 +2,7 @@ import { constants } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
-import { ConfigurationError } from '@contextkit/core'
+import { ConfigurationError, ValidationError } from '@contextkit/core'
 import { Counting, resolveAnalyzeOptions } from './analysis.js'
 import { detect } from './detect.js'
 import { AnalysisAbortedError, ContextFileReadError, ContextFileTypeError } from './errors.js'
@@ -30,6 +30,10 @@ function byteOption(value: unknown, name: string, fallback: number): number {
   return value
 }
 
+function describe(value: unknown): string {
+  return value === null ? 'null' : typeof value === 'string' ? 'an empty string' : typeof value
+}
+
 function readError(path: string, error: unknown): ContextFileReadError {
   const code = (error as { code?: unknown } | null)?.code
   return new ContextFileReadError(`Cannot read context file ${path}`, {
@@ -52,11 +56,18 @@ function readError(path: string, error: unknown): ContextFileReadError {
  * @throws ContextFileTypeError (`context_file_not_regular`) for directories, FIFOs, devices.
  * @throws AnalysisAbortedError (`analysis_aborted`) when `signal` aborts.
  * @throws ConfigurationError for bad option values.
+ * @throws ValidationError when `path` is not a non-empty string (a programming error).
  */
 export async function analyzeFile(
   path: string,
-  options: AnalyzeFileOptions = {},
+  fileOptions?: AnalyzeFileOptions,
 ): Promise<ContextMetadata> {
+  if (typeof path !== 'string' || path.length === 0) {
+    throw new ValidationError('analyzeFile: path must be a non-empty string', [
+      { path: 'path', message: `expected a non-empty string, got ${describe(path)}` },
+    ])
+  }
+  const options: AnalyzeFileOptions = fileOptions ?? {}
   const opts = resolveAnalyzeOptions(options)
   const sniffBytes = byteOption(options.sniffBytes, 'sniffBytes', 65536)
   const chunkBytes = byteOption(options.chunkBytes, 'chunkBytes', 1 << 20)

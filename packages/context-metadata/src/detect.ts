@@ -48,9 +48,9 @@ const EXTENSIONS: Record<string, ContextFormat> = {
   xhtml: 'html',
 }
 
-/** The format a file name's extension suggests, if it is one we know. */
+/** The format a file name's extension suggests, if it is one we know (`undefined` for a non-string). */
 export function formatFromExtension(fileName: string | undefined): ContextFormat | undefined {
-  if (!fileName) return undefined
+  if (typeof fileName !== 'string' || fileName === '') return undefined
   const base = fileName.slice(Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\')) + 1)
   const dot = base.lastIndexOf('.')
   if (dot <= 0) return undefined

@@ -1,3 +1,4 @@
+import { ValidationError } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { analyzeContext } from './analyze-context.js'
@@ -125,5 +126,33 @@ describe('helpers', () => {
   test('sanitizeForPrompt flattens controls and backticks and caps length', () => {
     expect(sanitizeForPrompt('a\nb\tc`d\u2028e', 100)).toBe("a b c'd e")
     expect(sanitizeForPrompt('x'.repeat(10), 5)).toBe('xxxx…')
+  })
+})
+
+describe('formatContextHint on malformed metadata', () => {
+  const good = analyzeContext(feed, 'feed.ndjson')
+  test.each([
+    ['null', null],
+    ['a string', 'ndjson'],
+    ['no format', { chars: 1, lines: 1 }],
+    ['chars as text', { ...good, chars: '12' }],
+    ['fields not strings', { ...good, fields: 'author' }],
+    ['fields with a number', { ...good, fields: ['a', 1] }],
+    ['recordArrays not objects', { ...good, format: 'json', recordArrays: [3] }],
+    ['warnings without message', { ...good, warnings: [{ code: 'empty' }] }],
+    ['fileName as a number', { ...good, fileName: 7 }],
+  ])('%s is a ValidationError, not a TypeError', (_name, meta) => {
+    let thrown: unknown
+    try {
+      formatContextHint(meta as unknown as ContextMetadata)
+    } catch (error) {
+      thrown = error
+    }
+    expect(ValidationError.isInstance(thrown)).toBe(true)
+  })
+
+  test('well-formed metadata from a plain object (e.g. JSON storage) still renders', () => {
+    const roundTripped = JSON.parse(JSON.stringify(good)) as ContextMetadata
+    expect(formatContextHint(roundTripped)).toBe(formatContextHint(good))
   })
 })

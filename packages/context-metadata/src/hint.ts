@@ -1,6 +1,7 @@
 /** Prompt-safe rendering of {@link ContextMetadata} as a short hint for the model. */
+import { ValidationError } from '@contextkit/core'
 import { truncate, wellFormed } from './text-utils.js'
-import type { ContextFormat, ContextMetadata } from './types.js'
+import type { ContextFormat, ContextMetadata, RecordArray } from './types.js'
 
 /** Options of {@link formatContextHint}. */
 export interface HintOptions {
@@ -118,6 +119,61 @@ function resolve(options: HintOptions | undefined): Required<HintOptions> {
   }
 }
 
+function isStringArray(value: unknown): boolean {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string')
+}
+
+/** Throws a ValidationError naming the first field of `meta` that a hint cannot be built from. */
+function checkMeta(meta: unknown): asserts meta is ContextMetadata {
+  const fail = (path: string, message: string): never => {
+    throw new ValidationError(`formatContextHint: invalid metadata (${path}: ${message})`, [
+      { path, message },
+    ])
+  }
+  if (typeof meta !== 'object' || meta === null) return fail('(root)', 'expected an object')
+  const m = meta as Record<string, unknown>
+  if (typeof m.format !== 'string') fail('format', 'expected a string')
+  for (const key of ['chars', 'lines'] as const) {
+    if (typeof m[key] !== 'number') fail(key, 'expected a number')
+  }
+  if (m.recordCount !== undefined && typeof m.recordCount !== 'number') {
+    fail('recordCount', 'expected a number')
+  }
+  for (const key of ['fileName', 'sampleRecord', 'delimiter', 'rootElement'] as const) {
+    if (m[key] !== undefined && typeof m[key] !== 'string') fail(key, 'expected a string')
+  }
+  if (m.fields !== undefined && !isStringArray(m.fields)) fail('fields', 'expected strings')
+  const arrays = m.recordArrays
+  if (arrays !== undefined) {
+    const ok =
+      Array.isArray(arrays) &&
+      arrays.every(
+        (a: unknown) =>
+          typeof a === 'object' &&
+          a !== null &&
+          typeof (a as RecordArray).key === 'string' &&
+          typeof (a as RecordArray).count === 'number' &&
+          ((a as RecordArray).fields === undefined || isStringArray((a as RecordArray).fields)),
+      )
+    if (!ok) fail('recordArrays', 'expected { key, count, fields? } objects')
+  }
+  const warnings = m.warnings
+  if (
+    warnings !== undefined &&
+    !(
+      Array.isArray(warnings) &&
+      warnings.every(
+        (w: unknown) =>
+          typeof w === 'object' &&
+          w !== null &&
+          typeof (w as { message?: unknown }).message === 'string',
+      )
+    )
+  ) {
+    fail('warnings', 'expected { code, message } objects')
+  }
+}
+
 /** The one-line form: `[Context available in __vars.context (45,000 chars, 200 lines, detected: NDJSON)]`. */
 function inlineHint(meta: ContextMetadata, o: Required<HintOptions>): string {
   const parts = [plural(meta.chars, 'char', 'chars'), plural(meta.lines, 'line', 'lines')]
@@ -141,8 +197,11 @@ function inlineHint(meta: ContextMetadata, o: Required<HintOptions>): string {
  *
  * Without a `fileName` (style `'auto'`) it is one line. Everything from the content (file
  * name, field names, sample) is sanitized: no line breaks, no backticks, capped lengths.
+ * Throws a `ValidationError` when `meta` does not have the shape of {@link ContextMetadata}
+ * (e.g. a value read back from untyped storage).
  */
 export function formatContextHint(meta: ContextMetadata, options?: HintOptions): string {
+  checkMeta(meta)
   const o = resolve(options)
   const style = o.style === 'auto' ? (meta.fileName ? 'block' : 'inline') : o.style
   if (style === 'inline') return inlineHint(meta, o)

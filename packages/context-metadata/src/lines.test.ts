@@ -1,3 +1,4 @@
+import { ValidationError } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { countLines, LineCounter } from './lines.js'
@@ -61,4 +62,10 @@ describe('the line-count rule', () => {
     c.push('\nb\rc\nd')
     expect(c.result()).toEqual({ lines: 4, lf: 1, crlf: 1, cr: 1 })
   })
+})
+
+test('countLines on a non-string is a ValidationError, not a TypeError', () => {
+  for (const bad of [null, undefined, 42, {}, ['a\n']]) {
+    expect(() => countLines(bad as unknown as string)).toThrow(ValidationError)
+  }
 })

@@ -1,3 +1,5 @@
+import { ValidationError } from '@contextkit/core'
+
 /**
  * The one line-count rule of this package, used by every function that reports `lines`:
  *
@@ -7,8 +9,15 @@
  *   `''` → 0, `'a'` → 1, `'a\n'` → 1, `'a\n\n'` → 2, `'a\r\nb'` → 2, `'a\rb\r'` → 2.
  * - A leading U+FEFF (byte order mark) is not content: `'\uFEFF'` → 0.
  * - U+2028 / U+2029 and other Unicode separators are not terminators.
+ *
+ * Throws a `ValidationError` when `text` is not a string.
  */
 export function countLines(text: string): number {
+  if (typeof text !== 'string') {
+    throw new ValidationError('countLines: text must be a string', [
+      { path: 'text', message: `expected string, got ${text === null ? 'null' : typeof text}` },
+    ])
+  }
   const counter = new LineCounter()
   counter.push(text)
   return counter.result().lines
