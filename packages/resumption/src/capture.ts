@@ -1,4 +1,5 @@
 import { defaultTokenCounter, type TokenCounter, ValidationError } from '@contextkit/core'
+import { checkState, checkString, invalidArgument, optionsOf } from './guards.js'
 import { stripInjected } from './injected-text.js'
 import type { Anchor, SelfState } from './self-state.js'
 
@@ -27,6 +28,7 @@ function isSpace(ch: string | undefined): boolean {
  * is dropped. Returns `''` for empty text or a non-positive budget.
  */
 export function captureStreamTail(text: string, options: CaptureOptions = {}): string {
+  options = optionsOf(options, 'captureStreamTail')
   const counter = options.counter ?? defaultTokenCounter
   const budget = Math.floor(options.tokens ?? 100)
   if (typeof text !== 'string' || !(budget > 0)) return ''
@@ -96,10 +98,19 @@ export function addAnchor(
   anchor: AnchorInput,
   options: AddAnchorOptions = {},
 ): SelfState {
+  checkState(state, 'addAnchor')
+  if (typeof anchor !== 'object' || anchor === null)
+    invalidArgument('addAnchor', 'anchor', 'an object')
+  checkString(anchor.raw, 'addAnchor', 'anchor.raw')
+  if (anchor.triggerType !== undefined)
+    checkString(anchor.triggerType, 'addAnchor', 'anchor.triggerType')
+  if (anchor.capturedAt !== undefined)
+    checkString(anchor.capturedAt, 'addAnchor', 'anchor.capturedAt')
+  options = optionsOf(options, 'addAnchor')
   const max = Math.max(0, Math.floor(options.max ?? 5))
   const maxChars = Math.max(2, Math.floor(options.maxChars ?? 280))
   const now = options.now ?? Date.now
-  const raw = capChars(stripInjected(String(anchor.raw), options.injected).trim(), maxChars)
+  const raw = capChars(stripInjected(anchor.raw, options.injected).trim(), maxChars)
   if (raw.length === 0) {
     throw new ValidationError('an anchor needs some text', [
       { path: 'raw', message: 'empty after trimming' },
@@ -138,6 +149,10 @@ export function recordStreamTail(
   text: string,
   options: RecordTailOptions,
 ): SelfState {
+  checkState(state, 'recordStreamTail')
+  checkString(text, 'recordStreamTail', 'text')
+  options = optionsOf(options, 'recordStreamTail')
+  checkString(options.sessionKey, 'recordStreamTail', 'options.sessionKey')
   const counter = options.counter ?? defaultTokenCounter
   const now = options.now ?? Date.now
   const clean = stripInjected(text, options.injected)

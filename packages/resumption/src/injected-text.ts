@@ -3,6 +3,8 @@
  * block is never captured back into the next tail (no feedback loop).
  */
 
+import { checkString, checkStrings, optionsOf } from './guards.js'
+
 /** Invisible sequence (U+2063 U+2064 U+2063) opening a block resumption injected. */
 export const INJECTED_START = '\u2063\u2064\u2063'
 /** Invisible sequence (U+2064 U+2063 U+2064) closing a block resumption injected. */
@@ -10,6 +12,7 @@ export const INJECTED_END = '\u2064\u2063\u2064'
 
 /** Wrap `text` in the invisible injected-text markers. */
 export function markInjected(text: string): string {
+  checkString(text, 'markInjected', 'text')
   return `${INJECTED_START}${text}${INJECTED_END}`
 }
 
@@ -67,6 +70,9 @@ export function stripInjected(
   injected: readonly string[] = [],
   options: StripInjectedOptions = {},
 ): string {
+  checkString(text, 'stripInjected', 'text')
+  checkStrings(injected, 'stripInjected', 'injected')
+  options = optionsOf(options, 'stripInjected')
   const minWords = Math.max(2, Math.floor(options.minWords ?? 6))
   let out = removeMarkedBlocks(text)
   // The injected texts themselves are unwrapped (not removed): their content is what to look for.

@@ -11,6 +11,7 @@ import {
   textOf,
 } from '@contextkit/core'
 import { captureStreamTail, recordStreamTail } from './capture.js'
+import { optionsOf } from './guards.js'
 import { stripInjected } from './injected-text.js'
 import { emptySelfState } from './self-state.js'
 import { loadSelfState, type StateFileOptions, updateSelfState } from './state-file.js'
@@ -83,6 +84,7 @@ function placeAfterStable(system: readonly Section[], section: Section): Section
  * Every decision is recorded in the trace under the stage `resumption`.
  */
 export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
+  options = optionsOf(options, 'resumption')
   const placement = options.placement ?? 'system'
   const injectedByRun = new Map<string, string[]>()
   const counterFor = (turn: TurnContext) =>

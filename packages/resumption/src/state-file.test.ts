@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process'
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -203,9 +203,9 @@ describe('concurrent saves from real processes', () => {
   beforeAll(() => {
     const srcDir = join(pkgDir, 'src')
     const newestSource = Math.max(
-      ...['index.ts', 'state-file.ts', 'file-lock.ts', 'self-state.ts', 'capture.ts'].map(
-        (f) => statSync(join(srcDir, f)).mtimeMs,
-      ),
+      ...readdirSync(srcDir)
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+        .map((f) => statSync(join(srcDir, f)).mtimeMs),
     )
     if (!existsSync(distFile) || statSync(distFile).mtimeMs < newestSource) {
       const tsup = join(pkgDir, '..', '..', 'node_modules', 'tsup', 'dist', 'cli-default.js')

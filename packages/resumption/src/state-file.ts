@@ -5,6 +5,7 @@ import { dirname } from 'node:path'
 import { ContextkitError, parseWith, ValidationError } from '@contextkit/core'
 import { StateConflictError, StateCorruptError, StateIoError, StateVersionError } from './errors.js'
 import { withFileLock } from './file-lock.js'
+import { checkString, invalidArgument, optionsOf } from './guards.js'
 import { migrateSelfState, type SelfState, SelfStateSchema } from './self-state.js'
 
 /** Options of {@link loadSelfState}, {@link saveSelfState} and {@link updateSelfState}. */
@@ -182,6 +183,8 @@ export async function loadSelfState(
   path: string,
   options: StateFileOptions = {},
 ): Promise<LoadResult> {
+  checkString(path, 'loadSelfState', 'path')
+  options = optionsOf(options, 'loadSelfState')
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
   const backupPath = options.backupPath ?? `${path}.bak`
   const problems: ContextkitError[] = []
@@ -238,6 +241,9 @@ export async function updateSelfState(
   update: (current: SelfState | null) => SelfState | null,
   options: SaveOptions = {},
 ): Promise<SelfState | null> {
+  checkString(path, 'updateSelfState', 'path')
+  if (typeof update !== 'function') invalidArgument('updateSelfState', 'update', 'a function')
+  options = optionsOf(options, 'updateSelfState')
   const now = options.now ?? Date.now
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
   const backupPath = options.backupPath ?? `${path}.bak`

@@ -138,6 +138,42 @@ describe('buildResumptionSection', () => {
     expect(buildResumptionSection(big, { counter, budgetTokens: 5 })).toBe('')
   })
 
+  test('budget with thousands of anchors: the most recent ones that fit, quickly (regression: 27 s)', () => {
+    const counter = createTokenCounter()
+    const many: ResumptionContext = {
+      streamTail: 'the last words',
+      anchors: Array.from({ length: 10_000 }, (_, i) => ({ raw: `anchor ${i}`, triggerType: 't' })),
+    }
+    const started = performance.now()
+    const text = buildResumptionSection(many, { counter, budgetTokens: 300 })
+    expect(performance.now() - started).toBeLessThan(2000)
+    // Reference: the longest run of most recent anchors that still fits, found one by one.
+    let kept = 0
+    while (
+      kept < many.anchors.length &&
+      counter.count(
+        buildResumptionSection(
+          { ...many, anchors: many.anchors.slice(-(kept + 1)) },
+          {
+            counter,
+            budgetTokens: 1_000_000,
+          },
+        ),
+      ) <= 300
+    ) {
+      kept++
+    }
+    expect(kept).toBeGreaterThan(0)
+    expect(text).toBe(
+      buildResumptionSection(
+        { ...many, anchors: many.anchors.slice(-kept) },
+        { counter, budgetTokens: 1_000_000 },
+      ),
+    )
+    expect(text).toContain('"anchor 9999"')
+    expect(text).not.toContain(`"anchor ${9999 - kept}"`)
+  })
+
   test('buildResumptionMessage wraps the same text in a user message', () => {
     const msg = buildResumptionMessage(ctx)
     expect(msg?.role).toBe('user')

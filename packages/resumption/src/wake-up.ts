@@ -1,5 +1,6 @@
 import { defaultTokenCounter, type Message, type TokenCounter, textMessage } from '@contextkit/core'
 import { captureStreamTail } from './capture.js'
+import { checkState, invalidArgument, optionsOf } from './guards.js'
 import { markInjected } from './injected-text.js'
 import type { SelfState } from './self-state.js'
 
@@ -54,7 +55,9 @@ export function resumptionContextFrom(
   state: SelfState | null,
   options: StalenessOptions = {},
 ): ResolvedResumption {
-  if (!state) return { context: null }
+  options = optionsOf(options, 'resumptionContextFrom')
+  if (state === null || state === undefined) return { context: null }
+  checkState(state, 'resumptionContextFrom')
   const now = options.now ?? Date.now
   const maxAgeMs = options.maxAgeMs ?? DAY_MS
   const maxAnchors = Math.max(0, Math.floor(options.maxAnchors ?? 5))
@@ -130,7 +133,16 @@ export function buildResumptionSection(
   ctx: ResumptionContext | null | undefined,
   options: WakeUpOptions = {},
 ): string {
-  if (!ctx) return ''
+  options = optionsOf(options, 'buildResumptionSection')
+  if (ctx === null || ctx === undefined) return ''
+  if (
+    typeof ctx !== 'object' ||
+    !Array.isArray(ctx.anchors) ||
+    !ctx.anchors.every((a) => typeof a === 'object' && a !== null && typeof a.raw === 'string') ||
+    (ctx.streamTail !== undefined && typeof ctx.streamTail !== 'string')
+  ) {
+    invalidArgument('buildResumptionSection', 'ctx', 'a ResumptionContext')
+  }
   const counter = options.counter ?? defaultTokenCounter
   const budget = options.budgetTokens ?? 300
   const mark = options.mark ?? true
@@ -140,8 +152,21 @@ export function buildResumptionSection(
   if (!tail && anchors.length === 0) return ''
   let text = finish(render(tail, anchors))
   while (counter.count(text) > budget) {
-    if (anchors.length > 0) anchors = anchors.slice(1)
-    else if (tail) {
+    if (anchors.length > 0) {
+      // Drop the fewest oldest anchors that make the block fit (binary search: one render per
+      // step, so thousands of anchors stay fast); when none fits, all go and the tail shrinks.
+      const current = anchors
+      const fits = (drop: number) =>
+        counter.count(finish(render(tail, current.slice(drop)))) <= budget
+      let lo = 1
+      let hi = current.length
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (fits(mid)) hi = mid
+        else lo = mid + 1
+      }
+      anchors = current.slice(lo)
+    } else if (tail) {
       const shorter = captureStreamTail(tail, {
         counter,
         tokens: Math.floor(counter.count(tail) * 0.75),
