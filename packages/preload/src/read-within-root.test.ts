@@ -160,6 +160,18 @@ describe('readWithinRoot: refusals on disk', () => {
     expect(error.details.reason).toBe('resolves_outside')
   })
 
+  test('nothing about a target outside the root is reported, not even its kind', async () => {
+    const out = path.join(base, 'outside-kinds')
+    await mkdir(path.join(out, 'subdir'), { recursive: true })
+    execFileSync('mkfifo', [path.join(out, 'pipe')])
+    await symlink(out, path.join(root, 'kinds'))
+    for (const rel of ['kinds/pipe', 'kinds/subdir']) {
+      const error = refusal(await readWithinRoot(root, rel))
+      expect(error.code).toBe('path_outside_root')
+      expect(error.details).toEqual({ path: rel, reason: 'resolves_outside' })
+    }
+  })
+
   test('a symlink to the sibling directory sharing the prefix', async () => {
     await symlink(path.join(base, 'root_sibling'), path.join(root, 'sib'))
     const error = refusal(await readWithinRoot(root, 'sib/secret.txt'))

@@ -131,8 +131,9 @@ async function handleRealPath(fh: FileHandle, name: string, st: Stats): Promise<
  * 1. The path string is checked on every OS ({@link checkRelativePath}) and against the deny list.
  * 2. The file is opened once with `O_RDONLY | O_NOFOLLOW | O_NONBLOCK` (FIFOs never block).
  *    A final-component symlink is followed only if its target is inside the root.
- * 3. The handle is `fstat`ed (regular files only) and its real path (`/proc/self/fd/N`) must be
- *    inside `realpath(root)`, compared with `path.relative`; the deny list is checked again on it.
+ * 3. The handle's real path (`/proc/self/fd/N`) must be inside `realpath(root)`, compared with
+ *    `path.relative` (checked first, so nothing about a target outside is reported); then it is
+ *    `fstat`ed (regular files only) and the deny list is checked again on the real path.
  * 4. At most `maxBytes + 1` bytes are read from that same handle, so swapping the file for a
  *    symlink between check and read cannot leak the target.
  * 5. NUL in the first 8 KB → binary; invalid UTF-8 is refused (never replaced with U+FFFD);
@@ -189,20 +190,21 @@ export async function readWithinRoot(
   const { fh } = opened
   try {
     const st = await fh.stat()
-    if (!st.isFile()) {
-      return refuse(
-        new NotAFileError(`"${rel}" is not a regular file (${kindOf(st)})`, {
-          recoverable: true,
-          details: { path: rel, kind: kindOf(st) },
-        }),
-      )
-    }
+    // Containment first: what lies outside the root (even its kind) is never reported.
     const real = await handleRealPath(fh, opened.name, st)
     if (real === null || !isInside(realRoot, real)) {
       return refuse(
         new PathOutsideRootError(`"${rel}" resolves outside the root`, {
           recoverable: true,
           details: { path: rel, reason: 'resolves_outside' },
+        }),
+      )
+    }
+    if (!st.isFile()) {
+      return refuse(
+        new NotAFileError(`"${rel}" is not a regular file (${kindOf(st)})`, {
+          recoverable: true,
+          details: { path: rel, kind: kindOf(st) },
         }),
       )
     }
