@@ -1,0 +1,75 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+
+/** The prefill text of the demo workspace (`PREFILL.md`). */
+export const DEMO_PREFILL = "I'll analyze your request step by step."
+
+/** Workspace-relative path of the demo's context file. */
+export const DEMO_CONTEXT_FILE = 'data/orders.ndjson'
+
+/** Workspace-relative path of the source file the model reads with `read_file`. */
+export const DEMO_SOURCE_FILE = 'src/parse-orders.ts'
+
+/** The demo's source file, as written to the workspace. */
+export const DEMO_SOURCE = `import { readFileSync } from 'node:fs'
+
+export interface Order { id: number; customer: string; total: number }
+
+/** Parse an NDJSON orders file; blank lines are skipped. */
+export function parseOrders(path: string): Order[] {
+  return readFileSync(path, 'utf8')
+    .split('\\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Order)
+}
+
+export function totalOf(orders: Order[]): number {
+  return orders.reduce((sum, o) => sum + o.total, 0)
+}
+`
+
+const FILES: Readonly<Record<string, string>> = {
+  'AGENTS.md':
+    '# Working agreement\n\n- Run `pnpm test` before you commit.\n- Keep functions small and named for what they do.\n- Read a file before you describe it.\n',
+  'SOUL.md': 'You are Ada, a calm and direct pair programmer. You say what you checked.\n',
+  'PREFILL.md': `${DEMO_PREFILL}\n`,
+  [DEMO_CONTEXT_FILE]: [
+    { id: 1, customer: 'Ann', total: 12.5, items: ['tea'] },
+    { id: 2, customer: 'Bob', total: 40, items: ['coffee', 'mug'] },
+    { id: 3, customer: 'Cy', total: 7.25, items: ['scone'] },
+    { id: 4, customer: 'Ann', total: 18, items: ['beans'] },
+  ]
+    .map((o) => JSON.stringify(o))
+    .join('\n')
+    .concat('\n'),
+  [DEMO_SOURCE_FILE]: DEMO_SOURCE,
+}
+
+/** A demo workspace on disk. */
+export interface DemoWorkspace {
+  dir: string
+  /** Absolute path of the NDJSON context file. */
+  contextFile: string
+  /** Remove the workspace. */
+  cleanup(): Promise<void>
+}
+
+/**
+ * Create the demo workspace: `AGENTS.md` and `SOUL.md` (bootstrap files), `PREFILL.md`, a small
+ * NDJSON context file and a source file for the `read_file` tool. In a new temp directory unless
+ * `dir` is given (it is created; existing files with these names are overwritten).
+ */
+export async function createDemoWorkspace(dir?: string): Promise<DemoWorkspace> {
+  const root = dir ?? (await mkdtemp(join(tmpdir(), 'contextkit-demo-')))
+  for (const [name, text] of Object.entries(FILES)) {
+    const path = join(root, name)
+    await mkdir(dirname(path), { recursive: true })
+    await writeFile(path, text, 'utf8')
+  }
+  return {
+    dir: root,
+    contextFile: join(root, DEMO_CONTEXT_FILE),
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  }
+}

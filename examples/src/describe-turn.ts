@@ -1,0 +1,131 @@
+import type Anthropic from '@anthropic-ai/sdk'
+import type { Message, TraceEvent } from '@contextkit/core'
+import type { StreamParams } from './anthropic-request.js'
+import { RUNNER_STAGES, stepOf, TURN_STEPS } from './turn-steps.js'
+
+/** Shorten `text` to `max` characters on one line (line breaks shown as ⏎). */
+export function abbreviate(text: string, max = 100): string {
+  const flat = text.replaceAll('\n', '⏎')
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}… (${text.length} chars)`
+}
+
+function num(value: unknown): string {
+  return typeof value === 'number' ? value.toLocaleString('en-US') : String(value)
+}
+
+function list(value: unknown): string {
+  return Array.isArray(value) && value.length > 0 ? value.join(', ') : 'none'
+}
+
+function field(data: Record<string, unknown>, key: string): Record<string, unknown> {
+  const value = data[key]
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
+}
+
+function summary(event: TraceEvent): string {
+  const d = event.data
+  switch (event.stage) {
+    case RUNNER_STAGES.sessionLoaded:
+      return `${d.messages} message(s) of history`
+    case 'preload': {
+      const boot = field(d, 'bootstrap')
+      return `loaded ${list(boot.loaded)}; preloaded files: ${list(field(d, 'files').loaded)}`
+    }
+    case 'resumption':
+      return d.action === 'inject'
+        ? `resumption block injected after the stable sections (${d.tokens} tokens)`
+        : d.action === 'capture'
+          ? `resumption tail saved (${d.tokens} tokens, revision ${d.revision})`
+          : `resumption: ${d.action}${d.tailDropped ? ` (${d.tailDropped})` : ''}${d.reason ? ` (${d.reason})` : ''}`
+    case 'context-metadata':
+      return `context file hint: ${d.format}, ${d.lines} lines, ${d.recordCount} records`
+    case RUNNER_STAGES.budget:
+      return `${num(d.tokens)} of ${num(d.budget)} tokens; ${Array.isArray(d.omissions) && d.omissions.length > 0 ? `${d.omissions.length} omission(s), notice appended` : 'nothing left out'}`
+    case 'session:prefill-injected':
+      return `${d.mode}${d.reason ? ` (${d.reason})` : ''}: "${d.prefill}"`
+    case 'session:prefill-skipped':
+      return `skipped (${d.reason})`
+    case RUNNER_STAGES.request:
+      return `call ${d.call}: ${d.formatter}, messages ${list(d.messages)}, ends with ${d.endsWith}${d.assistantPrefill ? ' (prefilled)' : ''}`
+    case RUNNER_STAGES.retry:
+      return `call ${d.call} retried with ${d.formatter}`
+    case 'session:prefill-fallback':
+      return `provider rejected the prefill; fallback: ${d.mode}`
+    case RUNNER_STAGES.reply:
+      return `call ${d.call}: ${list(d.blocks)}, stop ${d.stopReason}`
+    case RUNNER_STAGES.tool:
+      return `${d.tool} ${JSON.stringify(d.input)} → ${d.isError ? 'error' : `${d.chars} chars`}`
+    case RUNNER_STAGES.limit:
+      return `stopped after ${d.maxModelCalls} model calls`
+    case 'session:prefill-stripped':
+      return `prefill stripped from a reply (match: ${d.match})`
+    case RUNNER_STAGES.finalized:
+      return `${d.replies} repl${d.replies === 1 ? 'y' : 'ies'} finalized`
+    case RUNNER_STAGES.saved:
+      return `appended ${list(d.appended)} (${d.total} messages in the session)`
+    default:
+      return JSON.stringify(d)
+  }
+}
+
+/** One line per trace event: the turn-table step, its name, and what happened. */
+export function describeTrace(events: readonly TraceEvent[]): string[] {
+  const lines: string[] = []
+  for (const event of events) {
+    if (event.stage === RUNNER_STAGES.prepared) continue
+    const step = stepOf(event)
+    if (event.stage === 'warning') {
+      lines.push(`  !  warning from ${event.data.source}: ${event.data.message}`)
+      continue
+    }
+    if (step === undefined) continue
+    const name = (TURN_STEPS[step] ?? '').padEnd(34, '.')
+    lines.push(`${String(step).padStart(3)}  ${name} ${summary(event)}`)
+  }
+  return lines
+}
+
+function blockText(block: Anthropic.Messages.ContentBlockParam): string {
+  if (block.type === 'text') return block.text
+  if (block.type === 'tool_use') return `[tool_use ${block.name} ${JSON.stringify(block.input)}]`
+  if (block.type === 'tool_result') return `[tool_result for ${block.tool_use_id}]`
+  return `[${block.type}]`
+}
+
+/** The request as sent, abbreviated: system blocks, then each message's blocks. */
+export function describeRequest(params: StreamParams, max = 110): string[] {
+  const lines: string[] = []
+  const system = typeof params.system === 'string' ? [{ text: params.system }] : params.system
+  ;(system ?? []).forEach((b, i) => {
+    const cached = 'cache_control' in b && b.cache_control ? ' (cached prefix)' : ''
+    lines.push(`  system[${i}]${cached}: ${abbreviate(b.text, max)}`)
+  })
+  for (const m of params.messages) {
+    const blocks: Anthropic.Messages.ContentBlockParam[] =
+      typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content
+    for (const b of blocks) lines.push(`  ${m.role}: ${abbreviate(blockText(b), max)}`)
+  }
+  if (params.stop_sequences)
+    lines.push(`  stop_sequences: ${JSON.stringify(params.stop_sequences)}`)
+  if (params.tools) lines.push(`  tools: ${params.tools.length}`)
+  return lines
+}
+
+/** Saved messages, one line per block. */
+export function describeHistory(messages: readonly Message[], max = 110): string[] {
+  const lines: string[] = []
+  for (const m of messages) {
+    for (const b of m.content) {
+      const text =
+        b.type === 'text'
+          ? b.text
+          : b.type === 'tool_call'
+            ? `[tool_call ${b.name} ${JSON.stringify(b.input)}]`
+            : b.type === 'tool_result'
+              ? `[tool_result ${b.isError ? 'error' : 'ok'}: ${b.content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('')}]`
+              : `[${b.type}]`
+      lines.push(`  ${m.role}: ${abbreviate(text, max)}`)
+    }
+  }
+  return lines
+}
