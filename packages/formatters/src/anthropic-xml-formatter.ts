@@ -8,7 +8,12 @@ import {
   type ToolResultBlock,
 } from '@contextkit/core'
 import { applyCacheMarkers } from './cache-markers.js'
-import { toImageBlock, type UnsupportedMediaPolicy, unsupported } from './media.js'
+import {
+  checkMediaPolicy,
+  toImageBlock,
+  type UnsupportedMediaPolicy,
+  unsupported,
+} from './media.js'
 import { checkParticipantName, mergeStops, participantStops, speakerOf } from './participants.js'
 import { buildSystem } from './system-prompt.js'
 import type {
@@ -21,6 +26,7 @@ import type {
   PrefillFormatter,
   StreamParser,
 } from './types.js'
+import { parseBuildOptions, parseToolResults } from './validate.js'
 import { IncrementalXmlParser } from './xml-stream-parser.js'
 import {
   parseXmlToolCalls,
@@ -75,7 +81,11 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
       )
     if (!Number.isInteger(this.#maxStops) || this.#maxStops < 0)
       throw new ConfigurationError('maxParticipantsForStop must be a non-negative integer')
-    if (this.#opening === '') throw new ConfigurationError('openingText must not be empty')
+    if (typeof this.#opening !== 'string' || this.#opening.trim() === '')
+      throw new ConfigurationError('openingText must be a non-blank string')
+    if (typeof this.#sep !== 'string')
+      throw new ConfigurationError('messageSeparator must be a string')
+    checkMediaPolicy(this.#media)
   }
 
   formatToolDefinitions(tools: readonly ToolDefinition[]): string | undefined {
@@ -88,7 +98,7 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
    * `UnsupportedContentError`, `'strip'` writes `[image omitted]`.
    */
   formatToolResults(results: readonly ToolResultBlock[]): string {
-    return renderXmlToolResults(results.map((r) => this.#textOnly(r, -1, [])))
+    return renderXmlToolResults(parseToolResults(results).map((r) => this.#textOnly(r, -1, [])))
   }
 
   createStreamParser(options: ParserOptions = {}): StreamParser {
@@ -103,8 +113,9 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
     return this.parseToolCalls(text, options).length > 0
   }
 
-  buildMessages(input: readonly Message[], options: BuildOptions = {}): FormattedRequest {
+  buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
     const messages = parseWith(MessageSchema.array(), input, 'messages')
+    const options = parseBuildOptions(buildOptions)
     const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
     const user = checkParticipantName(options.userName ?? 'User', 'userName')
     const tools = options.tools ?? []
@@ -264,10 +275,17 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
   }
 }
 
-/** Accumulates role segments; text is appended to the last unsealed text block of that role. */
+/**
+ * Accumulates role segments; text is appended to the last unsealed text block of that role.
+ * A text block is only opened by non-whitespace text (the API rejects whitespace-only text
+ * blocks): whitespace that would open one is held and written in front of the next text of the
+ * same role, or dropped when a non-text block or the other role comes first.
+ */
 class TranscriptWriter {
   readonly #messages: FormattedMessage[] = []
   #sealed = true
+  #heldSpace = ''
+  #heldRole: 'user' | 'assistant' = 'assistant'
 
   text(role: 'user' | 'assistant', text: string): void {
     if (text === '') return
@@ -277,11 +295,19 @@ class TranscriptWriter {
       lastBlock.text += text
       return
     }
-    this.block(role, { type: 'text', text })
+    if (this.#heldRole !== role) this.#heldSpace = ''
+    if (text.trim() === '') {
+      this.#heldSpace += text
+      this.#heldRole = role
+      return
+    }
+    const held = this.#heldSpace
+    this.block(role, { type: 'text', text: held + text })
     this.#sealed = false
   }
 
   block(role: 'user' | 'assistant', block: FormattedBlock): void {
+    this.#heldSpace = ''
     const msg = this.#messages[this.#messages.length - 1]
     if (msg && msg.role === role) msg.content.push(block)
     else this.#messages.push({ role, content: [block] })

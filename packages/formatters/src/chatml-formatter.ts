@@ -9,8 +9,8 @@ import {
 } from '@contextkit/core'
 import { type ChatMLParserOptions, ChatMLStreamParser } from './chatml-parser.js'
 import { stringifyJson } from './lossless-json.js'
-import { type UnsupportedMediaPolicy, unsupported } from './media.js'
-import { checkParticipantName } from './participants.js'
+import { checkMediaPolicy, type UnsupportedMediaPolicy, unsupported } from './media.js'
+import { checkParticipantName, mergeStops } from './participants.js'
 import { guardSpecialTokens, type SpecialTokenPolicy } from './special-tokens.js'
 import { systemText } from './system-prompt.js'
 import type {
@@ -21,6 +21,7 @@ import type {
   PrefillFormatter,
   StreamParser,
 } from './types.js'
+import { parseBuildOptions, parseToolResults } from './validate.js'
 
 /** Options of {@link ChatMLFormatter}. */
 export interface ChatMLFormatterOptions {
@@ -66,6 +67,7 @@ export class ChatMLFormatter implements PrefillFormatter {
     this.#tokens = [...CHATML_SPECIAL_TOKENS, ...(options.extraSpecialTokens ?? [])]
     if (this.#policy !== 'reject' && this.#policy !== 'escape')
       throw new ConfigurationError(`specialTokens must be 'reject' or 'escape'`)
+    checkMediaPolicy(this.#media)
   }
 
   formatToolDefinitions(tools: readonly ToolDefinition[]): string | undefined {
@@ -79,11 +81,32 @@ export class ChatMLFormatter implements PrefillFormatter {
     return `# Tools\n\nYou may call one or more of these functions:\n<tools>\n${lines.join('\n')}\n</tools>\n\nFor each call, write a JSON object with the function name and arguments inside <tool_call></tool_call> tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>`
   }
 
+  /**
+   * Results as `<tool_response>` blocks (an error result's text starts with `Error: `). Special
+   * tokens in the text follow `specialTokens`; images follow `unsupportedMedia` (`'strip'`
+   * writes `[image omitted]`).
+   */
   formatToolResults(results: readonly ToolResultBlock[]): string {
+    return this.#toolResults(parseToolResults(results), -1, [])
+  }
+
+  #toolResults(
+    results: readonly ToolResultBlock[],
+    index: number,
+    warnings: FormatWarning[],
+  ): string {
+    const where = index < 0 ? 'tool results' : `message ${index}`
     return results
       .map((r) => {
-        const text = r.content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('\n')
-        return `<tool_response>\n${r.isError ? `Error: ${text}` : text}\n</tool_response>`
+        const text = r.content
+          .map((c) => {
+            if (c.type === 'text') return c.text
+            unsupported(this.#media, c, this.name, index, warnings)
+            return '[image omitted]'
+          })
+          .join('\n')
+        const body = guardSpecialTokens(text, this.#tokens, this.#policy, where)
+        return `<tool_response>\n${r.isError ? `Error: ${body}` : body}\n</tool_response>`
       })
       .join('\n')
   }
@@ -105,17 +128,17 @@ export class ChatMLFormatter implements PrefillFormatter {
     return this.parseToolCalls(text, options).length > 0
   }
 
-  buildMessages(input: readonly Message[], options: BuildOptions = {}): FormattedRequest {
+  buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
     const messages = parseWith(MessageSchema.array(), input, 'messages')
+    const options = parseBuildOptions(buildOptions)
     const warnings: FormatWarning[] = []
     const guard = (text: string, where: string): string =>
       guardSpecialTokens(text, this.#tokens, this.#policy, where)
     const sys = systemText(options.system, this.formatToolDefinitions(options.tools ?? []))
     let prompt = sys ? `<|im_start|>system\n${guard(sys, 'system')}<|im_end|>\n` : ''
     const last = messages[messages.length - 1]
-    const continues =
-      last?.role === 'assistant' &&
-      last.content.some((b) => b.type !== 'text' || b.text.trim() !== '')
+    // a final assistant message is continued (an empty one is the open turn itself)
+    const continues = last?.role === 'assistant'
     let turn = ''
     messages.forEach((message, index) => {
       const where = `message ${index}`
@@ -132,7 +155,7 @@ export class ChatMLFormatter implements PrefillFormatter {
             pieces.push({ text: guard(renderQwenToolCall(block), where), kind: 'tag' })
             break
           case 'tool_result':
-            pieces.push({ text: guard(this.formatToolResults([block]), where), kind: 'tag' })
+            pieces.push({ text: this.#toolResults([block], index, warnings), kind: 'tag' })
             break
           case 'image':
             unsupported(this.#media, block, this.name, index, warnings)
@@ -147,31 +170,28 @@ export class ChatMLFormatter implements PrefillFormatter {
       })
       if (message.role === 'user' && message.participant !== undefined) {
         const name = checkParticipantName(message.participant, `${where} participant`)
-        content = `${name}: ${content}`
+        content = `${guard(name, `${where} participant`)}: ${content}`
       }
       const open = `<|im_start|>${message.role}\n`
       if (continues && index === messages.length - 1) {
-        prompt += open + content
-        turn = content
+        prompt += open
+        turn = content.trim() === '' ? '' : content
       } else {
         prompt += `${open}${content}<|im_end|>\n`
       }
     })
     let tail = ''
-    if (!continues) {
-      prompt += '<|im_start|>assistant\n'
-      if (options.thinking) tail += '<think>\n'
-    }
-    if (options.prefill) tail += guard(options.prefill.trimEnd(), 'prefill')
-    prompt += tail
-    turn += tail
+    if (!continues) prompt += '<|im_start|>assistant\n'
+    if (options.thinking && turn === '') tail += '<think>\n'
+    tail += guard((options.prefill ?? '').trimEnd(), 'prefill')
+    // a continued message never ends in whitespace, unless the prefill or <think> writes it
+    turn = tail === '' ? turn.trimEnd() : turn + tail
+    prompt += turn
     const request: FormattedRequest = {
       messages: [],
       system: [],
       prompt,
-      stopSequences: [
-        ...new Set(['<|im_end|>', '<|endoftext|>', ...(options.stopSequences ?? [])]),
-      ],
+      stopSequences: mergeStops(['<|im_end|>', '<|endoftext|>'], options.stopSequences),
       cacheMarkersApplied: 0,
       warnings,
     }

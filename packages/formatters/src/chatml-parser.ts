@@ -2,6 +2,7 @@ import type { ToolCallBlock } from '@contextkit/core'
 import { parseJsonLossless } from './lossless-json.js'
 import { candidates, scanTags, type TagCandidate, type TagScanTarget } from './tag-scanner.js'
 import type { BlockType, ParserOptions, StreamEvent, StreamParser } from './types.js'
+import { checkText } from './validate.js'
 import { pushDelta } from './xml-stream-parser.js'
 
 /** Options of {@link ChatMLStreamParser}. */
@@ -52,6 +53,7 @@ export class ChatMLStreamParser implements StreamParser {
   }
 
   processChunk(chunk: string): StreamEvent[] {
+    checkText(chunk, 'stream chunk')
     const out: StreamEvent[] = []
     if (chunk !== '') this.#pieces.push(chunk)
     this.#out = out

@@ -15,7 +15,7 @@ function schemaTypes(schema: unknown): string[] {
  * Turn a parameter's text into a value, guided only by its JSON Schema `type`.
  *
  * - no schema or no `type`, or `type` includes `string`: the text, unchanged;
- * - `integer`/`number`: a number when the trimmed text is a JSON number; an integer literal
+ * - `integer`/`number`: a number when the trimmed text is a finite JSON number; an integer literal
  *   that a JS number cannot hold exactly (e.g. `9007199254740993`) stays as its decimal
  *   **string**, never rounded;
  * - `boolean`: `true`/`false`; `null`: `null`;
@@ -32,7 +32,9 @@ export function coerceParameter(text: string, schema: unknown): unknown {
     if ((type === 'integer' || type === 'number') && NUMBER.test(t)) {
       if (type === 'integer' && !INTEGER.test(t)) continue
       if (INTEGER.test(t) && !isExactInteger(t)) return t
-      return Number(t)
+      const n = Number(t)
+      // `1e400` would become Infinity (not JSON, and not what was written): keep the text
+      return Number.isFinite(n) ? n : text
     }
     if (type === 'boolean' && (t === 'true' || t === 'false')) return t === 'true'
     if (type === 'null' && t === 'null') return null

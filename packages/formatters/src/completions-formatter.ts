@@ -6,7 +6,7 @@ import {
   type ToolCallBlock,
   type ToolResultBlock,
 } from '@contextkit/core'
-import { type UnsupportedMediaPolicy, unsupported } from './media.js'
+import { checkMediaPolicy, type UnsupportedMediaPolicy, unsupported } from './media.js'
 import { checkParticipantName, mergeStops, participantStops, speakerOf } from './participants.js'
 import { PassThroughParser } from './passthrough-parser.js'
 import { guardSpecialTokens, type SpecialTokenPolicy } from './special-tokens.js'
@@ -18,6 +18,7 @@ import type {
   PrefillFormatter,
   StreamParser,
 } from './types.js'
+import { parseBuildOptions, parseToolResults } from './validate.js'
 
 /** Options of {@link CompletionsFormatter}. */
 export interface CompletionsFormatterOptions {
@@ -57,6 +58,12 @@ export class CompletionsFormatter implements PrefillFormatter {
     this.#policy = options.specialTokens ?? 'reject'
     if (!Number.isInteger(this.#maxStops) || this.#maxStops < 0)
       throw new ConfigurationError('maxParticipantsForStop must be a non-negative integer')
+    if (this.#policy !== 'reject' && this.#policy !== 'escape')
+      throw new ConfigurationError(`specialTokens must be 'reject' or 'escape'`)
+    if (typeof this.#eot !== 'string') throw new ConfigurationError('eotToken must be a string')
+    if (typeof this.#sep !== 'string')
+      throw new ConfigurationError('messageSeparator must be a string')
+    checkMediaPolicy(this.#media)
   }
 
   /** Base models get no tool definitions: always `undefined`. */
@@ -66,7 +73,7 @@ export class CompletionsFormatter implements PrefillFormatter {
 
   /** Results as plain text lines (for callers that feed them back by hand). */
   formatToolResults(results: readonly ToolResultBlock[]): string {
-    return results
+    return parseToolResults(results)
       .map((r) => r.content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('\n'))
       .join('\n')
   }
@@ -84,8 +91,9 @@ export class CompletionsFormatter implements PrefillFormatter {
     return false
   }
 
-  buildMessages(input: readonly Message[], options: BuildOptions = {}): FormattedRequest {
+  buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
     const messages = parseWith(MessageSchema.array(), input, 'messages')
+    const options = parseBuildOptions(buildOptions)
     const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
     const user = checkParticipantName(options.userName ?? 'User', 'userName')
     const warnings: FormatWarning[] = []
@@ -97,15 +105,13 @@ export class CompletionsFormatter implements PrefillFormatter {
     const speakers: string[] = []
     const last = messages[messages.length - 1]
     const lastSpeaker = last && speakerOf(last, assistant, user)
-    const continues =
-      last !== undefined &&
-      lastSpeaker === assistant &&
-      last.content.some((b) => b.type === 'text' && b.text.trim() !== '')
+    // the assistant's own final message is continued (an empty one is just `{assistant}:`)
+    const continues = last !== undefined && lastSpeaker === assistant
     let turn = ''
     messages.forEach((message, index) => {
       const where = `message ${index}`
-      const speaker = checkParticipantName(
-        speakerOf(message, assistant, user),
+      const speaker = guard(
+        checkParticipantName(speakerOf(message, assistant, user), `${where} participant`),
         `${where} participant`,
       )
       speakers.push(speaker)
@@ -115,7 +121,7 @@ export class CompletionsFormatter implements PrefillFormatter {
         else unsupported(this.#media, block, this.name, index, warnings)
       }
       if (continues && index === messages.length - 1) {
-        turn = ` ${text}`
+        turn = text.trim() === '' ? '' : ` ${options.prefill ? text : text.trimEnd()}`
         parts.push(`${speaker}:${turn}`)
       } else {
         parts.push(`${speaker}: ${text}${this.#eot}`)
@@ -125,9 +131,9 @@ export class CompletionsFormatter implements PrefillFormatter {
       parts.push(`${assistant}:`)
     }
     let prompt = parts.join(this.#sep)
-    if (options.prefill) {
-      const prefill = guard(options.prefill.trimEnd(), 'prefill')
-      const add = continues ? prefill : ` ${prefill}`
+    const prefill = guard((options.prefill ?? '').trimEnd(), 'prefill')
+    if (prefill !== '') {
+      const add = turn !== '' ? prefill : ` ${prefill}`
       prompt += add
       turn += add
     }

@@ -1,3 +1,5 @@
+import { ValidationError } from '@contextkit/core'
+
 /** Whether a decimal integer literal is represented exactly by a JS number. */
 export function isExactInteger(literal: string): boolean {
   const n = Number(literal)
@@ -52,26 +54,50 @@ export function parseJsonLossless(text: string): unknown {
 /**
  * `JSON.stringify` that writes bigints as plain integers, and integer-valued numbers beyond
  * 2^53 (below 1e21) with their exact digits (`36724856937514328`, not `…330`), so
- * {@link parseJsonLossless} reads them back as the same number.
+ * {@link parseJsonLossless} reads them back as the same number. A value with no JSON form
+ * (circular, or a top-level function/symbol/undefined) throws core's `ValidationError`.
  */
 export function stringifyJson(value: unknown): string {
-  const marks: string[] = []
-  const json = JSON.stringify(value, (_key, v: unknown) => {
-    const big =
-      typeof v === 'bigint'
-        ? v
-        : typeof v === 'number' &&
-            Number.isInteger(v) &&
-            !Number.isSafeInteger(v) &&
-            Math.abs(v) < 1e21
-          ? BigInt(v)
-          : undefined
-    if (big !== undefined) {
+  // placeholders for exact integers; lengthened until no key or string of `value` contains one
+  for (let tag = '\u0000bigint'; ; tag += '\u0000') {
+    const marks: string[] = []
+    let clash = false
+    const replacer = (key: string, v: unknown): unknown => {
+      if (key.includes(tag) || (typeof v === 'string' && v.includes(tag))) clash = true
+      const big =
+        typeof v === 'bigint'
+          ? v
+          : typeof v === 'number' &&
+              Number.isInteger(v) &&
+              !Number.isSafeInteger(v) &&
+              Math.abs(v) < 1e21
+            ? BigInt(v)
+            : undefined
+      if (big === undefined) return v
       marks.push(big.toString())
-      return `\u0000bigint${marks.length - 1}\u0000`
+      return `${tag}${marks.length - 1};`
     }
-    return v
-  })
-  if (marks.length === 0) return json
-  return json.replace(/"\\u0000bigint(\d+)\\u0000"/g, (_m, k: string) => marks[Number(k)] ?? '0')
+    let json: string | undefined
+    try {
+      json = JSON.stringify(value, replacer)
+    } catch (cause) {
+      throw notJson(cause)
+    }
+    if (json === undefined) throw notJson(`a top-level ${typeof value} has no JSON form`)
+    if (clash) continue
+    if (marks.length === 0) return json
+    // the tag as JSON writes it (`\\u0000…`), escaped for a RegExp
+    const quoted = JSON.stringify(tag)
+      .slice(1, -1)
+      .replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')
+    return json.replaceAll(
+      new RegExp(`"${quoted}(\\d+);"`, 'g'),
+      (_m, k: string) => marks[Number(k)] ?? '0',
+    )
+  }
+}
+
+function notJson(cause: unknown): ValidationError {
+  const message = `value cannot be written as JSON (${cause instanceof Error ? cause.message : String(cause)})`
+  return new ValidationError(message, [{ path: '(root)', message }], { cause })
 }

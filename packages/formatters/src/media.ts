@@ -1,9 +1,17 @@
-import type { ContentBlock, ImageBlock } from '@contextkit/core'
+import { ConfigurationError, type ContentBlock, type ImageBlock } from '@contextkit/core'
 import { UnsupportedContentError } from './errors.js'
 import type { FormattedImageBlock, FormatWarning } from './types.js'
 
 /** What to do with content a format cannot carry. */
 export type UnsupportedMediaPolicy = 'error' | 'strip'
+
+/** Throw `ConfigurationError` unless `policy` is `'error'` or `'strip'`. */
+export function checkMediaPolicy(policy: unknown): void {
+  if (policy !== 'error' && policy !== 'strip')
+    throw new ConfigurationError(
+      `unsupportedMedia must be 'error' or 'strip', got ${String(policy)}`,
+    )
+}
 
 /** Core image → Anthropic-shaped image block. */
 export function toImageBlock(image: ImageBlock): FormattedImageBlock {

@@ -149,3 +149,30 @@ describe('NativeFormatter', () => {
     expect(f.formatToolDefinitions()).toBeUndefined()
   })
 })
+
+describe('NativeFormatter, whitespace', () => {
+  test('whitespace-only text joins the text before it, or is dropped (never its own block)', () => {
+    const req = new NativeFormatter().buildMessages([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: ' ' },
+          { type: 'text', text: 'a' },
+          { type: 'text', text: ' \n' },
+          { type: 'text', text: 'b' },
+        ],
+      },
+      { role: 'user', content: [{ type: 'text', text: '  ' }], cacheBreakpoint: true },
+    ])
+    expect(req.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'a \n' },
+          { type: 'text', text: 'b', cache_control: { type: 'ephemeral' } },
+        ],
+      },
+    ])
+    expect(req.cacheMarkersApplied).toBe(1)
+  })
+})

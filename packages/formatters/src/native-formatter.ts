@@ -21,6 +21,7 @@ import type {
   PrefillFormatter,
   StreamParser,
 } from './types.js'
+import { parseBuildOptions, parseToolResults } from './validate.js'
 
 /** Options of {@link NativeFormatter}. */
 export interface NativeFormatterOptions {
@@ -80,7 +81,7 @@ export class NativeFormatter implements PrefillFormatter {
 
   /** Native results need no text form; this renders them readably (for logs). */
   formatToolResults(results: readonly ToolResultBlock[]): string {
-    return results
+    return parseToolResults(results)
       .map(
         (r) =>
           `[${r.isError ? 'error' : 'result'} ${r.toolCallId}] ${r.content.map((c) => (c.type === 'text' ? c.text : '[image]')).join('\n')}`,
@@ -101,8 +102,9 @@ export class NativeFormatter implements PrefillFormatter {
     return false
   }
 
-  buildMessages(input: readonly Message[], options: BuildOptions = {}): FormattedRequest {
+  buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
     const messages = parseWith(MessageSchema.array(), input, 'messages')
+    const options = parseBuildOptions(buildOptions)
     const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
     const user = checkParticipantName(options.userName ?? 'User', 'userName')
     const system = buildSystem(options.system)
@@ -131,8 +133,19 @@ export class NativeFormatter implements PrefillFormatter {
         else if (!blocks.every((b) => b.type === 'tool_result'))
           blocks.unshift({ type: 'text', text: `${speaker}:` })
       }
-      const kept = blocks.filter((b) => b.type !== 'text' || b.text !== '')
-      if (kept.length === 0) return
+      // the API rejects whitespace-only text blocks: such text joins the text block before it
+      // (so nothing is glued together) or, with none, is dropped
+      const kept: FormattedBlock[] = []
+      for (const b of blocks) {
+        const before = kept[kept.length - 1]
+        if (b.type !== 'text' || b.text.trim() !== '') kept.push(b)
+        else if (before?.type === 'text') before.text += b.text
+      }
+      if (kept.length === 0) {
+        const before = lastMarkable(out[out.length - 1]?.content ?? [])
+        if (message.cacheBreakpoint && before) marks.push(before)
+        return
+      }
       const prev = out[out.length - 1]
       if (prev && prev.role === message.role) {
         const head = kept[0]

@@ -1,4 +1,5 @@
 import type { BlockType, StreamEvent, StreamParser } from './types.js'
+import { checkText } from './validate.js'
 
 /**
  * The parser of formats whose output needs no parsing (native tool APIs, base-model
@@ -9,6 +10,7 @@ export class PassThroughParser implements StreamParser {
   #pieces: string[] = []
 
   processChunk(chunk: string): StreamEvent[] {
+    checkText(chunk, 'stream chunk')
     if (chunk !== '') this.#pieces.push(chunk)
     return chunk === '' ? [] : [{ type: 'text-delta', text: chunk }]
   }

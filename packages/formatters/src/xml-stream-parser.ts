@@ -2,6 +2,7 @@ import type { ToolCallBlock, ToolDefinition } from '@contextkit/core'
 import { coerceParameter, parameterSchema } from './coerce.js'
 import { candidates, scanTags, type TagCandidate, type TagScanTarget } from './tag-scanner.js'
 import type { BlockType, ParserOptions, StreamEvent, StreamParser } from './types.js'
+import { checkText } from './validate.js'
 import { unescapeXml } from './xml-escape.js'
 
 /** Options of {@link IncrementalXmlParser}. */
@@ -91,6 +92,7 @@ export class IncrementalXmlParser implements StreamParser {
   }
 
   processChunk(chunk: string): StreamEvent[] {
+    checkText(chunk, 'stream chunk')
     const out: StreamEvent[] = []
     if (chunk !== '') this.#pieces.push(chunk)
     this.#scan(chunk, out)
@@ -209,7 +211,13 @@ export class IncrementalXmlParser implements StreamParser {
           unescapeXml(param.value),
           parameterSchema(call.schema, param.name),
         )
-        call.input[param.name] = value
+        // defineProperty: a parameter called `__proto__` is data, not the object's prototype
+        Object.defineProperty(call.input, param.name, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        })
         out.push({ type: 'tool-call-parameter', id: call.id, name: param.name, value })
         return
       }

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '@contextkit/core'
+import { type ToolDefinition, ValidationError } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { coerceParameter } from './coerce.js'
@@ -151,5 +151,38 @@ describe('helpers', () => {
     expect(stringifyJson({ big: 12345678901234567890n, n: 1 })).toBe(
       '{"big":12345678901234567890,"n":1}',
     )
+  })
+})
+
+describe('data-loss regressions', () => {
+  test('a parameter called __proto__ is kept as data, not taken as the prototype', () => {
+    const [c] = parseXmlToolCalls(
+      call(
+        '<parameter name="__proto__">{"polluted": true}</parameter><parameter name="s">x</parameter>',
+      ),
+      { tools: [tool] },
+    )
+    expect(Object.keys(c?.input ?? {})).toEqual(['__proto__', 's'])
+    expect(Object.getOwnPropertyDescriptor(c?.input, '__proto__')?.value).toBe('{"polluted": true}')
+    expect(Object.getPrototypeOf(c?.input)).toBe(Object.prototype)
+  })
+
+  test('a number literal beyond the float range stays text instead of Infinity', () => {
+    expect(coerceParameter('1e400', { type: 'number' })).toBe('1e400')
+    expect(coerceParameter('-1e400', { type: ['number', 'null'] })).toBe('-1e400')
+    expect(coerceParameter('1e300', { type: 'number' })).toBe(1e300)
+  })
+
+  test('stringifyJson: strings that look like its placeholders survive; no-JSON values are typed errors', () => {
+    const value = { a: 2n ** 64n + 1n, b: '\u0000bigint0;', '\u0000bigint1;': 5n }
+    expect(parseJsonLossless(stringifyJson(value))).toEqual({
+      a: '18446744073709551617',
+      b: '\u0000bigint0;',
+      '\u0000bigint1;': 5,
+    })
+    const circular: Record<string, unknown> = {}
+    circular.me = circular
+    expect(() => stringifyJson(circular)).toThrow(ValidationError)
+    expect(() => stringifyJson(() => 1)).toThrow(ValidationError)
   })
 })

@@ -1,0 +1,58 @@
+import {
+  parseWith,
+  SectionSchema,
+  ToolDefinitionSchema,
+  type ToolResultBlock,
+  ToolResultBlockSchema,
+  ValidationError,
+} from '@contextkit/core'
+import type { BuildOptions } from './types.js'
+
+function fail(what: string, path: string, message: string): never {
+  throw new ValidationError(`Invalid ${what}: ${path}: ${message}`, [{ path, message }])
+}
+
+function optionalType(
+  options: Record<string, unknown>,
+  key: string,
+  type: 'string' | 'boolean',
+): void {
+  const value = options[key]
+  if (value !== undefined && typeof value !== type) fail('build options', key, `expected ${type}`)
+}
+
+/**
+ * Check {@link BuildOptions} that may come from untyped callers: a wrong type anywhere throws
+ * core's `ValidationError` (never a `TypeError` from deep inside a formatter).
+ */
+export function parseBuildOptions(input: unknown): BuildOptions {
+  if (input === undefined) return {}
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    fail('build options', '(root)', 'expected an object')
+  const options = input as Record<string, unknown>
+  optionalType(options, 'assistantName', 'string')
+  optionalType(options, 'userName', 'string')
+  optionalType(options, 'prefill', 'string')
+  optionalType(options, 'thinking', 'boolean')
+  const { system, tools, stopSequences } = options
+  if (system !== undefined && typeof system !== 'string')
+    parseWith(SectionSchema.array(), system, 'build options system')
+  if (tools !== undefined) parseWith(ToolDefinitionSchema.array(), tools, 'build options tools')
+  if (
+    stopSequences !== undefined &&
+    !(Array.isArray(stopSequences) && stopSequences.every((s) => typeof s === 'string'))
+  )
+    fail('build options', 'stopSequences', 'expected an array of strings')
+  return options as BuildOptions
+}
+
+/** Validate the argument of `formatToolResults` (core's `ToolResultBlock[]`). */
+export function parseToolResults(input: unknown): ToolResultBlock[] {
+  return parseWith(ToolResultBlockSchema.array(), input, 'tool results')
+}
+
+/** A stream chunk or a whole reply must be a string. */
+export function checkText(input: unknown, what: string): string {
+  if (typeof input !== 'string') fail(what, '(root)', `expected a string, got ${typeof input}`)
+  return input
+}
