@@ -53,7 +53,10 @@ export class TestkitError extends Error {
   }
 }
 
-/** `startAnthropicEmulator` got invalid options (bad port, write size, model list, script). */
+/**
+ * `startAnthropicEmulator` got invalid options (bad port, write size, model list, script), or
+ * `messageEvents` / `sseFrame` got a malformed message or event.
+ */
 export class EmulatorConfigError extends TestkitError {
   static override readonly code: string = 'testkit_config'
 }

@@ -2,6 +2,7 @@
  * Turns a complete message into the event sequence the real API streams, and frames events
  * as SSE (`event:` and `data:` lines with equal types).
  */
+import { EmulatorConfigError } from './errors.js'
 import type { WireMessage, WireResponseBlock, WireStreamEvent } from './wire-types.js'
 
 /** Splits `text` into pieces of at most `size` code points (never inside a surrogate pair). */
@@ -32,14 +33,54 @@ function startBlock(b: WireResponseBlock): WireResponseBlock {
   }
 }
 
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+function blockProblem(b: unknown, i: number): string | undefined {
+  if (!isObject(b) || typeof b.type !== 'string') return `content[${i}] must be a block with a type`
+  if (b.type === 'text' && typeof b.text !== 'string') return `content[${i}].text must be a string`
+  if (b.type === 'thinking' && (typeof b.thinking !== 'string' || typeof b.signature !== 'string'))
+    return `content[${i}] needs string thinking and signature`
+  if (b.type === 'tool_use') {
+    if (typeof b.id !== 'string' || typeof b.name !== 'string' || !isObject(b.input))
+      return `content[${i}] needs a string id and name and an object input`
+    try {
+      JSON.stringify(b.input)
+    } catch {
+      return `content[${i}].input is not serializable to JSON`
+    }
+  }
+  return undefined
+}
+
+/** Why `message` cannot be streamed (a wrong shape, a bad `deltaChars`), or `undefined`. */
+function messageProblem(message: unknown, deltaChars: unknown): string | undefined {
+  if (!Number.isSafeInteger(deltaChars) || (deltaChars as number) < 1)
+    return 'deltaChars must be a positive integer'
+  if (!isObject(message) || !Array.isArray(message.content))
+    return 'message must be a message with a content array'
+  if (!isObject(message.usage) || typeof message.usage.output_tokens !== 'number')
+    return 'message.usage.output_tokens must be a number'
+  for (let i = 0; i < message.content.length; i++) {
+    const problem = blockProblem(message.content[i], i)
+    if (problem) return problem
+  }
+  return undefined
+}
+
 /**
  * The events of a streamed reply, in the API's order: `message_start` (empty content, initial
  * usage), `ping`, per block `content_block_start` / deltas / `content_block_stop`,
  * `message_delta` (stop reason, cumulative `output_tokens`), `message_stop`.
  *
  * @param deltaChars - characters per `text_delta` / `thinking_delta` (default 16)
+ * @throws EmulatorConfigError when `message` is not a message or `deltaChars` is not a positive
+ *   integer.
  */
 export function messageEvents(message: WireMessage, deltaChars = 16): WireStreamEvent[] {
+  const problem = messageProblem(message, deltaChars)
+  if (problem) throw new EmulatorConfigError(`messageEvents: ${problem}`)
   const events: WireStreamEvent[] = [
     {
       type: 'message_start',
@@ -92,7 +133,21 @@ export function messageEvents(message: WireMessage, deltaChars = 16): WireStream
   return events
 }
 
-/** One SSE frame: `event: <type>\ndata: <json>\n\n`. */
+/**
+ * One SSE frame: `event: <type>\ndata: <json>\n\n`.
+ *
+ * @throws EmulatorConfigError when `event` has no string `type` (without line breaks) or cannot
+ *   be serialized to JSON.
+ */
 export function sseFrame(event: { type: string }): string {
-  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`
+  if (!isObject(event) || typeof event.type !== 'string' || /[\r\n]/.test(event.type)) {
+    throw new EmulatorConfigError('sseFrame: event must be an object with a one-line string type')
+  }
+  let json: string
+  try {
+    json = JSON.stringify(event)
+  } catch (cause) {
+    throw new EmulatorConfigError('sseFrame: event is not serializable to JSON', { cause })
+  }
+  return `event: ${event.type}\ndata: ${json}\n\n`
 }
