@@ -8,6 +8,7 @@ export const SELF_STATE_VERSION = 1
 
 const isoTime = z.iso.datetime({ offset: true })
 
+/** Zod schema of {@link StreamTail}: the raw tail of the last session. */
 export const StreamTailSchema = z.object({
   /** The verbatim last words of a session (already cut to a word or line boundary). */
   raw: z.string(),
@@ -23,6 +24,7 @@ export const StreamTailSchema = z.object({
 /** The raw tail of the last session's output. */
 export type StreamTail = z.infer<typeof StreamTailSchema>
 
+/** Zod schema of {@link Anchor}: one verbatim phrase worth carrying over. */
 export const AnchorSchema = z.object({
   /** A verbatim phrase worth carrying over. */
   raw: z.string().min(1),
@@ -34,6 +36,7 @@ export const AnchorSchema = z.object({
 /** A verbatim anchor phrase. */
 export type Anchor = z.infer<typeof AnchorSchema>
 
+/** Zod schema of the current state file ({@link SelfState}); `migrateSelfState` reads older ones. */
 export const SelfStateSchema = z.object({
   version: z.literal(SELF_STATE_VERSION),
   /** Incremented by every save; lets a writer detect that someone else saved in between. */
