@@ -35,6 +35,14 @@ const history: Message[] = [
 ]
 
 describe('NativeFormatter', () => {
+  test("adds no stop sequences of its own but passes the caller's through, de-duplicated", () => {
+    const f = new NativeFormatter()
+    expect(f.buildMessages(history).stopSequences).toEqual([])
+    expect(
+      f.buildMessages(history, { stopSequences: ['END', '', 'END', '\n\nUser:'] }).stopSequences,
+    ).toEqual(['END', '\n\nUser:'])
+  })
+
   test('renders user/assistant messages, native tools, no stop sequences (exact)', () => {
     const req = new NativeFormatter().buildMessages(history, { system: 'Sys', tools: [tool] })
     expect(req).toEqual({

@@ -10,7 +10,7 @@ import {
 import { applyCacheMarkers, lastMarkable } from './cache-markers.js'
 import { TooManyParticipantsError } from './errors.js'
 import { toImageBlock } from './media.js'
-import { checkParticipantName, speakerOf } from './participants.js'
+import { checkParticipantName, mergeStops, speakerOf } from './participants.js'
 import { PassThroughParser } from './passthrough-parser.js'
 import { buildSystem } from './system-prompt.js'
 import type {
@@ -185,7 +185,7 @@ export class NativeFormatter implements PrefillFormatter {
     const request: FormattedRequest = {
       messages: out,
       system: system.blocks,
-      stopSequences: [],
+      stopSequences: mergeStops([], options.stopSequences),
       cacheMarkersApplied: applyCacheMarkers(marks),
       warnings: [],
     }
