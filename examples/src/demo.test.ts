@@ -26,6 +26,7 @@ test('the demo runs offline by default: two sessions, every step, the request an
   expect(out).toContain('resumption block injected after the stable sections')
   expect(out).toContain('system[1]: ')
   expect(out).toContain('Picking up where I stopped')
+  expect(out).toContain('--- resumption state: .contextkit/self-state.json (revision 2) ---')
   // the prefill is shown being injected, never in the saved history
   expect(out).toContain(`native: "${DEMO_PREFILL}"`)
   const histories = out.split('--- saved history').slice(1)

@@ -1,8 +1,9 @@
 import { realpathSync } from 'node:fs'
-import { relative } from 'node:path'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Anthropic from '@anthropic-ai/sdk'
 import { describeError, getModelInfo, textOf } from '@contextkit/core'
+import { loadSelfState } from '@contextkit/resumption'
 import { type AnthropicEmulator, startAnthropicEmulator } from '@contextkit/testkit'
 import { demoScript } from './demo-script.js'
 import { createDemoWorkspace, DEMO_CONTEXT_FILE, DEMO_SOURCE_FILE } from './demo-workspace.js'
@@ -76,6 +77,12 @@ async function runSessions(
     for (const line of describeHistory(await jsonlSessionStore(result.sessionPath).load())) {
       print(line)
     }
+    const statePath = join(workspace, '.contextkit', 'self-state.json')
+    const { state } = await loadSelfState(statePath)
+    print(
+      `--- resumption state: ${relative(workspace, statePath)} (revision ${state?.revision}) ---`,
+    )
+    print(`  tail: "${abbreviate(state?.streamTail?.raw ?? '', 110)}"`)
   }
   return results
 }

@@ -5,7 +5,8 @@ import { RUNNER_STAGES, stepOf, TURN_STEPS } from './turn-steps.js'
 
 /** Shorten `text` to `max` characters on one line (line breaks shown as ⏎). */
 export function abbreviate(text: string, max = 100): string {
-  const flat = text.replaceAll('\n', '⏎')
+  // resumption wraps what it injects in invisible markers (U+2063/U+2064): not worth printing
+  const flat = text.replace(/[\u2063\u2064]/g, '').replaceAll('\n', '⏎')
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}… (${text.length} chars)`
 }
 
