@@ -119,6 +119,7 @@ test('createTurnContext and createRunInfo fill defaults', () => {
   const a = createRunInfo()
   const b = createRunInfo()
   expect(a.runId).not.toBe(b.runId)
+  expect(a.runId).toMatch(/^run_[0-9a-f-]{36}$/)
   expect(createRunInfo({ runId: 'x', sessionId: 's' })).toMatchObject({
     runId: 'x',
     sessionId: 's',

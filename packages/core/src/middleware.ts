@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { ContextkitError, describeError } from './errors.js'
 import type { AssistantMessage, Message, ToolDefinition } from './messages.js'
 import type { ModelInfo } from './models.js'
@@ -70,11 +71,9 @@ export function createTurnContext(
   }
 }
 
-let runCounter = 0
-
-/** Build a {@link RunInfo}; the trace defaults to {@link noopTrace}, the id to a counter. */
+/** Build a {@link RunInfo}; the trace defaults to {@link noopTrace}, the id to a random UUID. */
 export function createRunInfo(init: Partial<RunInfo> = {}): RunInfo {
-  return { runId: init.runId ?? `run_${++runCounter}`, trace: noopTrace, ...init }
+  return { runId: init.runId ?? `run_${randomUUID()}`, trace: noopTrace, ...init }
 }
 
 /**

@@ -58,7 +58,12 @@ describe('injectPrefill', () => {
     expect(applied.messages.at(-1)?.role).toBe('user')
     const last = applied.messages.at(-1)!
     expect(last.content[0]).toEqual({ type: 'text', text: 'And 3+3?' })
-    expect(last.content[1]).toEqual({ type: 'text', text: defaultInstruction('Let me think.') })
+    expect(last.content[1]).toEqual({
+      type: 'text',
+      text: `\n\n${defaultInstruction('Let me think.')}`,
+    })
+    // joined the way transcript formats join text blocks, the instruction stays apart
+    expect(textOf(last)).toBe(`And 3+3?\n\n${defaultInstruction('Let me think.')}`)
     expect(defaultInstruction('Let me think.')).toContain('\nLet me think.\n')
   })
 

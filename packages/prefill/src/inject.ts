@@ -121,7 +121,11 @@ export function fallback(
   const lastIndex = out.length - 1
   const last = out[lastIndex]!
   const instruction = (options.instruction ?? defaultInstruction)(sent)
-  out[lastIndex] = { ...last, content: [...last.content, { type: 'text', text: instruction }] }
+  // A blank line after preceding text, so formats that join a message's text blocks (transcripts,
+  // ChatML, completions) never glue the instruction onto the user's last words.
+  const prev = last.content.at(-1)
+  const text = prev?.type === 'text' && prev.text.trim() !== '' ? `\n\n${instruction}` : instruction
+  out[lastIndex] = { ...last, content: [...last.content, { type: 'text', text }] }
   return { messages: out, mode: 'instruct', sent, reason }
 }
 

@@ -23,7 +23,7 @@ import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { addAnchor } from './capture.js'
 import { INJECTED_START } from './injected-text.js'
-import { resumption } from './middleware.js'
+import { RESUMPTION_VARS_KEY, resumption } from './middleware.js'
 import { emptySelfState, type SelfState } from './self-state.js'
 import { loadSelfState, saveSelfState } from './state-file.js'
 
@@ -258,6 +258,26 @@ describe('finalize', () => {
     expect(raw).not.toContain('cache key')
     expect(raw).not.toContain(INJECTED_START)
     expect(raw).toContain('Now the fresh part begins here.')
+  })
+
+  test('finalize once per model call (a tool loop): every call still strips the injected text', async () => {
+    await seed('the cache key must include the model id and the tool list', ['Small steps.'])
+    const mw = resumption({ path, now: clock })
+    const run = createRunInfo({ sessionId: 'next' })
+    const prepared = await runPrepare([mw], turn(), run)
+    // the middleware keeps nothing per run: what it injected travels in the turn
+    expect(prepared.vars[RESUMPTION_VARS_KEY]).toMatchObject({
+      injected: expect.arrayContaining([
+        'the cache key must include the model id and the tool list',
+      ]),
+    })
+    for (const fresh of ['First call reads the file.', 'Second call writes the answer.']) {
+      const echo = `As I said, the cache key must include the model id and the tool list. ${fresh}`
+      await runFinalize([mw], reply(echo), prepared, run)
+      const raw = (await loadSelfState(path)).state!.streamTail!.raw
+      expect(raw).not.toContain('cache key')
+      expect(raw).toContain(fresh)
+    }
   })
 })
 

@@ -67,6 +67,15 @@ function statePath(options: ResumptionOptions, run: RunInfo): string {
   })
 }
 
+/** Key of `turn.vars` under which `prepare` leaves what it injected, for `finalize`. */
+export const RESUMPTION_VARS_KEY = 'contextkit.resumption'
+
+function injectedOf(turn: TurnContext): string[] {
+  const entry = turn.vars[RESUMPTION_VARS_KEY] as { injected?: unknown } | undefined
+  const list = entry?.injected
+  return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : []
+}
+
 /** Insert `section` right after the last stable section (or first when there is none). */
 function placeAfterStable(system: readonly Section[], section: Section): Section[] {
   let at = 0
@@ -86,7 +95,6 @@ function placeAfterStable(system: readonly Section[], section: Section): Section
 export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
   options = optionsOf(options, 'resumption')
   const placement = options.placement ?? 'system'
-  const injectedByRun = new Map<string, string[]>()
   const counterFor = (turn: TurnContext) =>
     options.counter ?? createTokenCounter({ model: turn.model })
 
@@ -118,14 +126,17 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
         })
         if (!text || !resolved.context) return turn
         const ctx = resolved.context
-        injectedByRun.set(run.runId, [
+        // What was injected travels with the turn, so finalize (once or once per model call)
+        // never captures it back, and nothing is kept per run in this closure.
+        const injected = [
           text,
           ...(ctx.streamTail ? [ctx.streamTail] : []),
           ...ctx.anchors.map((a) => a.raw),
-        ])
+        ]
+        const vars = { ...turn.vars, [RESUMPTION_VARS_KEY]: { injected } }
         if (placement === 'message') {
           const message = buildResumptionMessage(ctx, wake)
-          return message ? { ...turn, messages: [message, ...turn.messages] } : turn
+          return message ? { ...turn, vars, messages: [message, ...turn.messages] } : turn
         }
         const section: Section = {
           id: options.sectionId ?? 'resumption',
@@ -133,7 +144,7 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
           priority: options.priority ?? 50,
           cache: 'volatile',
         }
-        return { ...turn, system: placeAfterStable(turn.system, section) }
+        return { ...turn, vars, system: placeAfterStable(turn.system, section) }
       } catch (error) {
         recordWarning(run, 'resumption.prepare', error)
         return turn
@@ -141,8 +152,7 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
     },
 
     async finalize(reply, turn, run) {
-      const injected = injectedByRun.get(run.runId) ?? []
-      injectedByRun.delete(run.runId)
+      const injected = injectedOf(turn)
       if (options.capture === false) return reply
       try {
         const counter = counterFor(turn)
