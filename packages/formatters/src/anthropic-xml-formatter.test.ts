@@ -1,5 +1,6 @@
 import {
   type ContextkitError,
+  getModelInfo,
   type Message,
   type ToolDefinition,
   textMessage,
@@ -8,7 +9,11 @@ import {
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { AnthropicXmlFormatter } from './anthropic-xml-formatter.js'
-import { InvalidParticipantError, UnsupportedContentError } from './errors.js'
+import {
+  InvalidParticipantError,
+  PrefillUnsupportedError,
+  UnsupportedContentError,
+} from './errors.js'
 import type { FormattedMessage, FormattedRequest } from './types.js'
 
 const weather: ToolDefinition = {
@@ -349,4 +354,24 @@ describe('AnthropicXmlFormatter', () => {
     ])
     expect(req.assistantPrefill).toBe(` <function_calls>\n${raw}\n</function_calls>`)
   })
+})
+
+test('a model that rejects prefill is refused up front with a typed error', () => {
+  const f = new AnthropicXmlFormatter()
+  const history = [textMessage('user', 'Hi')]
+  const sonnet46 = getModelInfo('claude-sonnet-4-6')
+  let caught: unknown
+  try {
+    f.buildMessages(history, { model: sonnet46 })
+  } catch (error) {
+    caught = error
+  }
+  expect(PrefillUnsupportedError.isInstance(caught)).toBe(true)
+  expect((caught as PrefillUnsupportedError).details).toEqual({ model: 'claude-sonnet-4-6' })
+  // a prefill-capable model, or no model, renders as before
+  const haiku = getModelInfo('claude-haiku-4-5')
+  expect(f.buildMessages(history, { model: haiku })).toEqual(f.buildMessages(history))
+  expect(() => f.buildMessages(history, { model: { id: 1 } } as never)).toThrow(
+    /build options: model/,
+  )
 })

@@ -8,6 +8,7 @@ import {
   type ToolResultBlock,
 } from '@contextkit/core'
 import { applyCacheMarkers } from './cache-markers.js'
+import { PrefillUnsupportedError } from './errors.js'
 import {
   checkMediaPolicy,
   toImageBlock,
@@ -116,6 +117,12 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
     const messages = parseWith(MessageSchema.array(), input, 'messages')
     const options = parseBuildOptions(buildOptions)
+    if (options.model?.supportsPrefill === false) {
+      throw new PrefillUnsupportedError(
+        `AnthropicXmlFormatter ends every request with an assistant turn, which ${options.model.id} rejects; use NativeFormatter for this model`,
+        { details: { model: options.model.id } },
+      )
+    }
     const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
     const user = checkParticipantName(options.userName ?? 'User', 'userName')
     const tools = options.tools ?? []

@@ -19,3 +19,11 @@ export class UnsupportedContentError extends ContextkitError {
 export class SpecialTokenError extends ContextkitError {
   static override readonly code: string = 'special_token_in_text'
 }
+
+/**
+ * The format always ends the request with an open assistant turn, but the model rejects an
+ * assistant prefill (Claude 4.6 and later). Use `NativeFormatter` for such models.
+ */
+export class PrefillUnsupportedError extends ContextkitError {
+  static override readonly code: string = 'prefill_unsupported_by_model'
+}

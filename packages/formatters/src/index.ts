@@ -10,6 +10,7 @@ export type { CompletionsFormatterOptions } from './completions-formatter.js'
 export { CompletionsFormatter } from './completions-formatter.js'
 export {
   InvalidParticipantError,
+  PrefillUnsupportedError,
   SpecialTokenError,
   TooManyParticipantsError,
   UnsupportedContentError,

@@ -1,6 +1,7 @@
 import type {
   ImageMediaType,
   Message,
+  ModelInfo,
   Section,
   ToolCallBlock,
   ToolDefinition,
@@ -128,6 +129,13 @@ export interface BuildOptions {
   prefill?: string
   /** Extra stop sequences appended after the format's own. Default `[]`. */
   stopSequences?: readonly string[]
+  /**
+   * The model the request is for. A format that always ends in an open assistant turn
+   * (`AnthropicXmlFormatter`) throws `PrefillUnsupportedError` for a model with
+   * `supportsPrefill: false`, instead of building a request the API answers with a 400.
+   * Default: not checked.
+   */
+  model?: Pick<ModelInfo, 'id' | 'supportsPrefill'>
 }
 
 /** What a stream parser reports, in order. Adjacent deltas of one block may be split anywhere. */

@@ -34,7 +34,15 @@ export function parseBuildOptions(input: unknown): BuildOptions {
   optionalType(options, 'userName', 'string')
   optionalType(options, 'prefill', 'string')
   optionalType(options, 'thinking', 'boolean')
-  const { system, tools, stopSequences } = options
+  const { system, tools, stopSequences, model } = options
+  if (
+    model !== undefined &&
+    (typeof model !== 'object' ||
+      model === null ||
+      typeof (model as { id?: unknown }).id !== 'string' ||
+      typeof (model as { supportsPrefill?: unknown }).supportsPrefill !== 'boolean')
+  )
+    fail('build options', 'model', 'expected { id: string, supportsPrefill: boolean }')
   if (system !== undefined && typeof system !== 'string')
     parseWith(SectionSchema.array(), system, 'build options system')
   if (tools !== undefined) parseWith(ToolDefinitionSchema.array(), tools, 'build options tools')
