@@ -213,7 +213,7 @@ describe('models without native prefill', () => {
     const last = first.messages.at(-1)!
     expect(textOfWire(last)).toContain('What does src/parse-orders.ts do?')
     expect(textOfWire(last)).toContain('Format: NDJSON')
-    expect(last.content.at(-1)?.text).toBe(defaultInstruction(DEMO_PREFILL))
+    expect(last.content.at(-1)?.text).toBe(`\n\n${defaultInstruction(DEMO_PREFILL)}`)
     expect(result.trace.byStage(RUNNER_STAGES.request)[0]?.data.formatter).toBe('native')
     expect(result.trace.byStage('session:prefill-injected')[0]?.data.mode).toBe('instruct')
     const { text } = await savedLines(result.sessionPath)
@@ -233,7 +233,9 @@ describe('models without native prefill', () => {
     expect(rejected.messages.at(-1)?.role).toBe('assistant')
     const retried = calls[1]!.body as Body
     expect(retried.messages.at(-1)?.role).toBe('user')
-    expect(retried.messages.at(-1)?.content.at(-1)?.text).toBe(defaultInstruction(DEMO_PREFILL))
+    expect(retried.messages.at(-1)?.content.at(-1)?.text).toBe(
+      `\n\n${defaultInstruction(DEMO_PREFILL)}`,
+    )
     expect(result.recovered).toBe(true)
     const fallback = result.trace.byStage('session:prefill-fallback')
     expect(fallback).toHaveLength(1)
