@@ -1,4 +1,4 @@
-import { ValidationError } from '@contextkit/core'
+import { invalidArgument } from '@contextkit/core'
 import { Counting, resolveAnalyzeOptions } from './analysis.js'
 import { detect } from './detect.js'
 import type { AnalyzeOptions, ContextMetadata } from './types.js'
@@ -22,9 +22,7 @@ export function analyzeContext(
   options?: AnalyzeOptions,
 ): ContextMetadata {
   if (typeof content !== 'string') {
-    throw new ValidationError('analyzeContext: content must be a string', [
-      { path: 'content', message: `expected string, got ${typeof content}` },
-    ])
+    invalidArgument('analyzeContext', 'content', 'a string', content)
   }
   const name = typeof fileName === 'string' ? fileName : undefined
   const opts = resolveAnalyzeOptions(options)

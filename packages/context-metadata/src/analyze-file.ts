@@ -2,7 +2,7 @@ import { constants } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
-import { ConfigurationError, ValidationError } from '@contextkit/core'
+import { ConfigurationError, invalidArgument } from '@contextkit/core'
 import { Counting, resolveAnalyzeOptions } from './analysis.js'
 import { detect } from './detect.js'
 import { AnalysisAbortedError, ContextFileReadError, ContextFileTypeError } from './errors.js'
@@ -28,10 +28,6 @@ function byteOption(value: unknown, name: string, fallback: number): number {
     })
   }
   return value
-}
-
-function describe(value: unknown): string {
-  return value === null ? 'null' : typeof value === 'string' ? 'an empty string' : typeof value
 }
 
 function readError(path: string, error: unknown): ContextFileReadError {
@@ -63,9 +59,7 @@ export async function analyzeFile(
   fileOptions?: AnalyzeFileOptions,
 ): Promise<ContextMetadata> {
   if (typeof path !== 'string' || path.length === 0) {
-    throw new ValidationError('analyzeFile: path must be a non-empty string', [
-      { path: 'path', message: `expected a non-empty string, got ${describe(path)}` },
-    ])
+    invalidArgument('analyzeFile', 'path', 'a non-empty string', path)
   }
   const options: AnalyzeFileOptions = fileOptions ?? {}
   const opts = resolveAnalyzeOptions(options)

@@ -1,4 +1,4 @@
-import { ValidationError } from '@contextkit/core'
+import { invalidArgument } from '@contextkit/core'
 
 /**
  * The one line-count rule of this package, used by every function that reports `lines`:
@@ -14,9 +14,7 @@ import { ValidationError } from '@contextkit/core'
  */
 export function countLines(text: string): number {
   if (typeof text !== 'string') {
-    throw new ValidationError('countLines: text must be a string', [
-      { path: 'text', message: `expected string, got ${text === null ? 'null' : typeof text}` },
-    ])
+    invalidArgument('countLines', 'text', 'a string', text)
   }
   const counter = new LineCounter()
   counter.push(text)

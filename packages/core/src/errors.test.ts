@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import {
+  assertString,
   ConfigurationError,
   ContextkitError,
   describeError,
+  invalidArgument,
   parseWith,
   ValidationError,
 } from './errors.js'
@@ -98,6 +100,28 @@ describe('parseWith', () => {
   test('a root-level failure is reported as (root)', () => {
     expect(() => parseWith(schema, 'nope', 'config')).toThrow(/Invalid config: \(root\): /)
   })
+})
+
+test('invalidArgument and assertString throw a ValidationError naming the function and parameter', () => {
+  expect(() => invalidArgument('loadThing', 'path', 'a string')).toThrow(
+    /^loadThing: path must be a string$/,
+  )
+  expect(() => invalidArgument('f', 'list', 'an array', null)).toThrow(
+    expect.objectContaining({ issues: [{ path: 'list', message: 'expected an array, got null' }] }),
+  )
+  expect(() => assertString('ok', 'f', 'x')).not.toThrow()
+  expect(() => assertString(undefined, 'f', 'x', true)).not.toThrow()
+  let caught: unknown
+  try {
+    assertString(42, 'f', 'x', true)
+  } catch (e) {
+    caught = e
+  }
+  expect(ValidationError.isInstance(caught)).toBe(true)
+  expect((caught as ValidationError).message).toBe('f: x must be a string or undefined')
+  expect((caught as ValidationError).issues).toEqual([
+    { path: 'x', message: 'expected a string or undefined, got number' },
+  ])
 })
 
 test('describeError handles errors, plain values and circular objects', () => {

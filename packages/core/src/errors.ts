@@ -117,6 +117,40 @@ export function parseWith<S extends z.ZodType>(
   throw new ValidationError(`Invalid ${what}: ${summary}${more}`, issues)
 }
 
+/**
+ * Throw the {@link ValidationError} for a wrong argument type — a caller's programming error,
+ * typed, instead of a `TypeError` from deep inside: `fn: param must be expected`. Pass the value
+ * received (as a fourth argument) to have its kind named in the issue.
+ */
+export function invalidArgument(
+  fn: string,
+  param: string,
+  expected: string,
+  ...received: [unknown?]
+): never {
+  const got = received.length > 0 ? `, got ${kindOf(received[0])}` : ''
+  throw new ValidationError(`${fn}: ${param} must be ${expected}`, [
+    { path: param, message: `expected ${expected}${got}` },
+  ])
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value
+}
+
+/** Assert that `value` is a string (or `undefined` when `optional`), else {@link invalidArgument}. */
+export function assertString(
+  value: unknown,
+  fn: string,
+  param: string,
+  optional = false,
+): asserts value is string {
+  if (typeof value === 'string' || (optional && value === undefined)) return
+  invalidArgument(fn, param, optional ? 'a string or undefined' : 'a string', value)
+}
+
 /** Describe any thrown value in one line, for warnings and traces. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`

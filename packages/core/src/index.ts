@@ -1,8 +1,10 @@
 export type { ContextkitErrorOptions } from './errors.js'
 export {
+  assertString,
   ConfigurationError,
   ContextkitError,
   describeError,
+  invalidArgument,
   parseWith,
   ValidationError,
 } from './errors.js'

@@ -1,25 +1,4 @@
-import { ValidationError } from '@contextkit/core'
-
-/**
- * @internal Throw a `ValidationError` (a programming error, typed) instead of letting a wrong
- * argument type surface as a `TypeError` deep inside.
- */
-export function invalidArgument(fn: string, param: string, expected: string): never {
-  throw new ValidationError(`${fn}: ${param} must be ${expected}`, [
-    { path: param, message: `expected ${expected}` },
-  ])
-}
-
-/** @internal `value` is a string; `undefined` too when `optional`. */
-export function checkString(
-  value: unknown,
-  fn: string,
-  param: string,
-  optional = false,
-): asserts value is string {
-  if (typeof value === 'string' || (optional && value === undefined)) return
-  invalidArgument(fn, param, optional ? 'a string or undefined' : 'a string')
-}
+import { invalidArgument } from '@contextkit/core'
 
 /** @internal `value` is an array of objects with a string `type` (content blocks). */
 export function checkContent(value: unknown, fn: string, param: string): void {

@@ -1,7 +1,8 @@
 import type { Message, ModelInfo } from '@contextkit/core'
+import { assertString, invalidArgument } from '@contextkit/core'
 import type { OnUnsupported } from './config.js'
 import { PrefillRejectedError } from './errors.js'
-import { checkMessages, checkString, invalidArgument } from './guards.js'
+import { checkMessages } from './guards.js'
 
 /**
  * How a prefill went out: `native` (a trailing assistant message), `instruct` (an instruction in
@@ -73,7 +74,7 @@ export function applyPrefill(
   options: ApplyPrefillOptions = {},
 ): AppliedPrefill {
   checkMessages(messages, 'applyPrefill', 'messages')
-  checkString(prefill, 'applyPrefill', 'prefill', true)
+  assertString(prefill, 'applyPrefill', 'prefill', true)
   if (typeof model !== 'object' || model === null || typeof model.id !== 'string') {
     invalidArgument('applyPrefill', 'model', 'a ModelInfo (id, supportsPrefill)')
   }

@@ -1,7 +1,9 @@
 import { extname, join } from 'node:path'
 import {
+  assertString,
   type ContextkitError,
   getModelInfo,
+  invalidArgument,
   type Message,
   type ModelInfo,
   parseWith,
@@ -10,7 +12,6 @@ import { type PrefillConfig, type PrefillConfigInput, PrefillConfigSchema } from
 import { DynamicPrefillLoader } from './dynamic-prefill.js'
 import { PrefillReadError } from './errors.js'
 import { createPrefillCache, isMissing, type PrefillCache, statQuiet } from './file-cache.js'
-import { checkString, invalidArgument } from './guards.js'
 
 /** One place a prefill may come from, relative to the workspace. */
 export interface PrefillCandidate {
@@ -100,8 +101,8 @@ export function prefillCandidates(
   family: string | undefined,
   options: { perModel?: boolean; dynamic?: boolean } = {},
 ): PrefillCandidate[] {
-  checkString(file, 'prefillCandidates', 'file')
-  checkString(family, 'prefillCandidates', 'family', true)
+  assertString(file, 'prefillCandidates', 'file')
+  assertString(family, 'prefillCandidates', 'family', true)
   if (typeof options !== 'object' || options === null) {
     invalidArgument('prefillCandidates', 'options', 'an object')
   }
@@ -197,7 +198,7 @@ export async function loadPrefill(
   workspace: string,
   options: ReadPrefillOptions = {},
 ): Promise<PrefillLoad> {
-  checkString(workspace, 'loadPrefill', 'workspace')
+  assertString(workspace, 'loadPrefill', 'workspace')
   if (typeof options !== 'object' || options === null) {
     invalidArgument('loadPrefill', 'options', 'an object')
   }

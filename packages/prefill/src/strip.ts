@@ -1,5 +1,6 @@
 import type { ContentBlock, Message } from '@contextkit/core'
-import { checkContent, checkString, invalidArgument } from './guards.js'
+import { assertString, invalidArgument } from '@contextkit/core'
+import { checkContent } from './guards.js'
 
 /** How a prefill was found at the start of a reply. */
 export type PrefillMatch = 'exact' | 'normalized' | 'none'
@@ -56,8 +57,8 @@ function normalizedEnd(text: string, prefix: string): number {
  * ignored). A blank prefill never matches.
  */
 export function matchPrefill(response: string, prefill: string | undefined): PrefillMatchResult {
-  checkString(response, 'matchPrefill', 'response')
-  checkString(prefill, 'matchPrefill', 'prefill', true)
+  assertString(response, 'matchPrefill', 'response')
+  assertString(prefill, 'matchPrefill', 'prefill', true)
   const p = prefill?.trim() ?? ''
   if (p === '') return { match: 'none', end: 0 }
   if (response.startsWith(p)) return { match: 'exact', end: p.length }
@@ -72,8 +73,8 @@ export function matchPrefill(response: string, prefill: string | undefined): Pre
  * unchanged.
  */
 export function stripPrefillFromResponse(response: string, prefill: string | undefined): string {
-  checkString(response, 'stripPrefillFromResponse', 'response')
-  checkString(prefill, 'stripPrefillFromResponse', 'prefill', true)
+  assertString(response, 'stripPrefillFromResponse', 'response')
+  assertString(prefill, 'stripPrefillFromResponse', 'prefill', true)
   const { match, end } = matchPrefill(response, prefill)
   return match === 'none' ? response : response.slice(end).trimStart()
 }
@@ -99,7 +100,7 @@ export function stripPrefillFromContent(
   prefill: string | undefined,
 ): StrippedContent {
   checkContent(content, 'stripPrefillFromContent', 'content')
-  checkString(prefill, 'stripPrefillFromContent', 'prefill', true)
+  assertString(prefill, 'stripPrefillFromContent', 'prefill', true)
   const index = content.findIndex((b) => b.type === 'text')
   const block = content[index]
   if (block?.type !== 'text') {
@@ -138,7 +139,7 @@ export function ensurePrefillInContent(
   prefill: string | undefined,
 ): ContentBlock[] {
   checkContent(content, 'ensurePrefillInContent', 'content')
-  checkString(prefill, 'ensurePrefillInContent', 'prefill', true)
+  assertString(prefill, 'ensurePrefillInContent', 'prefill', true)
   const p = prefill?.trimEnd() ?? ''
   if (p.trim() === '') return [...content]
   const index = content.findIndex((b) => b.type === 'text')

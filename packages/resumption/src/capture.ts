@@ -1,5 +1,11 @@
-import { defaultTokenCounter, type TokenCounter, ValidationError } from '@contextkit/core'
-import { checkState, checkString, invalidArgument, optionsOf } from './guards.js'
+import {
+  assertString,
+  defaultTokenCounter,
+  invalidArgument,
+  type TokenCounter,
+  ValidationError,
+} from '@contextkit/core'
+import { checkState, optionsOf } from './guards.js'
 import { stripInjected } from './injected-text.js'
 import type { Anchor, SelfState } from './self-state.js'
 
@@ -101,11 +107,11 @@ export function addAnchor(
   checkState(state, 'addAnchor')
   if (typeof anchor !== 'object' || anchor === null)
     invalidArgument('addAnchor', 'anchor', 'an object')
-  checkString(anchor.raw, 'addAnchor', 'anchor.raw')
+  assertString(anchor.raw, 'addAnchor', 'anchor.raw')
   if (anchor.triggerType !== undefined)
-    checkString(anchor.triggerType, 'addAnchor', 'anchor.triggerType')
+    assertString(anchor.triggerType, 'addAnchor', 'anchor.triggerType')
   if (anchor.capturedAt !== undefined)
-    checkString(anchor.capturedAt, 'addAnchor', 'anchor.capturedAt')
+    assertString(anchor.capturedAt, 'addAnchor', 'anchor.capturedAt')
   options = optionsOf(options, 'addAnchor')
   const max = Math.max(0, Math.floor(options.max ?? 5))
   const maxChars = Math.max(2, Math.floor(options.maxChars ?? 280))
@@ -150,9 +156,9 @@ export function recordStreamTail(
   options: RecordTailOptions,
 ): SelfState {
   checkState(state, 'recordStreamTail')
-  checkString(text, 'recordStreamTail', 'text')
+  assertString(text, 'recordStreamTail', 'text')
   options = optionsOf(options, 'recordStreamTail')
-  checkString(options.sessionKey, 'recordStreamTail', 'options.sessionKey')
+  assertString(options.sessionKey, 'recordStreamTail', 'options.sessionKey')
   const counter = options.counter ?? defaultTokenCounter
   const now = options.now ?? Date.now
   const clean = stripInjected(text, options.injected)

@@ -1,19 +1,4 @@
-import { ValidationError } from '@contextkit/core'
-
-/**
- * @internal Throw a `ValidationError` (a typed programming error) instead of letting a wrong
- * argument type surface as a `TypeError` deep inside.
- */
-export function invalidArgument(fn: string, param: string, expected: string): never {
-  throw new ValidationError(`${fn}: ${param} must be ${expected}`, [
-    { path: param, message: `expected ${expected}` },
-  ])
-}
-
-/** @internal `value` is a string. */
-export function checkString(value: unknown, fn: string, param: string): asserts value is string {
-  if (typeof value !== 'string') invalidArgument(fn, param, 'a string')
-}
+import { invalidArgument } from '@contextkit/core'
 
 /** @internal An options argument: `undefined` (→ `{}`) or a non-null object. */
 export function optionsOf<T extends object>(

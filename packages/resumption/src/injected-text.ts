@@ -1,9 +1,10 @@
+import { assertString } from '@contextkit/core'
 /**
  * Marking and removing text that resumption itself injected, so a reply that echoes the injected
  * block is never captured back into the next tail (no feedback loop).
  */
 
-import { checkString, checkStrings, optionsOf } from './guards.js'
+import { checkStrings, optionsOf } from './guards.js'
 
 /** Invisible sequence (U+2063 U+2064 U+2063) opening a block resumption injected. */
 export const INJECTED_START = '\u2063\u2064\u2063'
@@ -12,7 +13,7 @@ export const INJECTED_END = '\u2064\u2063\u2064'
 
 /** Wrap `text` in the invisible injected-text markers. */
 export function markInjected(text: string): string {
-  checkString(text, 'markInjected', 'text')
+  assertString(text, 'markInjected', 'text')
   return `${INJECTED_START}${text}${INJECTED_END}`
 }
 
@@ -70,7 +71,7 @@ export function stripInjected(
   injected: readonly string[] = [],
   options: StripInjectedOptions = {},
 ): string {
-  checkString(text, 'stripInjected', 'text')
+  assertString(text, 'stripInjected', 'text')
   checkStrings(injected, 'stripInjected', 'injected')
   options = optionsOf(options, 'stripInjected')
   const minWords = Math.max(2, Math.floor(options.minWords ?? 6))

@@ -1,7 +1,7 @@
-import { defaultTokenCounter, parseWith } from '@contextkit/core'
+import { assertString, defaultTokenCounter, parseWith } from '@contextkit/core'
 import { z } from 'zod'
 import { StateVersionError } from './errors.js'
-import { checkString, optionsOf } from './guards.js'
+import { optionsOf } from './guards.js'
 
 /** The version {@link SelfStateSchema} describes; files with an older version are migrated. */
 export const SELF_STATE_VERSION = 1
@@ -148,7 +148,7 @@ export interface EmptySelfStateOptions {
 
 /** A state with no tail and no anchors, for `sessionId`. */
 export function emptySelfState(sessionId: string, options: EmptySelfStateOptions = {}): SelfState {
-  checkString(sessionId, 'emptySelfState', 'sessionId')
+  assertString(sessionId, 'emptySelfState', 'sessionId')
   options = optionsOf(options, 'emptySelfState')
   const now = options.now ?? Date.now
   const state: SelfState = {

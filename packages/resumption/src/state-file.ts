@@ -2,10 +2,16 @@ import { randomUUID } from 'node:crypto'
 import { constants } from 'node:fs'
 import { mkdir, open, rename, unlink } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { ContextkitError, parseWith, ValidationError } from '@contextkit/core'
+import {
+  assertString,
+  ContextkitError,
+  invalidArgument,
+  parseWith,
+  ValidationError,
+} from '@contextkit/core'
 import { StateConflictError, StateCorruptError, StateIoError, StateVersionError } from './errors.js'
 import { withFileLock } from './file-lock.js'
-import { checkString, invalidArgument, optionsOf } from './guards.js'
+import { optionsOf } from './guards.js'
 import { migrateSelfState, type SelfState, SelfStateSchema } from './self-state.js'
 
 /** Options of {@link loadSelfState}, {@link saveSelfState} and {@link updateSelfState}. */
@@ -183,7 +189,7 @@ export async function loadSelfState(
   path: string,
   options: StateFileOptions = {},
 ): Promise<LoadResult> {
-  checkString(path, 'loadSelfState', 'path')
+  assertString(path, 'loadSelfState', 'path')
   options = optionsOf(options, 'loadSelfState')
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
   const backupPath = options.backupPath ?? `${path}.bak`
@@ -241,7 +247,7 @@ export async function updateSelfState(
   update: (current: SelfState | null) => SelfState | null,
   options: SaveOptions = {},
 ): Promise<SelfState | null> {
-  checkString(path, 'updateSelfState', 'path')
+  assertString(path, 'updateSelfState', 'path')
   if (typeof update !== 'function') invalidArgument('updateSelfState', 'update', 'a function')
   options = optionsOf(options, 'updateSelfState')
   const now = options.now ?? Date.now

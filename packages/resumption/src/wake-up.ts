@@ -1,6 +1,12 @@
-import { defaultTokenCounter, type Message, type TokenCounter, textMessage } from '@contextkit/core'
+import {
+  defaultTokenCounter,
+  invalidArgument,
+  type Message,
+  type TokenCounter,
+  textMessage,
+} from '@contextkit/core'
 import { captureStreamTail } from './capture.js'
-import { checkState, invalidArgument, optionsOf } from './guards.js'
+import { checkState, optionsOf } from './guards.js'
 import { markInjected } from './injected-text.js'
 import type { SelfState } from './self-state.js'
 
