@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest'
 import { ChatMLFormatter, renderQwenToolCall } from './chatml-formatter.js'
 import { ChatMLStreamParser } from './chatml-parser.js'
 import { SpecialTokenError, UnsupportedContentError } from './errors.js'
+import { cutAt, parseAll } from './test-support.js'
 import type { StreamEvent } from './types.js'
 
 const tool: ToolDefinition = {
@@ -13,17 +14,7 @@ const tool: ToolDefinition = {
 }
 
 function run(chunks: string[], parser = new ChatMLStreamParser()): StreamEvent[] {
-  const out: StreamEvent[] = []
-  for (const c of chunks) out.push(...parser.processChunk(c))
-  out.push(...parser.flush())
-  const merged: StreamEvent[] = []
-  for (const e of out) {
-    const last = merged[merged.length - 1]
-    if (last && (e.type === 'text-delta' || e.type === 'thinking-delta') && last.type === e.type)
-      merged[merged.length - 1] = { type: e.type, text: last.text + e.text }
-    else merged.push(e)
-  }
-  return merged
+  return parseAll(parser, chunks)
 }
 
 describe('ChatMLFormatter', () => {
@@ -225,14 +216,7 @@ describe('ChatMLStreamParser', () => {
           .map((a) => a.join('')),
         fc.array(fc.nat(), { maxLength: 10 }),
         (text, cuts) => {
-          const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b)
-          const chunks: string[] = []
-          let prev = 0
-          for (const p of points) {
-            chunks.push(text.slice(prev, p))
-            prev = p
-          }
-          chunks.push(text.slice(prev))
+          const chunks = cutAt(text, cuts)
           expect(run(chunks)).toEqual(run([text]))
         },
       ),

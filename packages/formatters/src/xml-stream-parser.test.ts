@@ -2,26 +2,12 @@ import type { ToolDefinition } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { MAX_TAG_LENGTH } from './tag-scanner.js'
+import { cutAt, parseAll } from './test-support.js'
 import type { StreamEvent } from './types.js'
 import { IncrementalXmlParser } from './xml-stream-parser.js'
 
-/** Merge adjacent deltas of the same type (the property's normal form). */
-function merged(events: StreamEvent[]): StreamEvent[] {
-  const out: StreamEvent[] = []
-  for (const e of events) {
-    const last = out[out.length - 1]
-    if (last && (e.type === 'text-delta' || e.type === 'thinking-delta') && last.type === e.type) {
-      out[out.length - 1] = { type: e.type, text: last.text + e.text }
-    } else out.push(structuredClone(e))
-  }
-  return out
-}
-
 function parseChunks(chunks: string[], parser = new IncrementalXmlParser()): StreamEvent[] {
-  const events: StreamEvent[] = []
-  for (const c of chunks) events.push(...parser.processChunk(c))
-  events.push(...parser.flush())
-  return merged(events)
+  return parseAll(parser, chunks)
 }
 
 const NS = ['ant', 'ml'].join('')
@@ -269,14 +255,7 @@ describe('IncrementalXmlParser', () => {
         doc,
         fc.array(fc.integer({ min: 0, max: 200 }), { maxLength: 12 }),
         (text, cuts) => {
-          const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b)
-          const chunks: string[] = []
-          let prev = 0
-          for (const p of points) {
-            chunks.push(text.slice(prev, p))
-            prev = p
-          }
-          chunks.push(text.slice(prev))
+          const chunks = cutAt(text, cuts)
           expect(parseChunks(chunks)).toEqual(parseChunks([text]))
         },
       ),
