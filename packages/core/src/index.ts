@@ -1,3 +1,5 @@
+// The pure API of @contextkit/core: no Node built-ins, safe to bundle for browsers and edge
+// runtimes. The Node-only parts are in `@contextkit/core/node` (src/node.ts).
 export type { ContextkitErrorOptions } from './errors.js'
 export {
   assertString,
@@ -61,16 +63,10 @@ export {
   registerModel,
   UNKNOWN_MODEL_DEFAULTS,
 } from './models.js'
+export { randomId } from './random-id.js'
 export type { FitResult, Omission, Section } from './sections.js'
 export { fitSections, renderOmissionNotice, renderSections, SectionSchema } from './sections.js'
 export type { CalibratedCounter, TokenCounter, TokenCounterOptions } from './tokens.js'
 export { calibrate, createTokenCounter, defaultTokenCounter } from './tokens.js'
-export type {
-  JsonlTrace,
-  JsonlTraceOptions,
-  MemoryTrace,
-  Trace,
-  TraceEvent,
-  TraceOptions,
-} from './trace.js'
-export { digest, jsonlTrace, memoryTrace, noopTrace } from './trace.js'
+export type { MemoryTrace, Trace, TraceEvent, TraceOptions } from './trace.js'
+export { digest, memoryTrace, noopTrace } from './trace.js'
