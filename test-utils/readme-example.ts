@@ -2,7 +2,8 @@
  * Runs the example of a package README so the docs cannot rot.
  *
  * The example is the first ```ts block after a `<!-- runnable-example -->` line. Imports of the
- * package itself are pointed at its source; every `console.log(...) // => text` line declares
+ * package itself and of its subpaths (`@contextkit/core/node`) are pointed at its source (the
+ * `dist/<name>.js` of each `exports` entry becomes `src/<name>.ts`); every `console.log(...) // => text` line declares
  * the output expected from that call, in order. Use it from a test:
  *
  *   const { logs, expected } = await runReadmeExample(new URL('..', import.meta.url))
@@ -28,7 +29,10 @@ export interface ReadmeExampleRun {
 export async function runReadmeExample(packageDir: URL | string): Promise<ReadmeExampleRun> {
   const dir = typeof packageDir === 'string' ? packageDir : fileURLToPath(packageDir)
   const readme = await readFile(join(dir, 'README.md'), 'utf8')
-  const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { name: string }
+  const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as {
+    name: string
+    exports?: Record<string, string | { default?: string }>
+  }
   const at = readme.indexOf(MARKER)
   if (at < 0) throw new Error(`${dir}/README.md has no ${MARKER} marker`)
   const block = /```ts\n([\s\S]*?)\n```/.exec(readme.slice(at))
@@ -39,8 +43,14 @@ export async function runReadmeExample(packageDir: URL | string): Promise<Readme
     const m = /console\.log\(.*\/\/ => (.*)$/.exec(line)
     if (m) expected.push(m[1]!.trim())
   }
-  const self = join(dir, 'src', 'index.ts')
-  const source = code.replaceAll(`'${pkg.name}'`, JSON.stringify(self))
+  let source = code
+  for (const [subpath, target] of Object.entries(pkg.exports ?? { '.': './dist/index.js' })) {
+    const file = typeof target === 'string' ? target : target.default
+    const stem = file && /^\.\/dist\/(.+)\.js$/.exec(file)?.[1]
+    if (!stem) continue
+    const specifier = subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`
+    source = source.replaceAll(`'${specifier}'`, JSON.stringify(join(dir, 'src', `${stem}.ts`)))
+  }
   const tmpDir = join(dir, '.readme')
   await mkdir(tmpDir, { recursive: true })
   const file = join(tmpDir, `example-${randomUUID()}.ts`)

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
 import { MessageSchema, memoryTrace } from '@contextkit/core'
 import { defaultInstruction } from '@contextkit/prefill'
-import { loadSelfState } from '@contextkit/resumption'
+import { loadSelfState } from '@contextkit/resumption/node'
 import {
   type AnthropicEmulator,
   type EmulatorModel,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { isAbsolute, join, resolve } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
-import { contextMetadata } from '@contextkit/context-metadata'
+import { contextMetadata } from '@contextkit/context-metadata/node'
 import {
   type AssistantMessage,
   ConfigurationError,
@@ -11,7 +11,6 @@ import {
   createTurnContext,
   emptyUsage,
   getModelInfo,
-  jsonlTrace,
   type MemoryTrace,
   type Message,
   type ModelInfo,
@@ -21,9 +20,10 @@ import {
   type Trace,
   textMessage,
 } from '@contextkit/core'
-import { prefill as prefillMiddleware } from '@contextkit/prefill'
-import { preload } from '@contextkit/preload'
-import { resumption } from '@contextkit/resumption'
+import { jsonlTrace } from '@contextkit/core/node'
+import { prefill as prefillMiddleware } from '@contextkit/prefill/node'
+import { preload } from '@contextkit/preload/node'
+import { resumption } from '@contextkit/resumption/node'
 import type { StreamParams } from './anthropic-request.js'
 import { type FormatterChoice, runModelLoop } from './model-loop.js'
 import { READ_FILE_TOOL } from './read-file-tool.js'

@@ -6,7 +6,8 @@ import {
   NativeFormatter,
   type PrefillFormatter,
 } from '@contextkit/formatters'
-import { ensurePrefillInContent, type PrefillMiddleware } from '@contextkit/prefill'
+import { ensurePrefillInContent } from '@contextkit/prefill'
+import type { PrefillMiddleware } from '@contextkit/prefill/node'
 import { type StreamParams, toStreamParams } from './anthropic-request.js'
 import { runTool } from './read-file-tool.js'
 import { streamReply } from './stream-reply.js'

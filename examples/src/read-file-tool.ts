@@ -1,5 +1,5 @@
 import type { ToolCallBlock, ToolDefinition, ToolResultBlock } from '@contextkit/core'
-import { readWithinRoot } from '@contextkit/preload'
+import { readWithinRoot } from '@contextkit/preload/node'
 
 /** The one tool of the embedded runner: read a UTF-8 text file inside the workspace. */
 export const READ_FILE_TOOL: ToolDefinition = {
