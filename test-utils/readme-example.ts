@@ -26,13 +26,16 @@ export interface ReadmeExampleRun {
   code: string
 }
 
-export async function runReadmeExample(packageDir: URL | string): Promise<ReadmeExampleRun> {
+/** The example of a package README: its code and the `// =>` annotations, in order. */
+export interface ReadmeExample {
+  code: string
+  expected: string[]
+}
+
+/** Read the runnable example (see the top of this file) of the package in `packageDir`. */
+export async function readReadmeExample(packageDir: URL | string): Promise<ReadmeExample> {
   const dir = typeof packageDir === 'string' ? packageDir : fileURLToPath(packageDir)
   const readme = await readFile(join(dir, 'README.md'), 'utf8')
-  const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as {
-    name: string
-    exports?: Record<string, string | { default?: string }>
-  }
   const at = readme.indexOf(MARKER)
   if (at < 0) throw new Error(`${dir}/README.md has no ${MARKER} marker`)
   const block = /```ts\n([\s\S]*?)\n```/.exec(readme.slice(at))
@@ -42,6 +45,16 @@ export async function runReadmeExample(packageDir: URL | string): Promise<Readme
   for (const line of code.split('\n')) {
     const m = /console\.log\(.*\/\/ => (.*)$/.exec(line)
     if (m) expected.push(m[1]!.trim())
+  }
+  return { code, expected }
+}
+
+export async function runReadmeExample(packageDir: URL | string): Promise<ReadmeExampleRun> {
+  const dir = typeof packageDir === 'string' ? packageDir : fileURLToPath(packageDir)
+  const { code, expected } = await readReadmeExample(dir)
+  const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as {
+    name: string
+    exports?: Record<string, string | { default?: string }>
   }
   let source = code
   for (const [subpath, target] of Object.entries(pkg.exports ?? { '.': './dist/index.js' })) {
