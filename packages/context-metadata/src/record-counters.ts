@@ -105,73 +105,65 @@ export class CsvRecordCounter implements RecordCounter {
     return this.expected > 0 && this.count >= this.skip && this.fields !== this.expected
   }
 
-  private endRecord(): void {
-    if (this.isRagged()) this.ragged++
-    this.count++
-    this.hasContent = false
-    this.fields = 1
-  }
-
   /** Feed the next chunk of text. */
   push(s: string): void {
     const len = s.length
     if (len === 0) return
-    let pos = 0
-    if (this.quotePending) {
-      this.quotePending = false
-      if (s.charCodeAt(0) === 34) pos = 1
-      else this.inQuotes = false
-    }
-    let n = -2
-    let r = -2
-    let q = -2
-    let d = this.expected > 0 ? -2 : -1
-    while (pos < len) {
-      if (this.inQuotes) {
-        const e = s.indexOf('"', pos)
-        if (e === -1) {
-          pos = len
-          break
-        }
-        if (e === len - 1) {
-          this.quotePending = true
-          pos = len
-          break
-        }
-        if (s.charCodeAt(e + 1) === 34) {
-          pos = e + 2
+    // One pass, character by character (measured faster and steadier than indexOf jumps once
+    // delimiters are counted too); state in locals, written back at the end.
+    const delim = this.delim
+    const expected = this.expected
+    const skip = this.skip
+    let count = this.count
+    let content = this.hasContent
+    let fields = this.fields
+    let ragged = this.ragged
+    let inQuotes = this.inQuotes
+    let quotePending = this.quotePending
+    let prev = this.prev
+    for (let i = 0; i < len; i++) {
+      const c = s.charCodeAt(i)
+      if (quotePending) {
+        quotePending = false
+        if (c === 34) {
+          prev = c
           continue
         }
-        this.inQuotes = false
-        pos = e + 1
+        inQuotes = false
+      }
+      if (inQuotes) {
+        if (c === 34) {
+          if (i + 1 < len) {
+            if (s.charCodeAt(i + 1) === 34) i++
+            else inQuotes = false
+          } else quotePending = true
+        }
+        prev = c
         continue
       }
-      if (n !== -1 && n < pos) n = s.indexOf('\n', pos)
-      if (r !== -1 && r < pos) r = s.indexOf('\r', pos)
-      if (q !== -1 && q < pos) q = s.indexOf('"', pos)
-      if (d !== -1 && d < pos) d = s.indexOf(this.delimiter, pos)
-      const br = n === -1 ? r : r === -1 ? n : Math.min(n, r)
-      if (d !== -1 && (br === -1 || d < br) && (q === -1 || d < q)) {
-        this.hasContent = true
-        this.fields++
-        pos = d + 1
-        continue
-      }
-      if (q !== -1 && (br === -1 || q < br)) {
-        this.hasContent = true
-        const before = q === 0 ? this.prev : s.charCodeAt(q - 1)
-        if (before === this.delim || before === 10 || before === 13) this.inQuotes = true
-        pos = q + 1
-        continue
-      }
-      const end = br === -1 ? len : br
-      if (!this.hasContent && hasContent(s, pos, end)) this.hasContent = true
-      if (br === -1) break
-      if (this.hasContent) this.endRecord()
-      else this.fields = 1
-      pos = br + 1
+      if (c === 10 || c === 13) {
+        if (content) {
+          if (expected > 0 && count >= skip && fields !== expected) ragged++
+          count++
+          content = false
+        }
+        fields = 1
+      } else if (c === delim) {
+        content = true
+        fields++
+      } else if (c === 34) {
+        content = true
+        if (prev === delim || prev === 10 || prev === 13) inQuotes = true
+      } else if (c > 32 && c !== 0xfeff) content = true
+      prev = c
     }
-    this.prev = s.charCodeAt(len - 1)
+    this.count = count
+    this.hasContent = content
+    this.fields = fields
+    this.ragged = ragged
+    this.inQuotes = inQuotes
+    this.quotePending = quotePending
+    this.prev = prev
   }
 
   /** Records so far (header and `sep=` line included). */

@@ -81,7 +81,7 @@ export function looksLikeYaml(lines: readonly string[]): boolean {
     const t = raw.trim()
     if (t.startsWith('#') || YAML_MARKER.test(t)) continue
     content++
-    if (YAML_MAPPING.test(raw)) {
+    if (YAML_MAPPING.test(raw) && !/[;{]\s*$/.test(t)) {
       mappings++
       lastIndent = indent
       if (BLOCK_SCALAR.test(raw)) blockIndent = indent
