@@ -257,7 +257,8 @@ export interface Score {
 
 /** Add one judged file to a score. */
 export function tally(score: Score, label: string, kind: string, wrong: string[]): void {
-  const k = (score.byKind[kind] ??= { right: 0, total: 0 })
+  const k = score.byKind[kind] ?? { right: 0, total: 0 }
+  score.byKind[kind] = k
   k.total++
   score.total++
   if (wrong.length === 0) {

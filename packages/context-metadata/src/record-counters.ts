@@ -81,7 +81,6 @@ export class CsvRecordCounter implements RecordCounter {
   private fields = 1
   private ragged = 0
   private readonly delim: number
-  private readonly delimiter: string
   private readonly expected: number
   private readonly skip: number
 
@@ -90,7 +89,6 @@ export class CsvRecordCounter implements RecordCounter {
    * @param options field-count checking.
    */
   constructor(delimiter: string, options: CsvCounterOptions = {}) {
-    this.delimiter = delimiter.charAt(0)
     this.delim = delimiter.charCodeAt(0)
     this.expected = options.expectedFields ?? 0
     this.skip = options.skipRecords ?? 0
