@@ -27,7 +27,7 @@ export interface Detection {
   skipRecords?: number
   arrayFields?: Map<string, string[]>
   rootElement?: string
-  /** JSON whose first value runs past the prefix: a second document makes it NDJSON. */
+  /** JSON larger than the prefix: a second document after the first makes it NDJSON. */
   jsonOpen?: boolean
   /** NDJSON without a complete record in the prefix: read the fields from the first one. */
   scanFirstDocument?: boolean

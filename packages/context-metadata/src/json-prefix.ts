@@ -46,11 +46,13 @@ function scalarEnd(t: string, i: number): number | false {
     }
     return false
   }
+  // A number cut by the end of the prefix (`-3.1e`) is still open: validate only complete ones.
+  let j = i
+  while (j < t.length && /[-+.eE0-9]/.test(t.charAt(j))) j++
+  if (j === t.length) return -1
   NUMBER.lastIndex = i
   const m = NUMBER.exec(t)
-  if (!m) return c === 45 && i + 1 === t.length ? -1 : false
-  const end = i + m[0].length
-  return end === t.length ? -1 : end
+  return m && m[0].length === j - i ? j : false
 }
 
 /** Expectations of the tokenizer. */

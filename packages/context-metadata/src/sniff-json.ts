@@ -16,7 +16,7 @@ export interface SniffLimits {
 /** What JSON sniffing found. */
 export interface JsonSniff {
   format: 'json' | 'json-array'
-  /** `true` when the first value runs past the prefix (it may still be one NDJSON line). */
+  /** `true` when the prefix is not the whole content: a second document may follow (NDJSON). */
   open: boolean
   fields?: string[]
   fieldsTruncated?: boolean
@@ -228,7 +228,8 @@ export function sniffJson(
   } else {
     const state = jsonPrefix(text.slice(open))
     if (state.kind === 'invalid' || (state.kind === 'closed' && state.more)) return undefined
-    runsOn = state.kind === 'open'
+    // Whether another document follows is only known past the prefix.
+    runsOn = true
   }
   if (c === 91) {
     const elements = arrayElements(text, open, limits.maxSampleRecords, complete)
