@@ -17,8 +17,12 @@ export class Counting {
   private startsWithBom: boolean | undefined
   private readonly lines = new LineCounter()
   private readonly csv: CsvRecordCounter | undefined
-  private readonly ndjson: NdjsonRecordCounter | undefined
+  private ndjson: NdjsonRecordCounter | undefined
   private readonly scan: JsonShapeScanner | undefined
+  /** JSON larger than the sniff window: count the lines after the first document, if any. */
+  private readonly watchRest: boolean = false
+  /** Records before the counter started (the first document). */
+  private firstRecords = 0
 
   constructor(
     private readonly detection: Detection,
@@ -37,30 +41,34 @@ export class Counting {
       })
     } else if (f === 'json' || f === 'json-array') {
       this.scan = new JsonShapeScanner()
-      // The first value runs past the sniff window: it may be the first of many NDJSON lines.
-      if (detection.jsonOpen) this.ndjson = new NdjsonRecordCounter()
+      // Larger than the sniff window: what follows the first document may make it NDJSON.
+      // The line counter starts where the first document ends (one record already).
+      this.watchRest = detection.jsonOpen === true
     }
   }
 
   /** Feed the next chunk. */
   push(chunk: string): void {
     if (chunk.length === 0) return
+    let text = chunk
     if (this.startsWithBom === undefined) {
       this.startsWithBom = chunk.charCodeAt(0) === 0xfeff
-      if (this.startsWithBom && this.scan) {
-        this.scan.push(chunk.slice(1))
-        this.chars += chunk.length
-        this.lines.push(chunk)
-        this.csv?.push(chunk)
-        this.ndjson?.push(chunk)
-        return
-      }
+      // the scanner must not take a BOM for a value
+      if (this.startsWithBom) text = chunk.slice(1)
     }
     this.chars += chunk.length
     this.lines.push(chunk)
     this.csv?.push(chunk)
     this.ndjson?.push(chunk)
-    this.scan?.push(chunk)
+    if (this.scan) {
+      const wasClosed = this.scan.result().rootClosed
+      this.scan.push(text)
+      if (this.watchRest && !wasClosed && this.scan.closedAt >= 0) {
+        this.ndjson = new NdjsonRecordCounter()
+        this.firstRecords = 1
+        this.ndjson.push(text.slice(this.scan.closedAt))
+      }
+    }
   }
 
   /** The metadata, with `fileName` and `bytes` when given. */
@@ -87,7 +95,7 @@ export class Counting {
     if (format === 'ndjson' && this.ndjson) {
       const hidden = d.hiddenBadLines ?? 0
       const bad = this.ndjson.malformed() + hidden
-      meta.recordCount = Math.max(0, this.ndjson.result() - hidden)
+      meta.recordCount = Math.max(0, this.firstRecords + this.ndjson.result() - hidden)
       if (bad > 0) {
         meta.malformedLines = bad
         warnings.push({

@@ -164,8 +164,15 @@ export class JsonShapeScanner {
   private captures: Capture[] = []
   private capturesStarted = 0
 
+  /**
+   * Where the first root value closed in the chunk last pushed (the index after its last
+   * character), or -1 when it did not close in that chunk.
+   */
+  closedAt = -1
+
   /** Feed the next chunk of text. */
   push(s: string): void {
+    this.closedAt = -1
     if (this.stopped || s.length === 0) return
     for (const c of this.captures) c.from = 0
     let i = 0
@@ -204,6 +211,7 @@ export class JsonShapeScanner {
         i++
       } else if (c === 125 || c === 93) {
         this.close()
+        if (this.depth === 0 && this.closedAt < 0) this.closedAt = i + 1
         this.valueEnd(s, i + 1)
         i++
       } else {

@@ -1,8 +1,9 @@
 /**
  * Streaming record counters. Each takes text in chunks of any size and keeps constant state,
- * so the same code counts a string in memory and a file larger than memory. They scan with
- * `indexOf` jumps (over lines, quoted fields and JSON strings) rather than char by char where
- * they can.
+ * so the same code counts a string in memory and a file larger than memory. The line counters
+ * jump with `indexOf`; the CSV counter reads character by character outside quoted fields
+ * (it counts delimiters too), which measured steadier: an `indexOf`-driven loop over some
+ * real files once ran a hundred times slower after other inputs had been through it.
  */
 
 /** A counter fed with chunks of text. */
@@ -107,8 +108,8 @@ export class CsvRecordCounter implements RecordCounter {
   push(s: string): void {
     const len = s.length
     if (len === 0) return
-    // One pass, character by character (measured faster and steadier than indexOf jumps once
-    // delimiters are counted too); state in locals, written back at the end.
+    // Character by character outside quotes, indexOf jumps inside quoted fields; whether a
+    // record is blank is decided once at its end. State in locals, written back at the end.
     const delim = this.delim
     const expected = this.expected
     const skip = this.skip
@@ -117,51 +118,55 @@ export class CsvRecordCounter implements RecordCounter {
     let fields = this.fields
     let ragged = this.ragged
     let inQuotes = this.inQuotes
-    let quotePending = this.quotePending
-    let prev = this.prev
-    for (let i = 0; i < len; i++) {
-      const c = s.charCodeAt(i)
-      if (quotePending) {
-        quotePending = false
-        if (c === 34) {
-          prev = c
-          continue
-        }
-        inQuotes = false
-      }
+    let i = 0
+    if (this.quotePending) {
+      this.quotePending = false
+      if (s.charCodeAt(0) === 34) i = 1
+      else inQuotes = false
+    }
+    let start = i
+    while (i < len) {
       if (inQuotes) {
-        if (c === 34) {
-          if (i + 1 < len) {
-            if (s.charCodeAt(i + 1) === 34) i++
-            else inQuotes = false
-          } else quotePending = true
+        const e = s.indexOf('"', i)
+        if (e === -1) break
+        if (e === len - 1) {
+          this.quotePending = true
+          break
         }
-        prev = c
+        if (s.charCodeAt(e + 1) === 34) i = e + 2
+        else {
+          inQuotes = false
+          i = e + 1
+        }
         continue
       }
-      if (c === 10 || c === 13) {
-        if (content) {
-          if (expected > 0 && count >= skip && fields !== expected) ragged++
-          count++
+      const c = s.charCodeAt(i)
+      if (c === delim) fields++
+      else if (c <= 34) {
+        if (c === 10 || c === 13) {
+          // a record has content when it had a delimiter, a quote, or a visible character
+          if (content || fields > 1 || hasContent(s, start, i)) {
+            if (expected > 0 && count >= skip && fields !== expected) ragged++
+            count++
+          }
           content = false
+          fields = 1
+          start = i + 1
+        } else if (c === 34) {
+          content = true
+          const before = i === 0 ? this.prev : s.charCodeAt(i - 1)
+          if (before === delim || before === 10 || before === 13) inQuotes = true
         }
-        fields = 1
-      } else if (c === delim) {
-        content = true
-        fields++
-      } else if (c === 34) {
-        content = true
-        if (prev === delim || prev === 10 || prev === 13) inQuotes = true
-      } else if (c > 32 && c !== 0xfeff) content = true
-      prev = c
+      }
+      i++
     }
+    if (!content && (fields > 1 || hasContent(s, start, Math.min(i, len)))) content = true
     this.count = count
     this.hasContent = content
     this.fields = fields
     this.ragged = ragged
     this.inQuotes = inQuotes
-    this.quotePending = quotePending
-    this.prev = prev
+    this.prev = s.charCodeAt(len - 1)
   }
 
   /** Records so far (header and `sep=` line included). */
