@@ -4,7 +4,8 @@
  */
 import { childFields, describeObject, firstDocumentFields } from './describe-json.js'
 import type { Detection } from './detect.js'
-import { JsonShapeScanner, KIND } from './json-shape-scanner.js'
+import { KIND } from './json-shape.js'
+import { JsonShapeScanner } from './json-shape-scanner.js'
 import { LineCounter, lineEndingOf } from './lines.js'
 import type { ResolvedAnalyzeOptions } from './options.js'
 import { CsvRecordCounter, NdjsonRecordCounter } from './record-counters.js'

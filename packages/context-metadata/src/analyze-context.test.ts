@@ -388,31 +388,3 @@ describe('content against extension', () => {
     }
   })
 })
-
-describe('NDJSON with a few bad lines', () => {
-  test('one bad line among many is NDJSON with a malformed warning and a count', () => {
-    const good = Array.from({ length: 20 }, (_, i) => JSON.stringify({ i }))
-    good.splice(5, 0, '{"i": 5, oops')
-    const meta = analyzeContext(good.join('\n'))
-    expect(meta.format).toBe('ndjson')
-    expect(meta.recordCount).toBe(20)
-    expect(meta.malformedLines).toBe(1)
-    expect(meta.warnings).toEqual([
-      {
-        code: 'malformed',
-        message: '1 of 21 non-blank lines are not JSON records (left out of the record count).',
-      },
-    ])
-  })
-
-  test('a minority of bad lines stays NDJSON; a majority is not NDJSON', () => {
-    const some = Array.from({ length: 20 }, (_, i) => (i % 3 ? JSON.stringify({ i }) : 'oops'))
-    expect(analyzeContext(some.join('\n'))).toMatchObject({
-      format: 'ndjson',
-      recordCount: 13,
-      malformedLines: 7,
-    })
-    const most = Array.from({ length: 20 }, (_, i) => (i % 3 ? 'oops' : JSON.stringify({ i })))
-    expect(analyzeContext(most.join('\n')).format).not.toBe('ndjson')
-  })
-})

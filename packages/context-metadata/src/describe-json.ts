@@ -4,7 +4,7 @@
  * and maps keyed by ids, a sample, and a warning when a record array is one page of a list.
  */
 import { FieldCollector, fieldPath } from './fields.js'
-import { type ContainerShape, KIND, type ShapeScan, type TopMember } from './json-shape-scanner.js'
+import { type ContainerShape, KIND, type ShapeScan, type TopMember } from './json-shape.js'
 import type { SniffLimits } from './sniff-json.js'
 import { truncate } from './text-utils.js'
 import type { ContextWarning, ElementKind, JsonMap, RecordArray, ValueArray } from './types.js'
