@@ -104,9 +104,21 @@ export function storeError(error: unknown, operation: string): ContextkitError {
   return new StoreQueryError(`${operation} failed: ${reason}`, { cause: error, details })
 }
 
+type ErrorEmitter = {
+  on?: (event: 'error', listener: (error: Error) => void) => unknown
+  removeListener?: (event: 'error', listener: (error: Error) => void) => unknown
+}
+
 async function inPoolTransaction<T>(pool: PoolLike, fn: (tx: Queryable) => Promise<T>): Promise<T> {
   const client = await pool.connect()
   let broken: Error | undefined
+  // A checked-out pg client has no 'error' listener: a dropped connection would be an
+  // uncaught 'error' event. Catch it here; the failed query rejects on its own.
+  const onError = (error: Error) => {
+    broken = error
+  }
+  const emitter = client as ErrorEmitter
+  emitter.on?.('error', onError)
   try {
     await client.query('BEGIN')
     try {
@@ -117,11 +129,12 @@ async function inPoolTransaction<T>(pool: PoolLike, fn: (tx: Queryable) => Promi
       try {
         await client.query('ROLLBACK')
       } catch (rollbackError) {
-        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))
+        broken ??= rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))
       }
       throw error
     }
   } finally {
+    emitter.removeListener?.('error', onError)
     client.release(broken ?? false)
   }
 }

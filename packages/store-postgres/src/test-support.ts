@@ -1,5 +1,7 @@
 // Helpers for this package's tests: a migrated PGlite, a pglite-socket server on 127.0.0.1,
 // and session entries to append. Not part of the published build (tsup bundles index.ts only).
+
+import { connect, createServer, type Socket } from 'node:net'
 import type { SessionEntry } from '@contextkit/core'
 import { PGlite } from '@electric-sql/pglite'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
@@ -107,4 +109,49 @@ export function turnEntries(n: number, prefix = 't'): SessionEntry[] {
       message: { role: 'assistant', content: [{ type: 'text', text: `answer ${n}` }] },
     },
   ]
+}
+
+/**
+ * A TCP proxy on 127.0.0.1 in front of `targetPort` that drops a connection (both sides, the
+ * offending bytes never forwarded) the first time `cutWhen` matches what the client sends.
+ */
+export async function cuttingProxy(
+  targetPort: number,
+  cutWhen: (clientBytes: string) => boolean,
+): Promise<{ port: number; cuts: () => number; close: () => Promise<void> }> {
+  let cuts = 0
+  let armed = true
+  const sockets = new Set<Socket>()
+  const server = createServer((client) => {
+    const upstream = connect(targetPort, '127.0.0.1')
+    for (const s of [client, upstream]) {
+      sockets.add(s)
+      s.on('close', () => sockets.delete(s))
+      s.on('error', () => undefined)
+    }
+    client.on('data', (chunk: Buffer) => {
+      if (armed && cutWhen(chunk.toString('latin1'))) {
+        armed = false
+        cuts++
+        client.destroy()
+        upstream.destroy()
+        return
+      }
+      upstream.write(chunk)
+    })
+    upstream.on('data', (chunk: Buffer) => client.write(chunk))
+    client.on('close', () => upstream.destroy())
+    upstream.on('close', () => client.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  if (typeof address !== 'object' || address === null) throw new Error('proxy has no port')
+  return {
+    port: address.port,
+    cuts: () => cuts,
+    close: async () => {
+      for (const s of sockets) s.destroy()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
 }
