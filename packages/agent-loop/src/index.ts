@@ -1,0 +1,1 @@
+// Public API of @contextkit/agent-loop: filled in by the agent-loop work.

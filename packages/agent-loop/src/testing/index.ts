@@ -1,0 +1,1 @@
+// @contextkit/agent-loop/testing: conformance checks for store implementations.
