@@ -49,7 +49,7 @@ export function parseSessionLines(bytes: Uint8Array): ParsedSessionLines {
     const lineNo = i + 1
     if (line !== null && line.trim() === '') continue
     const result = line === null ? null : parseEntry(line)
-    if (result !== null && result.ok) {
+    if (result?.ok) {
       entries.push(result.entry)
       if (result.entry.type === 'session' && result.entry.version > SESSION_FORMAT_VERSION) {
         warnings.push({
