@@ -4,7 +4,6 @@ import { type SessionEntry, sessionHeader, ValidationError } from '@contextkit/c
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { messageEntries, newSession } from '../testing/session-fixtures.js'
 import {
-  SessionStoreConformanceError,
   sessionStoreChecks,
   sessionStoreConformance,
 } from '../testing/session-store-conformance.js'
