@@ -211,7 +211,7 @@ describe('repairOrphans', () => {
     const history = [user('go'), assistant('c', 'a'), results(result('a')), assistant('done')]
     const repaired = repairOrphans(history)
     expect(repaired).toEqual(history)
-    repaired.forEach((m, i) => expect(m).toBe(history[i]))
+    for (const [i, m] of repaired.entries()) expect(m).toBe(history[i])
   })
 
   test('rejects what is not a list of messages with a ValidationError', () => {
@@ -234,7 +234,7 @@ describe('repairOrphans', () => {
         expect(images(repaired)).toBe(images(history))
         const again = repairOrphans(repaired)
         expect(again).toEqual(repaired)
-        again.forEach((m, i) => expect(m).toBe(repaired[i]))
+        for (const [i, m] of again.entries()) expect(m).toBe(repaired[i])
       }),
       { numRuns: 300 },
     )
@@ -245,7 +245,7 @@ describe('repairOrphans', () => {
       fc.property(validHistoryArb, (history) => {
         const repaired = repairOrphans(history)
         expect(repaired).toHaveLength(history.length)
-        repaired.forEach((m, i) => expect(m).toBe(history[i]))
+        for (const [i, m] of repaired.entries()) expect(m).toBe(history[i])
       }),
     )
   })
