@@ -4,6 +4,7 @@ import {
   SessionEntrySchema,
   type SessionWarning,
 } from '@contextkit/core'
+import { isNormalSessionEntry } from './normal-entry.js'
 
 /**
  * The `code` of every {@link SessionWarning} the JSONL store reports on load. Stores of other
@@ -132,6 +133,7 @@ function parseEntry(line: string): EntryResult {
     const reason = error instanceof Error ? error.message : String(error)
     return { ok: false, kind: 'json', reason: `not JSON: ${reason}` }
   }
+  if (isNormalSessionEntry(value)) return { ok: true, entry: value }
   const parsed = SessionEntrySchema.safeParse(value)
   if (parsed.success) return { ok: true, entry: parsed.data }
   const issue = parsed.error.issues[0]
