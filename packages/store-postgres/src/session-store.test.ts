@@ -94,6 +94,11 @@ describe('postgresSessionStore on PGlite', () => {
       const e = await store.append('s-bad', entries as SessionEntry[]).catch((x: unknown) => x)
       expect(ValidationError.isInstance(e)).toBe(true)
     }
+    const header = await store.append('s-bad', [sessionHeader('s-other')]).catch((x: unknown) => x)
+    expect(ValidationError.isInstance(header)).toBe(true)
+    expect((header as ValidationError).issues).toEqual([
+      { path: '0.id', message: 'expected "s-bad"' },
+    ])
     expect(await seqs('s-bad')).toEqual([])
   })
 

@@ -53,7 +53,8 @@ function entryTexts(entries: readonly SessionEntry[], fn: string): string[] {
 /**
  * A {@link SessionStore} in Postgres, shared by every worker that reaches the database.
  *
- * - `append` validates the whole batch first (`ValidationError`, nothing written), then writes
+ * - `append` validates the whole batch first (`ValidationError`, nothing written; a header
+ *   entry must name this session), then writes
  *   it in one transaction: it locks the session's row in `<table>_heads`, takes the next
  *   `seq` range from it and inserts one row per entry. Concurrent appends to one session
  *   (from any number of processes) queue on that row lock: `seq` runs 1, 2, 3… without gap
@@ -128,7 +129,15 @@ export function postgresSessionStore(
       assertSessionId(id, op)
       if (!Array.isArray(batch))
         invalidArgument(op, 'entries', 'an array of session entries', batch)
-      parseWith(EntriesSchema, batch, 'session entries')
+      const parsed = parseWith(EntriesSchema, batch, 'session entries')
+      parsed.forEach((entry, i) => {
+        if (entry.type === 'session' && entry.id !== id) {
+          throw new ValidationError(
+            `${op}: entry ${i} is a header naming session "${entry.id}", not "${id}"`,
+            [{ path: `${i}.id`, message: `expected "${id}"` }],
+          )
+        }
+      })
       const texts = entryTexts(batch, op)
       if (texts.length === 0) return
       const payload = `[${texts.join(',')}]`
