@@ -18,6 +18,7 @@ import {
   txQuery,
   withTransaction,
 } from './db.js'
+import { StoreDataError } from './errors.js'
 import { TableNameSchema, tableName } from './identifiers.js'
 import { DEFAULT_SESSION_TABLE } from './migrate.js'
 import { HEADS_SUFFIX } from './schema.js'
@@ -37,6 +38,17 @@ export const INVALID_ENTRY_WARNING = 'store_postgres_invalid_entry'
 
 const OptionsSchema = z.object({ table: TableNameSchema.optional() }).strict()
 const EntriesSchema = z.array(SessionEntrySchema)
+
+/** Entries per row when loading (see the `select` statement). */
+const LOAD_PAGE_ENTRIES = 256
+
+function parseJson(text: unknown): unknown {
+  try {
+    return JSON.parse(String(text))
+  } catch {
+    return undefined
+  }
+}
 
 /** JSON text of each entry; a `ValidationError` for a value JSON cannot hold (BigInt, cycles). */
 function entryTexts(entries: readonly SessionEntry[], fn: string): string[] {
@@ -90,8 +102,12 @@ export function postgresSessionStore(
   const insert = `INSERT INTO ${table.sql} (session_id, seq, entry)
     SELECT $1, $2::bigint + e.ord - 1, e.value
     FROM json_array_elements($3::json) WITH ORDINALITY AS e(value, ord)`
-  const select = `SELECT seq::text AS seq_text, entry::text AS entry_text FROM ${table.sql}
-    WHERE session_id = $1 ORDER BY seq`
+  // Entries come back a page per row (one JSON array of up to LOAD_PAGE_ENTRIES entries, with
+  // their seqs): far fewer rows to decode than one per entry, and each entry's text unchanged.
+  const select = `SELECT json_agg(seq ORDER BY seq)::text AS seqs,
+      '[' || string_agg(entry::text, ',' ORDER BY seq) || ']' AS entries
+    FROM ${table.sql} WHERE session_id = $1
+    GROUP BY (seq - 1) / ${LOAD_PAGE_ENTRIES} ORDER BY min(seq)`
 
   return {
     async load(id: string): Promise<SessionLoadResult> {
@@ -101,24 +117,25 @@ export function postgresSessionStore(
       const entries: SessionEntry[] = []
       const warnings: SessionWarning[] = []
       for (const row of rows) {
-        const seq = integerOf(row.seq_text, 'seq', op)
-        let value: unknown
-        try {
-          value = JSON.parse(String(row.entry_text))
-        } catch {
-          value = undefined
+        const seqs = parseJson(row.seqs)
+        if (!Array.isArray(seqs)) {
+          throw new StoreDataError(`${op}: the database returned no seq list`, { details: { id } })
         }
-        const parsed = SessionEntrySchema.safeParse(value)
-        if (parsed.success) {
-          entries.push(parsed.data)
-          continue
-        }
-        const issue = parsed.error.issues[0]
-        const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : ''
-        warnings.push({
-          code: INVALID_ENTRY_WARNING,
-          message: `session ${id}: row seq ${seq} is not a valid entry${where}: ${issue?.message ?? 'unreadable'}; skipped`,
-          line: seq,
+        const values = parseJson(row.entries)
+        seqs.forEach((seqValue: unknown, i) => {
+          const seq = integerOf(seqValue, 'seq', op)
+          const parsed = SessionEntrySchema.safeParse(Array.isArray(values) ? values[i] : undefined)
+          if (parsed.success) {
+            entries.push(parsed.data)
+            return
+          }
+          const issue = parsed.error.issues[0]
+          const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : ''
+          warnings.push({
+            code: INVALID_ENTRY_WARNING,
+            message: `session ${id}: row seq ${seq} is not a valid entry${where}: ${issue?.message ?? 'unreadable'}; skipped`,
+            line: seq,
+          })
         })
       }
       return { entries, warnings }
