@@ -12,6 +12,7 @@ import type {
   ScriptRunner,
   TransportOptions,
 } from './script.js'
+import type { ThreadStore } from './threads.js'
 import { pause, planChunks, resetConnection, writeChunks } from './transport.js'
 
 /** Pause between the last bytes of a stream and a scripted reset, in ms. */
@@ -45,6 +46,12 @@ export interface EmulatorState {
   failures: TestkitError[]
   signal: AbortSignal
   nextId: (prefix: string) => string
+  /** Server-held conversations (message threads). */
+  threads: ThreadStore
+  /** The `strict` option: unknown fields and betas are a 400. */
+  strict: boolean
+  /** `anthropic-beta` values accepted in strict mode besides the known ones. */
+  extraBetas: readonly string[]
 }
 
 /** The `retry-after`, `retry-after-ms` and `x-should-retry` headers an http fault asks for. */
@@ -70,15 +77,16 @@ export class Exchange {
     return this.record.requestId
   }
 
-  /** Sends an API error body. */
+  /** Sends an API error body (`details` goes in `error.details`). */
   error(
     status: number,
     message: string,
     headers: Record<string, string> = {},
     type?: string,
+    details?: Record<string, unknown>,
   ): void {
     this.record.status = status
-    sendError(this.res, status, message, this.id, headers, type)
+    sendError(this.res, status, message, this.id, headers, type, details)
   }
 
   /** Writes the status line and headers. */

@@ -16,6 +16,8 @@ import {
   resolveModels,
 } from './models.js'
 import { type Script, ScriptRunner, type TransportOptions, transportProblem } from './script.js'
+import type { KNOWN_BETAS } from './strict.js'
+import { ThreadStore } from './threads.js'
 
 /** Options of {@link startAnthropicEmulator}. */
 export interface EmulatorOptions {
@@ -34,6 +36,14 @@ export interface EmulatorOptions {
   transport?: TransportOptions
   /** Largest accepted request body in bytes; larger gets 413 `request_too_large`. Default 32 MiB. */
   maxBodyBytes?: number
+  /**
+   * Also reject what a lenient emulator would let through: unknown top-level fields ("…: Extra
+   * inputs are not permitted") and unknown `anthropic-beta` values, as the real API does.
+   * Default `false`, so clients newer than the emulator keep working.
+   */
+  strict?: boolean
+  /** `anthropic-beta` values accepted in strict mode besides {@link KNOWN_BETAS}. Default `[]`. */
+  extraBetas?: readonly string[]
 }
 
 /** A running emulator. */
@@ -70,6 +80,13 @@ function checkOptions(options: EmulatorOptions): void {
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY
   if (!Number.isInteger(max) || max < 1)
     throw new EmulatorConfigError('maxBodyBytes must be a positive integer')
+  if (options.strict !== undefined && typeof options.strict !== 'boolean') {
+    throw new EmulatorConfigError('strict must be a boolean')
+  }
+  const betas = options.extraBetas ?? []
+  if (!Array.isArray(betas) || !betas.every((b) => typeof b === 'string')) {
+    throw new EmulatorConfigError('extraBetas must be an array of strings')
+  }
 }
 
 function headerRecord(req: IncomingMessage): Record<string, string> {
@@ -97,6 +114,15 @@ async function readBody(req: IncomingMessage, max: number): Promise<Buffer | und
     chunks.push(chunk as Buffer)
   }
   return Buffer.concat(chunks)
+}
+
+/** The routes the emulator answers, for the 404 of any other. */
+const EMULATED_ROUTES =
+  'POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models, GET /v1/models/{id}, POST /v1/completions'
+
+/** The 404 message of a route the emulator does not answer (batches, files, …). */
+export function notEmulatedMessage(method: string, path: string): string {
+  return `${method} ${path} is not emulated by @contextkit/testkit (batches, files and other endpoints are not emulated; emulated: ${EMULATED_ROUTES})`
 }
 
 function authProblem(
@@ -136,6 +162,9 @@ export async function startAnthropicEmulator(options: EmulatorOptions): Promise<
       headersDelayMs: options.transport?.headersDelayMs ?? 0,
       deltaChars: options.transport?.deltaChars ?? 16,
     },
+    threads: new ThreadStore(),
+    strict: options.strict ?? false,
+    extraBetas: [...(options.extraBetas ?? [])],
     nextId(prefix) {
       const n = (counters.get(prefix) ?? 0) + 1
       counters.set(prefix, n)
@@ -187,7 +216,7 @@ export async function startAnthropicEmulator(options: EmulatorOptions): Promise<
       x.head(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) })
       return void x.res.end(json)
     }
-    return x.error(404, 'Not Found')
+    return x.error(404, notEmulatedMessage(method, path))
   }
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {

@@ -85,7 +85,8 @@ export interface WireMessage {
 /** The body of every error response: `{ type: 'error', error: { type, message }, request_id }`. */
 export interface WireErrorBody {
   type: 'error'
-  error: { type: WireErrorType; message: string }
+  /** `details.error_code` names a specific failure (e.g. `thread_not_found`), when there is one. */
+  error: { type: WireErrorType; message: string; details?: Record<string, unknown> }
   request_id: string
 }
 
