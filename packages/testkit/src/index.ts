@@ -6,6 +6,7 @@ export {
   type TestkitErrorOptions,
 } from './errors.js'
 export type { RecordedRequest } from './exchange.js'
+export type { EmulatorThinkingMode } from './model-capabilities.js'
 export type { EmulatorModel } from './models.js'
 export { DEFAULT_MODELS } from './models.js'
 export type {
@@ -21,6 +22,8 @@ export { normalizeReply } from './script.js'
 export type { AnthropicEmulator, EmulatorOptions } from './server.js'
 export { startAnthropicEmulator } from './server.js'
 export { messageEvents, sseFrame } from './stream-events.js'
+export { KNOWN_BETAS } from './strict.js'
+export { THREADS_BETA_PREFIX } from './threads.js'
 export { MAX_CACHE_CONTROL_BLOCKS, NO_PREFILL_MESSAGE } from './validate-request.js'
 export type {
   WireErrorBody,
