@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk'
 import { betaTool } from '@anthropic-ai/sdk/helpers/beta/json-schema'
+import fc from 'fast-check'
 import { afterEach, describe, expect, test } from 'vitest'
 import {
   type AnthropicEmulator,
@@ -7,6 +8,7 @@ import {
   startAnthropicEmulator,
   THREADS_BETA_PREFIX,
 } from './index.js'
+import { ThreadStore } from './threads.js'
 
 const BETA = 'message-threads-2026-08-12'
 let emu: AnthropicEmulator | undefined
@@ -229,5 +231,71 @@ describe('thread errors, shaped like the API', () => {
       thread: { type: 'continue', previous_message_id: first.id },
     })
     expect(ok).toMatchObject({ status: 200 })
+  })
+})
+
+describe('ThreadStore', () => {
+  const headers = { 'anthropic-beta': `other-beta, ${BETA}` }
+
+  test('property: a chain of continues always expands to the whole conversation', () => {
+    const turnArb = fc.array(fc.string({ minLength: 1, maxLength: 8 }), {
+      minLength: 1,
+      maxLength: 3,
+    })
+    fc.assert(
+      fc.property(fc.array(turnArb, { minLength: 1, maxLength: 8 }), (turns) => {
+        const store = new ThreadStore()
+        const full: unknown[] = []
+        let previous: string | undefined
+        turns.forEach((texts, i) => {
+          const sent = texts.map((t) => ({ role: 'user', content: t }))
+          const thread =
+            previous === undefined
+              ? { type: 'create' }
+              : { type: 'continue', previous_message_id: previous }
+          // system only on the creating request; a continue gets it back from the thread
+          const body = {
+            model: 'm',
+            ...(previous === undefined && { system: 'S' }),
+            messages: sent,
+            thread,
+          }
+          const begun = store.begin(body, headers)
+          if (!begun.ok) throw new Error(begun.problem.message)
+          full.push(...sent)
+          expect(begun.body).toEqual({ model: 'm', system: 'S', messages: full })
+          const reply = {
+            id: `msg_${i}`,
+            role: 'assistant' as const,
+            content: [{ type: 'text', text: `r${i}` }],
+          }
+          store.commit(begun.turn!, begun.body, reply)
+          full.push({ role: 'assistant', content: reply.content })
+          previous = reply.id
+        })
+        expect(store.size).toBe(turns.length)
+      }),
+    )
+  })
+
+  test('an aborted continue frees the reply; a continue in flight blocks another', () => {
+    const store = new ThreadStore()
+    const created = store.begin({ model: 'm', messages: [], thread: { type: 'create' } }, headers)
+    if (!created.ok) throw new Error('create refused')
+    store.commit(created.turn!, created.body, { id: 'msg_a', role: 'assistant', content: [] })
+    const cont = {
+      model: 'm',
+      messages: [],
+      thread: { type: 'continue', previous_message_id: 'msg_a' },
+    }
+    const first = store.begin(cont, headers)
+    expect(first.ok).toBe(true)
+    const second = store.begin(cont, headers)
+    expect(second).toMatchObject({
+      ok: false,
+      problem: { status: 400, details: { error_code: 'thread_continue_in_flight' } },
+    })
+    if (first.ok) store.abort(first.turn!)
+    expect(store.begin(cont, headers).ok).toBe(true)
   })
 })
