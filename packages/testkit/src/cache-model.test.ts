@@ -33,7 +33,10 @@ function setup(options: CacheModelOptions = {}) {
     const usage = cache.account(request, mergeTurns(request.messages), key, `req_${++n}`)
     return { ...usage, total: requestTokens(request) }
   }
-  return { cache, send, advance: (ms: number) => void (now += ms) }
+  const advance = (ms: number) => {
+    now += ms
+  }
+  return { cache, send, advance }
 }
 
 /** A 2,000-token system prompt with a breakpoint, and a user turn of 1 + 3 tokens. */
