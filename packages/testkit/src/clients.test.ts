@@ -210,14 +210,29 @@ describe("LangChain's ChatAnthropic (@langchain/anthropic + @langchain/core)", (
     expect(emu.requests[0]!.headers['x-api-key']).toBe('test-key')
   })
 
-  test('stream: chunks concatenate to the reply', async () => {
+  test('stream: chunks concatenate to the reply; streamed usage carries the cache read', async () => {
     const reply = 'Streaming through LangChain, chunk by chunk.'
-    const emu = await start([{ text: reply, transport: { deltaChars: 8 } }])
-    const chunks: AIMessageChunk[] = []
-    for await (const c of await chat(emu).stream('Stream please.')) chunks.push(c)
+    const emu = await start(() => ({ text: reply, transport: { deltaChars: 8 } }))
+    const system = [{ type: 'text', text: LONG_SYSTEM, cache_control: { type: 'ephemeral' } }]
+    const stream = async () => {
+      const chunks: AIMessageChunk[] = []
+      const input = [
+        { role: 'system', content: system },
+        { role: 'user', content: 'Stream please.' },
+      ]
+      for await (const c of await chat(emu).stream(input)) chunks.push(c)
+      return chunks
+    }
+    const chunks = await stream()
     expect(chunks.length).toBeGreaterThanOrEqual(Math.ceil(reply.length / 8))
     const merged = chunks.reduce((a, b) => a.concat(b))
     expect(merged.content).toBe(reply)
+    expect(merged.usage_metadata?.input_token_details).toMatchObject({ cache_creation: 5000 })
+    const again = (await stream()).reduce((a, b) => a.concat(b))
+    expect(again.usage_metadata).toMatchObject({
+      input_tokens: 5000 + 4 + 3,
+      input_token_details: { cache_read: 5000, cache_creation: 0 },
+    })
     expect(emu.requests[0]!.body).toMatchObject({ stream: true })
   })
 
