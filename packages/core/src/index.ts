@@ -63,6 +63,30 @@ export {
 } from './models.js'
 export type { FitResult, Omission, Section } from './sections.js'
 export { fitSections, renderOmissionNotice, renderSections, SectionSchema } from './sections.js'
+export type {
+  SessionCompactionEntry,
+  SessionCustomEntry,
+  SessionEntry,
+  SessionHeaderEntry,
+  SessionLoadResult,
+  SessionMessageEntry,
+  SessionStore,
+  SessionWarning,
+} from './session-store.js'
+export {
+  assertSessionId,
+  SESSION_FORMAT_VERSION,
+  SessionCompactionEntrySchema,
+  SessionCustomEntrySchema,
+  SessionEntrySchema,
+  SessionHeaderEntrySchema,
+  SessionIdSchema,
+  SessionMessageEntrySchema,
+  sessionHeader,
+  sessionMessages,
+} from './session-store.js'
+export type { StateSaveOptions, StateStore, StoredState } from './state-store.js'
+export { RevisionConflictError } from './state-store.js'
 export type { CalibratedCounter, TokenCounter, TokenCounterOptions } from './tokens.js'
 export { calibrate, createTokenCounter, defaultTokenCounter } from './tokens.js'
 export type {
