@@ -2,6 +2,7 @@
  * One request/response pair and the emulator state the endpoint handlers share.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { PromptCache } from './cache-model.js'
 import { TestkitError } from './errors.js'
 import { sendError } from './http-errors.js'
 import type { ResolvedModel } from './models.js'
@@ -52,6 +53,8 @@ export interface EmulatorState {
   strict: boolean
   /** `anthropic-beta` values accepted in strict mode besides the known ones. */
   extraBetas: readonly string[]
+  /** The prompt-cache model (reads, writes, usage figures). */
+  cache: PromptCache
 }
 
 /** The `retry-after`, `retry-after-ms` and `x-should-retry` headers an http fault asks for. */

@@ -2,6 +2,7 @@
  * `POST /v1/messages` and `POST /v1/messages/count_tokens`.
  */
 import { buildMessage } from './build-reply.js'
+import { apiKeyOf } from './cache-model.js'
 import type { Exchange } from './exchange.js'
 import { defaultMessageForStatus, errorBody, errorTypeForStatus } from './http-errors.js'
 import { mergeTurns, parseMessagesRequest, textOfBlocks } from './parse-request.js'
@@ -9,7 +10,7 @@ import { badRequest, type RequestProblem, sendProblem } from './request-problem.
 import { messageEvents, sseFrame } from './stream-events.js'
 import { COUNT_TOKENS_FIELDS, MESSAGES_FIELDS, strictProblem } from './strict.js'
 import { betasOf, type ThreadTurn } from './threads.js'
-import { estimateInputTokens } from './tokens.js'
+import { requestTokens } from './token-rule.js'
 import { validateMessagesRequest } from './validate-request.js'
 
 const STATUS_FOR_TYPE: Record<string, number> = {
@@ -19,7 +20,7 @@ const STATUS_FOR_TYPE: Record<string, number> = {
   timeout_error: 504,
 }
 
-/** The `count_tokens` answer for `body`: the count, or why it is refused. */
+/** The `count_tokens` answer for `body`: the count under the token rule, or why it is refused. */
 function countTokens(x: Exchange, body: unknown): { problem: RequestProblem } | { tokens: number } {
   const strict = x.state.strict
     ? strictProblem(body, x.record.headers, COUNT_TOKENS_FIELDS, x.state.extraBetas)
@@ -30,10 +31,13 @@ function countTokens(x: Exchange, body: unknown): { problem: RequestProblem } | 
   if (!x.state.models.has(parsed.request.model)) {
     return { problem: { status: 404, message: `model: ${parsed.request.model}` } }
   }
-  return { tokens: estimateInputTokens(parsed.request) }
+  return { tokens: requestTokens(parsed.request) }
 }
 
-/** Handles `POST /v1/messages/count_tokens`: `{ input_tokens }`, the same estimate as `usage.input_tokens`. */
+/**
+ * Handles `POST /v1/messages/count_tokens`: `{ input_tokens }` under the token rule, equal to
+ * `input_tokens + cache_creation_input_tokens + cache_read_input_tokens` of the same request.
+ */
 export function handleCountTokens(x: Exchange, body: unknown): void {
   const answer = countTokens(x, body)
   if ('problem' in answer) {
@@ -124,12 +128,14 @@ async function answerMessages(
     x.error(STATUS_FOR_TYPE[type] ?? 500, fault.message ?? 'Overloaded', {}, type)
     return false
   }
+  const cache = x.state.cache.account(request, merged, apiKeyOf(x.record.headers), x.id)
   const message = buildMessage(reply.blocks, reply.stopReason, reply.usage, {
     messageId: x.state.nextId('msg_01'),
     model: request.model,
     prefill,
     stopSequences: request.stop_sequences,
-    inputTokens: estimateInputTokens(request),
+    inputTokens: cache.input_tokens,
+    cache: x.state.cache.enabled ? cache : undefined,
     toolId: () => x.state.nextId('toolu_01'),
     signature: (thinking) => `sig_${Buffer.from(thinking.slice(0, 24)).toString('base64')}`,
   })

@@ -7,7 +7,7 @@
  */
 import type { ResolvedModel } from './models.js'
 import { badRequest, type RequestProblem } from './request-problem.js'
-import { estimateInputTokens } from './tokens.js'
+import { requestTokens } from './token-rule.js'
 import { contentProblem } from './validate-content.js'
 import { paramsProblem } from './validate-params.js'
 import type { WireMessagesRequest, WireRequestBlock } from './wire-types.js'
@@ -57,7 +57,7 @@ export function validateMessagesRequest(
 ): RequestProblem | undefined {
   const problem = conversationProblem(request, model, merged, betas)
   if (problem) return badRequest(problem)
-  const tokens = estimateInputTokens(request)
+  const tokens = requestTokens(request, merged)
   if (tokens > model.maxInputTokens) {
     return badRequest(promptTooLongMessage(tokens, model.maxInputTokens))
   }
