@@ -1,5 +1,7 @@
+import { createAnthropic } from '@ai-sdk/anthropic'
 import Anthropic from '@anthropic-ai/sdk'
 import { BUILTIN_MODELS, getModelInfo, ModelRegistry, refreshModels } from '@contextkit/core'
+import { generateText } from 'ai'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
   type AnthropicEmulator,
@@ -118,23 +120,13 @@ describe('GET /v1/models like the API', () => {
     }
   })
 
-  test('a default Vercel-AI-style call to claude-sonnet-4-6 (max_tokens 128000) is accepted', async () => {
-    const res = await fetch(`${emu.url}/v1/messages`, {
-      method: 'POST',
-      headers: {
-        'x-api-key': 'k',
-        'anthropic-version': '2023-06-01',
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({
-        model: 'claude-sonnet-4-6',
-        max_tokens: 128_000,
-        stream: true,
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
-      }),
-    })
-    expect(res.status).toBe(200)
-    expect(await res.text()).toContain('event: message_stop')
+  test('a default Vercel AI SDK call to claude-sonnet-4-6 is accepted (it asks for 128K output)', async () => {
+    const provider = createAnthropic({ apiKey: 'k', baseURL: `${emu.url}/v1` })
+    const result = await generateText({ model: provider('claude-sonnet-4-6'), prompt: 'hi' })
+    expect(result.text).toBe('ok')
+    const sent = emu.requests.at(-1)!
+    expect(sent.status).toBe(200)
+    expect((sent.body as { max_tokens: number }).max_tokens).toBe(128_000)
   })
 
   test('model options are checked', async () => {
