@@ -32,14 +32,22 @@ export interface ReadmeExample {
   expected: string[]
 }
 
-/** Read the runnable example (see the top of this file) of the package in `packageDir`. */
-export async function readReadmeExample(packageDir: URL | string): Promise<ReadmeExample> {
+/**
+ * Read the runnable example (see the top of this file) of the package in `packageDir`.
+ *
+ * @param marker - the HTML comment that precedes the example; default `<!-- runnable-example -->`
+ *   (a README can hold more examples under other markers, each run by its own test).
+ */
+export async function readReadmeExample(
+  packageDir: URL | string,
+  marker: string = MARKER,
+): Promise<ReadmeExample> {
   const dir = typeof packageDir === 'string' ? packageDir : fileURLToPath(packageDir)
   const readme = await readFile(join(dir, 'README.md'), 'utf8')
-  const at = readme.indexOf(MARKER)
-  if (at < 0) throw new Error(`${dir}/README.md has no ${MARKER} marker`)
+  const at = readme.indexOf(marker)
+  if (at < 0) throw new Error(`${dir}/README.md has no ${marker} marker`)
   const block = /```ts\n([\s\S]*?)\n```/.exec(readme.slice(at))
-  if (!block?.[1]) throw new Error(`${dir}/README.md has no \`\`\`ts block after ${MARKER}`)
+  if (!block?.[1]) throw new Error(`${dir}/README.md has no \`\`\`ts block after ${marker}`)
   const code = block[1]
   const expected: string[] = []
   for (const line of code.split('\n')) {
@@ -49,9 +57,15 @@ export async function readReadmeExample(packageDir: URL | string): Promise<Readm
   return { code, expected }
 }
 
-export async function runReadmeExample(packageDir: URL | string): Promise<ReadmeExampleRun> {
+/**
+ * Run the example under `marker` (see {@link readReadmeExample}) and capture what it logs.
+ */
+export async function runReadmeExample(
+  packageDir: URL | string,
+  marker: string = MARKER,
+): Promise<ReadmeExampleRun> {
   const dir = typeof packageDir === 'string' ? packageDir : fileURLToPath(packageDir)
-  const { code, expected } = await readReadmeExample(dir)
+  const { code, expected } = await readReadmeExample(dir, marker)
   const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as {
     name: string
     exports?: Record<string, string | { default?: string }>

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { entrySources } from '../../tsup.base.js'
 import { publishablePackages } from './workspace.js'
 
 const packages = publishablePackages()
@@ -27,7 +28,10 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
     for (const entry of pkg.entries) {
       const target = json.exports?.[entry.subpath] as Record<string, string>
       expect(Object.keys(target), entry.subpath).toEqual(['types', 'import', 'require', 'default'])
-      const stem = entry.subpath === '.' ? 'index' : entry.subpath.slice(2)
+      const name = entry.subpath.slice(2)
+      const stems = entry.subpath === '.' ? ['index'] : [name, `${name}/index`]
+      const stem = /^\.\/dist\/(.+)\.js$/.exec(target.default ?? '')?.[1] ?? ''
+      expect(stems, `${entry.subpath} → ${target.default}`).toContain(stem)
       expect(target).toEqual({
         types: `./dist/${stem}.d.ts`,
         import: `./dist/${stem}.js`,
@@ -49,10 +53,8 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
   })
 
   test('entry files list their exports by name (no export *)', () => {
-    for (const entry of pkg.entries) {
-      const stem = entry.subpath === '.' ? 'index' : entry.subpath.slice(2)
-      const source = readFileSync(join(pkg.dir, 'src', `${stem}.ts`), 'utf8')
-      expect(source, `src/${stem}.ts`).not.toMatch(/^export \*/m)
+    for (const source of entrySources(pkg.dir)) {
+      expect(readFileSync(join(pkg.dir, source), 'utf8'), source).not.toMatch(/^export \*/m)
     }
   })
 
@@ -62,14 +64,21 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
       else expect(range, dep).toMatch(/^\^\d+\.\d+\.\d+$/)
     }
     for (const [dep, range] of Object.entries(json.devDependencies ?? {})) {
-      if (dep.startsWith('@contextkit/')) expect(range, dep).toBe('workspace:^')
+      if (dep.startsWith('@contextkit/')) expect(range, dep).toMatch(/^workspace:[\^*]$/)
       else expect(range, dep).toMatch(/^\d+\.\d+\.\d+$/)
     }
   })
 
-  test('the build is tsup (one file per module) followed by tsc declarations', () => {
-    expect(existsSync(join(pkg.dir, 'tsup.config.ts'))).toBe(true)
-    expect(existsSync(join(pkg.dir, 'tsconfig.build.json'))).toBe(true)
+  test('the build is tsup (one file per module) followed by tsc declarations of the entries', () => {
+    expect(readFileSync(join(pkg.dir, 'tsup.config.ts'), 'utf8')).toContain(
+      'defineConfig(packageBuild())',
+    )
+    const build = JSON.parse(readFileSync(join(pkg.dir, 'tsconfig.build.json'), 'utf8')) as {
+      include?: string[]
+      files?: string[]
+    }
+    expect(build.include).toEqual([])
+    expect(build.files).toEqual(entrySources(pkg.dir))
     expect(json.scripts?.build).toBe('tsup && tsc -p tsconfig.build.json')
   })
 })

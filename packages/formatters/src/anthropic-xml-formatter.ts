@@ -27,7 +27,7 @@ import type {
   PrefillFormatter,
   StreamParser,
 } from './types.js'
-import { parseBuildOptions, parseToolResults } from './validate.js'
+import { parseBuildOptions, parseToolResults, rejectsPrefill } from './validate.js'
 import { IncrementalXmlParser } from './xml-stream-parser.js'
 import {
   parseXmlToolCalls,
@@ -117,7 +117,7 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
     const messages = parseWith(MessageSchema.array(), input, 'messages')
     const options = parseBuildOptions(buildOptions)
-    if (options.model?.supportsPrefill === false) {
+    if (rejectsPrefill(options.model)) {
       throw new PrefillUnsupportedError(
         `AnthropicXmlFormatter ends every request with an assistant turn, which ${options.model.id} rejects; use NativeFormatter for this model`,
         { details: { model: options.model.id } },

@@ -8,7 +8,7 @@ import {
   type ToolResultBlock,
 } from '@contextkit/core'
 import { applyCacheMarkers, lastMarkable } from './cache-markers.js'
-import { TooManyParticipantsError } from './errors.js'
+import { PrefillUnsupportedError, TooManyParticipantsError } from './errors.js'
 import { toImageBlock } from './media.js'
 import { checkParticipantName, mergeStops, speakerOf } from './participants.js'
 import { PassThroughParser } from './passthrough-parser.js'
@@ -21,7 +21,7 @@ import type {
   PrefillFormatter,
   StreamParser,
 } from './types.js'
-import { parseBuildOptions, parseToolResults } from './validate.js'
+import { parseBuildOptions, parseToolResults, rejectsPrefill } from './validate.js'
 
 /** Options of {@link NativeFormatter}. */
 export interface NativeFormatterOptions {
@@ -163,6 +163,12 @@ export class NativeFormatter implements PrefillFormatter {
     let assistantPrefill: string | undefined
     const prefill = options.prefill?.trimEnd()
     const last = out[out.length - 1]
+    if (prefill && rejectsPrefill(options.model)) {
+      throw new PrefillUnsupportedError(
+        `a prefill ends the request with an assistant turn, which ${options.model.id} rejects; send it without one`,
+        { details: { model: options.model.id } },
+      )
+    }
     if (prefill) {
       if (last?.role === 'assistant') {
         const tail = last.content[last.content.length - 1]
