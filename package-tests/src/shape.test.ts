@@ -1,8 +1,10 @@
 // Every publishable package has the shape described under "Package shape" in the root README.
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { entrySources } from '../../tsup.base.js'
+import { isNodeBuiltin } from './bundle.js'
+import { packageOf } from './consumer.js'
 import { publishablePackages } from './workspace.js'
 
 const packages = publishablePackages()
@@ -66,6 +68,30 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
     for (const [dep, range] of Object.entries(json.devDependencies ?? {})) {
       if (dep.startsWith('@contextkit/')) expect(range, dep).toMatch(/^workspace:[\^*]$/)
       else expect(range, dep).toMatch(/^\d+\.\d+\.\d+$/)
+    }
+  })
+
+  test('its declarations import only its dependencies, peer dependencies and Node built-ins', () => {
+    const allowed = new Set([
+      json.name,
+      ...Object.keys(json.dependencies ?? {}),
+      ...Object.keys(json.peerDependencies ?? {}),
+    ])
+    const declarations = readdirSync(join(pkg.dir, 'dist'), {
+      recursive: true,
+      encoding: 'utf8',
+    }).filter((f) => f.endsWith('.d.ts'))
+    expect(declarations.length).toBeGreaterThan(0)
+    for (const file of declarations) {
+      const text = readFileSync(join(pkg.dir, 'dist', file), 'utf8')
+      const specifiers = [
+        ...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)['"]([^'"]+)['"]/g),
+        ...text.matchAll(/\/\/\/\s*<reference\s+types="([^"]+)"/g),
+      ].map((m) => m[1]!)
+      for (const specifier of specifiers) {
+        if (specifier.startsWith('.') || isNodeBuiltin(specifier)) continue
+        expect(allowed, `dist/${file} imports ${specifier}`).toContain(packageOf(specifier))
+      }
     }
   })
 
