@@ -22,13 +22,13 @@ import type {
   FormattedBlock,
   FormattedMessage,
   FormattedRequest,
+  Formatter,
   FormatWarning,
   ParserOptions,
-  PrefillFormatter,
   StreamParser,
 } from './types.js'
 import { parseBuildOptions, parseToolResults } from './validate.js'
-import { IncrementalXmlParser } from './xml-stream-parser.js'
+import { XmlStreamParser } from './xml-stream-parser.js'
 import {
   parseXmlToolCalls,
   renderXmlToolCalls,
@@ -59,7 +59,7 @@ const TOOL_PREAMBLE =
  * The whole conversation as a multi-participant transcript (`Name: text`) inside a prefilled
  * assistant turn that ends with `{assistant}:`. See the README for the exact layout.
  */
-export class AnthropicXmlFormatter implements PrefillFormatter {
+export class AnthropicXmlFormatter implements Formatter {
   readonly name = 'anthropic-xml'
   readonly usesPrefill = true
   readonly toolMode: 'xml' | 'native'
@@ -103,7 +103,7 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
   }
 
   createStreamParser(options: ParserOptions = {}): StreamParser {
-    return new IncrementalXmlParser({ ...options, namespaces: this.#namespaces })
+    return new XmlStreamParser({ ...options, namespaces: this.#namespaces })
   }
 
   parseToolCalls(text: string, options: ParserOptions = {}): ToolCallBlock[] {

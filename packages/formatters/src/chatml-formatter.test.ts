@@ -156,7 +156,7 @@ describe('ChatMLStreamParser', () => {
     const events = run([text])
     expect(events).toEqual([
       { type: 'thinking-start' },
-      { type: 'thinking-delta', text: '\nplan\n' },
+      { type: 'thinking-delta', text: 'plan' },
       { type: 'thinking-end' },
       { type: 'text-delta', text: '\n\nOK ' },
       { type: 'tool-call-start', id: 'toolu_qwen_1', name: 'get_weather' },

@@ -16,9 +16,9 @@ import { systemText } from './system-prompt.js'
 import type {
   BuildOptions,
   FormattedRequest,
+  Formatter,
   FormatWarning,
   ParserOptions,
-  PrefillFormatter,
   StreamParser,
 } from './types.js'
 import { parseBuildOptions, parseToolResults } from './validate.js'
@@ -54,7 +54,7 @@ export function renderQwenToolCall(call: Pick<ToolCallBlock, 'name' | 'input'>):
  * ChatML (`<|im_start|>{role}\n{content}<|im_end|>\n`) with the Qwen tool and thinking
  * conventions, rendered to one prompt string for a completions endpoint.
  */
-export class ChatMLFormatter implements PrefillFormatter {
+export class ChatMLFormatter implements Formatter {
   readonly name = 'chatml'
   readonly usesPrefill = true
   readonly #policy: SpecialTokenPolicy

@@ -8,14 +8,14 @@ import {
 } from '@contextkit/core'
 import { checkMediaPolicy, type UnsupportedMediaPolicy, unsupported } from './media.js'
 import { checkParticipantName, mergeStops, participantStops, speakerOf } from './participants.js'
-import { PassThroughParser } from './passthrough-parser.js'
+import { PassThroughStreamParser } from './passthrough-parser.js'
 import { guardSpecialTokens, type SpecialTokenPolicy } from './special-tokens.js'
 import { systemText } from './system-prompt.js'
 import type {
   BuildOptions,
   FormattedRequest,
+  Formatter,
   FormatWarning,
-  PrefillFormatter,
   StreamParser,
 } from './types.js'
 import { parseBuildOptions, parseToolResults } from './validate.js'
@@ -41,7 +41,7 @@ export interface CompletionsFormatterOptions {
  * Base-model transcripts: `Name: content<eot>` joined by a separator, ending with
  * `{assistant}:`, rendered to one prompt string; output is plain text (pass-through parser).
  */
-export class CompletionsFormatter implements PrefillFormatter {
+export class CompletionsFormatter implements Formatter {
   readonly name = 'completions'
   readonly usesPrefill = true
   readonly #eot: string
@@ -79,7 +79,7 @@ export class CompletionsFormatter implements PrefillFormatter {
   }
 
   createStreamParser(): StreamParser {
-    return new PassThroughParser()
+    return new PassThroughStreamParser()
   }
 
   /** Base models do not call tools: always `[]`. */

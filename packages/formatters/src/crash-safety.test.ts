@@ -11,9 +11,9 @@ import { AnthropicXmlFormatter } from './anthropic-xml-formatter.js'
 import { ChatMLFormatter } from './chatml-formatter.js'
 import { CompletionsFormatter } from './completions-formatter.js'
 import { NativeFormatter } from './native-formatter.js'
-import type { FormattedRequest, PrefillFormatter } from './types.js'
+import type { FormattedRequest, Formatter } from './types.js'
 
-const formatters = (): PrefillFormatter[] => [
+const formatters = (): Formatter[] => [
   new AnthropicXmlFormatter(),
   new AnthropicXmlFormatter({ toolMode: 'native', unsupportedMedia: 'strip' }),
   new NativeFormatter(),

@@ -2,7 +2,7 @@ import { type Message, type ToolDefinition, textMessage } from '@contextkit/core
 import { describe, expect, test } from 'vitest'
 import { TooManyParticipantsError } from './errors.js'
 import { NativeFormatter } from './native-formatter.js'
-import { PassThroughParser } from './passthrough-parser.js'
+import { PassThroughStreamParser } from './passthrough-parser.js'
 
 const tool: ToolDefinition = {
   name: 'ls',
@@ -146,7 +146,7 @@ describe('NativeFormatter', () => {
   test('output is passed through as text; tool calls are never parsed from text', () => {
     const f = new NativeFormatter()
     const parser = f.createStreamParser()
-    expect(parser).toBeInstanceOf(PassThroughParser)
+    expect(parser).toBeInstanceOf(PassThroughStreamParser)
     expect(parser.processChunk('<function_calls><invoke name="x">')).toEqual([
       { type: 'text-delta', text: '<function_calls><invoke name="x">' },
     ])

@@ -11,14 +11,14 @@ import { applyCacheMarkers, lastMarkable } from './cache-markers.js'
 import { TooManyParticipantsError } from './errors.js'
 import { toImageBlock } from './media.js'
 import { checkParticipantName, mergeStops, speakerOf } from './participants.js'
-import { PassThroughParser } from './passthrough-parser.js'
+import { PassThroughStreamParser } from './passthrough-parser.js'
 import { buildSystem } from './system-prompt.js'
 import type {
   BuildOptions,
   FormattedBlock,
   FormattedMessage,
   FormattedRequest,
-  PrefillFormatter,
+  Formatter,
   StreamParser,
 } from './types.js'
 import { parseBuildOptions, parseToolResults } from './validate.js'
@@ -62,7 +62,7 @@ function toFormatted(block: ContentBlock): FormattedBlock {
  * stop sequences. Consecutive same-role messages are merged into one message, with a blank
  * line put before the later message's text so nothing is glued together.
  */
-export class NativeFormatter implements PrefillFormatter {
+export class NativeFormatter implements Formatter {
   readonly name = 'native'
   readonly usesPrefill = false
   readonly participantMode: 'simple' | 'multiuser'
@@ -90,7 +90,7 @@ export class NativeFormatter implements PrefillFormatter {
   }
 
   createStreamParser(): StreamParser {
-    return new PassThroughParser()
+    return new PassThroughStreamParser()
   }
 
   /** Native tool calls arrive as structured blocks, never in text: always `[]`. */

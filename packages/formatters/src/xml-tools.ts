@@ -1,7 +1,7 @@
 import type { ToolCallBlock, ToolDefinition, ToolResultBlock } from '@contextkit/core'
 import { stringifyJson } from './lossless-json.js'
 import { escapeXml, escapeXmlAttribute } from './xml-escape.js'
-import { IncrementalXmlParser, type XmlParserOptions } from './xml-stream-parser.js'
+import { type XmlParserOptions, XmlStreamParser } from './xml-stream-parser.js'
 
 /**
  * Render one parameter value as XML element text: strings escaped (`&`, `<`, `>`), so a value
@@ -56,7 +56,7 @@ export function renderXmlToolResults(results: readonly ToolResultBlock[]): strin
 
 /** The complete tool calls of a whole text, in document order (the stream parser, run once). */
 export function parseXmlToolCalls(text: string, options: XmlParserOptions = {}): ToolCallBlock[] {
-  const parser = new IncrementalXmlParser(options)
+  const parser = new XmlStreamParser(options)
   const calls: ToolCallBlock[] = []
   for (const e of [...parser.processChunk(text), ...parser.flush()]) {
     if (e.type === 'tool-call-end' && !e.incomplete) calls.push(e.call)
