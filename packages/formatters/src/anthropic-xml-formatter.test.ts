@@ -302,29 +302,66 @@ describe('AnthropicXmlFormatter', () => {
     expect(req.cacheMarkersApplied).toBe(1)
   })
 
-  test('images in tool results: error by default, stripped with a warning on request', () => {
+  test('images in tool results: the turn is split around them by default; error or strip on request', () => {
     const msgs: Message[] = [
       textMessage('assistant', 'look'),
       {
         role: 'user',
-        content: [{ type: 'tool_result', toolCallId: 't', content: [PNG], isError: true }],
+        content: [
+          {
+            type: 'tool_result',
+            toolCallId: 't',
+            content: [{ type: 'text', text: 'before' }, PNG, { type: 'text', text: 'after' }],
+            isError: true,
+          },
+        ],
       },
     ]
-    expect(() => new AnthropicXmlFormatter().buildMessages(msgs)).toThrow(UnsupportedContentError)
+    const split = new AnthropicXmlFormatter().buildMessages(msgs)
+    expect(split.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: '[Transcript start]' }] },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'text',
+            text: 'Assistant: look\n<function_results>\n<error tool_call_id="t">\nbefore\n',
+          },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG.data } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [{ type: 'text', text: '\nafter\n</error>\n</function_results>' }],
+      },
+    ])
+    expect(split.assistantPrefill).toBe('\nafter\n</error>\n</function_results>')
+    expect(split.warnings).toEqual([])
+    expect(() =>
+      new AnthropicXmlFormatter({ unsupportedMedia: 'error' }).buildMessages(msgs),
+    ).toThrow(UnsupportedContentError)
     const req = new AnthropicXmlFormatter({ unsupportedMedia: 'strip' }).buildMessages(msgs)
     expect(allText(req.messages)).toBe(
-      '[Transcript start]Assistant: look\n<function_results>\n<error tool_call_id="t">\n[image omitted]\n</error>\n</function_results>',
+      '[Transcript start]Assistant: look\n<function_results>\n<error tool_call_id="t">\nbefore\n[image omitted]\nafter\n</error>\n</function_results>',
     )
     expect(req.warnings.map((w) => w.code)).toEqual(['image_stripped'])
+    const quiet = new AnthropicXmlFormatter({ unsupportedMedia: 'strip', warnOnStrip: false })
+    expect(quiet.buildMessages(msgs).warnings).toEqual([])
     const result = msgs[1]?.content[0]
     if (result?.type !== 'tool_result') throw new Error('fixture')
+    // one string has no place for an image: 'split' and 'error' throw there
     expect(() => new AnthropicXmlFormatter().formatToolResults([result])).toThrow(
       UnsupportedContentError,
     )
     expect(
       new AnthropicXmlFormatter({ unsupportedMedia: 'strip' }).formatToolResults([result]),
     ).toBe(
-      '<function_results>\n<error tool_call_id="t">\n[image omitted]\n</error>\n</function_results>',
+      '<function_results>\n<error tool_call_id="t">\nbefore\n[image omitted]\nafter\n</error>\n</function_results>',
     )
   })
 

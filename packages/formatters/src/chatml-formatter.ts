@@ -21,7 +21,7 @@ import type {
   ParserOptions,
   StreamParser,
 } from './types.js'
-import { parseBuildOptions, parseToolResults } from './validate.js'
+import { parseBuildOptions, parseMessages, parseToolResults } from './validate.js'
 
 /** Options of {@link ChatMLFormatter}. */
 export interface ChatMLFormatterOptions {
@@ -129,7 +129,7 @@ export class ChatMLFormatter implements Formatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseWith(MessageSchema.array(), input, 'messages')
+    const messages = parseMessages(input)
     const options = parseBuildOptions(buildOptions)
     const warnings: FormatWarning[] = []
     const guard = (text: string, where: string): string =>

@@ -18,7 +18,7 @@ import type {
   FormatWarning,
   StreamParser,
 } from './types.js'
-import { parseBuildOptions, parseToolResults } from './validate.js'
+import { parseBuildOptions, parseMessages, parseToolResults } from './validate.js'
 
 /** Options of {@link CompletionsFormatter}. */
 export interface CompletionsFormatterOptions {
@@ -92,7 +92,7 @@ export class CompletionsFormatter implements Formatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseWith(MessageSchema.array(), input, 'messages')
+    const messages = parseMessages(input)
     const options = parseBuildOptions(buildOptions)
     const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
     const user = checkParticipantName(options.userName ?? 'User', 'userName')

@@ -21,7 +21,7 @@ import type {
   Formatter,
   StreamParser,
 } from './types.js'
-import { parseBuildOptions, parseToolResults } from './validate.js'
+import { parseBuildOptions, parseMessages, parseToolResults } from './validate.js'
 
 /** Options of {@link NativeFormatter}. */
 export interface NativeFormatterOptions {
@@ -103,7 +103,7 @@ export class NativeFormatter implements Formatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseWith(MessageSchema.array(), input, 'messages')
+    const messages = parseMessages(input)
     const options = parseBuildOptions(buildOptions)
     const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
     const user = checkParticipantName(options.userName ?? 'User', 'userName')
