@@ -1,8 +1,6 @@
 import {
   ConfigurationError,
   type Message,
-  MessageSchema,
-  parseWith,
   type ToolCallBlock,
   type ToolDefinition,
   type ToolResultBlock,

@@ -1,12 +1,10 @@
 import {
   ConfigurationError,
   type Message,
-  MessageSchema,
-  parseWith,
   type ToolCallBlock,
   type ToolResultBlock,
 } from '@contextkit/core'
-import { checkMediaPolicy, type UnsupportedMediaPolicy, unsupported } from './media.js'
+import { checkFlag, checkMediaPolicy, type UnsupportedMediaPolicy, unsupported } from './media.js'
 import { checkParticipantName, mergeStops, participantStops, speakerOf } from './participants.js'
 import { PassThroughStreamParser } from './passthrough-parser.js'
 import { guardSpecialTokens, type SpecialTokenPolicy } from './special-tokens.js'
@@ -33,6 +31,8 @@ export interface CompletionsFormatterOptions {
    * them with a warning, `'error'` throws `UnsupportedContentError`. Default `'strip'`.
    */
   unsupportedMedia?: UnsupportedMediaPolicy
+  /** Record a `<type>_stripped` warning on the request for each block `'strip'` drops. Default `true`. */
+  warnOnStrip?: boolean
   /** Text containing the eot token: `'reject'` throws, `'escape'` breaks it with U+200B. Default `'reject'`. */
   specialTokens?: SpecialTokenPolicy
 }
@@ -49,6 +49,7 @@ export class CompletionsFormatter implements Formatter {
   readonly #maxStops: number
   readonly #media: UnsupportedMediaPolicy
   readonly #policy: SpecialTokenPolicy
+  readonly #warnOnStrip: boolean
 
   constructor(options: CompletionsFormatterOptions = {}) {
     this.#eot = options.eotToken ?? '<|eot|>'
@@ -56,6 +57,8 @@ export class CompletionsFormatter implements Formatter {
     this.#maxStops = options.maxParticipantsForStop ?? 10
     this.#media = options.unsupportedMedia ?? 'strip'
     this.#policy = options.specialTokens ?? 'reject'
+    this.#warnOnStrip = options.warnOnStrip ?? true
+    checkFlag(options.warnOnStrip, 'warnOnStrip')
     if (!Number.isInteger(this.#maxStops) || this.#maxStops < 0)
       throw new ConfigurationError('maxParticipantsForStop must be a non-negative integer')
     if (this.#policy !== 'reject' && this.#policy !== 'escape')
@@ -102,13 +105,17 @@ export class CompletionsFormatter implements Formatter {
     const parts: string[] = []
     const sys = systemText(options.system)
     if (sys) parts.push(guard(sys, 'system'))
+    const prefix = options.contextPrefix
+    if (typeof prefix === 'string' && prefix !== '') parts.push(guard(prefix, 'contextPrefix'))
+    const all =
+      typeof prefix === 'string' || prefix === undefined ? messages : [...prefix, ...messages]
     const speakers: string[] = []
-    const last = messages[messages.length - 1]
+    const last = all[all.length - 1]
     const lastSpeaker = last && speakerOf(last, assistant, user)
     // the assistant's own final message is continued (an empty one is just `{assistant}:`)
     const continues = last !== undefined && lastSpeaker === assistant
     let turn = ''
-    messages.forEach((message, index) => {
+    all.forEach((message, index) => {
       const where = `message ${index}`
       const speaker = guard(
         checkParticipantName(speakerOf(message, assistant, user), `${where} participant`),
@@ -118,10 +125,10 @@ export class CompletionsFormatter implements Formatter {
       let text = ''
       for (const block of message.content) {
         if (block.type === 'text') text += guard(block.text, where)
-        else unsupported(this.#media, block, this.name, index, warnings)
+        else unsupported(this.#media, block, this.name, index, warnings, this.#warnOnStrip)
       }
-      if (continues && index === messages.length - 1) {
-        turn = text.trim() === '' ? '' : ` ${options.prefill ? text : text.trimEnd()}`
+      if (continues && index === all.length - 1) {
+        turn = text.trim() === '' ? '' : ` ${text.trimEnd()}`
         parts.push(`${speaker}:${turn}`)
       } else {
         parts.push(`${speaker}: ${text}${this.#eot}`)
@@ -133,7 +140,8 @@ export class CompletionsFormatter implements Formatter {
     let prompt = parts.join(this.#sep)
     const prefill = guard((options.prefill ?? '').trimEnd(), 'prefill')
     if (prefill !== '') {
-      const add = turn !== '' ? prefill : ` ${prefill}`
+      // after a partial answer: the separator, unless the prefill brings its own whitespace
+      const add = turn === '' ? ` ${prefill}` : /^\s/.test(prefill) ? prefill : this.#sep + prefill
       prompt += add
       turn += add
     }

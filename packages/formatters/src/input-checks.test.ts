@@ -77,8 +77,8 @@ describe('fast input checks agree with core schemas', () => {
       cache: 'stable',
       ...s,
     }))
-    const acceptedTools = 0
-    const acceptedSections = 0
+    const _acceptedTools = 0
+    const _acceptedSections = 0
     fc.assert(
       fc.property(
         fc.array(
