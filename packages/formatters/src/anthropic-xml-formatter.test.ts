@@ -9,11 +9,7 @@ import {
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { AnthropicXmlFormatter } from './anthropic-xml-formatter.js'
-import {
-  InvalidParticipantError,
-  PrefillUnsupportedError,
-  UnsupportedContentError,
-} from './errors.js'
+import { InvalidParticipantError, PrefillUnsupportedError } from './errors.js'
 import type { FormattedMessage, FormattedRequest } from './types.js'
 
 const weather: ToolDefinition = {
@@ -300,69 +296,6 @@ describe('AnthropicXmlFormatter', () => {
       { role: 'assistant', content: [{ type: 'text', text: '\n\nBob: nice\n\nAssistant:' }] },
     ])
     expect(req.cacheMarkersApplied).toBe(1)
-  })
-
-  test('images in tool results: the turn is split around them by default; error or strip on request', () => {
-    const msgs: Message[] = [
-      textMessage('assistant', 'look'),
-      {
-        role: 'user',
-        content: [
-          {
-            type: 'tool_result',
-            toolCallId: 't',
-            content: [{ type: 'text', text: 'before' }, PNG, { type: 'text', text: 'after' }],
-            isError: true,
-          },
-        ],
-      },
-    ]
-    const split = new AnthropicXmlFormatter().buildMessages(msgs)
-    expect(split.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: '[Transcript start]' }] },
-      {
-        role: 'assistant',
-        content: [
-          {
-            type: 'text',
-            text: 'Assistant: look\n<function_results>\n<error tool_call_id="t">\nbefore\n',
-          },
-        ],
-      },
-      {
-        role: 'user',
-        content: [
-          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG.data } },
-        ],
-      },
-      {
-        role: 'assistant',
-        content: [{ type: 'text', text: '\nafter\n</error>\n</function_results>' }],
-      },
-    ])
-    expect(split.assistantPrefill).toBe('\nafter\n</error>\n</function_results>')
-    expect(split.warnings).toEqual([])
-    expect(() =>
-      new AnthropicXmlFormatter({ unsupportedMedia: 'error' }).buildMessages(msgs),
-    ).toThrow(UnsupportedContentError)
-    const req = new AnthropicXmlFormatter({ unsupportedMedia: 'strip' }).buildMessages(msgs)
-    expect(allText(req.messages)).toBe(
-      '[Transcript start]Assistant: look\n<function_results>\n<error tool_call_id="t">\nbefore\n[image omitted]\nafter\n</error>\n</function_results>',
-    )
-    expect(req.warnings.map((w) => w.code)).toEqual(['image_stripped'])
-    const quiet = new AnthropicXmlFormatter({ unsupportedMedia: 'strip', warnOnStrip: false })
-    expect(quiet.buildMessages(msgs).warnings).toEqual([])
-    const result = msgs[1]?.content[0]
-    if (result?.type !== 'tool_result') throw new Error('fixture')
-    // one string has no place for an image: 'split' and 'error' throw there
-    expect(() => new AnthropicXmlFormatter().formatToolResults([result])).toThrow(
-      UnsupportedContentError,
-    )
-    expect(
-      new AnthropicXmlFormatter({ unsupportedMedia: 'strip' }).formatToolResults([result]),
-    ).toBe(
-      '<function_results>\n<error tool_call_id="t">\nbefore\n[image omitted]\nafter\n</error>\n</function_results>',
-    )
   })
 
   test('participant names with ":" or line breaks are rejected with a typed error', () => {

@@ -34,6 +34,7 @@ import {
   renderXmlToolCalls,
   renderXmlToolDefinitions,
   renderXmlToolResults,
+  XML_TOOL_PREAMBLE,
   xmlToolResultSegments,
 } from './xml-tools.js'
 
@@ -60,9 +61,6 @@ export interface AnthropicXmlFormatterOptions {
   /** Namespace prefixes the parser treats like plain tags. Default `['antml']`. */
   namespaces?: readonly string[]
 }
-
-const TOOL_PREAMBLE =
-  'You can call the functions below. To call them, write a <function_calls> block containing one <invoke name="..."> per call, with one <parameter name="...">value</parameter> per argument, then stop; the results come back in a <function_results> block.'
 
 /** State of one `buildMessages` call. */
 interface Build {
@@ -123,7 +121,7 @@ export class AnthropicXmlFormatter implements Formatter {
 
   formatToolDefinitions(tools: readonly ToolDefinition[]): string | undefined {
     if (this.toolMode === 'native' || tools.length === 0) return undefined
-    return `${TOOL_PREAMBLE}\n\n${renderXmlToolDefinitions(tools)}`
+    return `${XML_TOOL_PREAMBLE}\n\n${renderXmlToolDefinitions(tools)}`
   }
 
   /**

@@ -3,6 +3,10 @@ import { stringifyJson } from './lossless-json.js'
 import { escapeXml, escapeXmlAttribute } from './xml-escape.js'
 import { type XmlParserOptions, XmlStreamParser } from './xml-stream-parser.js'
 
+/** The instruction put before XML tool definitions in a system prompt. */
+export const XML_TOOL_PREAMBLE =
+  'You can call the functions below. To call them, write a <function_calls> block containing one <invoke name="..."> per call, with one <parameter name="...">value</parameter> per argument, then stop; the results come back in a <function_results> block.'
+
 /**
  * Render one parameter value as XML element text: strings escaped (`&`, `<`, `>`), so a value
  * can never close its own element; bigints as digits; anything else as JSON, escaped.
