@@ -1,10 +1,8 @@
 import { bench, describe } from 'vitest'
-import { IncrementalXmlParser } from '../src/index.js'
-import { chunked, mixedTranscript } from './transcript.js'
+import { XmlStreamParser } from '../src/index.js'
+import { chunked, mixedTranscript, realisticTranscript } from './transcript.js'
 
 const MB = 1024 * 1024
-const oneMb = mixedTranscript(MB)
-const tenMb = mixedTranscript(10 * MB)
 const tools = [
   {
     name: 'read_file',
@@ -14,40 +12,29 @@ const tools = [
 ]
 
 function parseAll(chunks: readonly string[]): number {
-  const parser = new IncrementalXmlParser({ tools })
+  const parser = new XmlStreamParser({ tools })
   let events = 0
   for (const c of chunks) events += parser.processChunk(c).length
   return events + parser.flush().length
 }
 
-describe('IncrementalXmlParser, 1 MB mixed transcript', () => {
+describe('XmlStreamParser, 1 MB mixed transcript', () => {
+  const oneMb = mixedTranscript(MB)
   for (const size of [1, 16, 256]) {
     const chunks = chunked(oneMb, size)
-    bench(
-      `1 MB in ${size}-char chunks`,
-      () => {
-        parseAll(chunks)
-      },
-      { time: 1500, iterations: 3 },
-    )
+    bench(`1 MB in ${size}-char chunks`, () => void parseAll(chunks), { time: 1500, iterations: 3 })
   }
 })
 
-describe('IncrementalXmlParser scaling (256-char chunks)', () => {
-  const small = chunked(oneMb, 256)
-  const large = chunked(tenMb, 256)
-  bench(
-    '1 MB',
-    () => {
-      parseAll(small)
-    },
-    { time: 1500, iterations: 5 },
-  )
-  bench(
-    '10 MB',
-    () => {
-      parseAll(large)
-    },
-    { time: 3000, iterations: 3 },
-  )
-})
+// Scaling: the same realistic transcript (prose, thinking, tool calls with multi-line values)
+// at 1 MB and 10 MB; the goal is 10× the input in at most 11× the time at every chunk size.
+const realistic1 = realisticTranscript(MB)
+const realistic10 = realisticTranscript(10 * MB)
+for (const size of [16, 256, 4096]) {
+  describe(`XmlStreamParser scaling, realistic transcript, ${size}-char chunks`, () => {
+    const small = chunked(realistic1, size)
+    const large = chunked(realistic10, size)
+    bench('1 MB', () => void parseAll(small), { time: 1500, iterations: 5 })
+    bench('10 MB', () => void parseAll(large), { time: 3000, iterations: 3 })
+  })
+}
