@@ -76,6 +76,8 @@ interface Build {
   lastContinued: boolean
   /** Something is already in the transcript (the next speaker is preceded by the separator). */
   started: boolean
+  /** Participant names already checked. */
+  checked: Set<string>
 }
 
 /**
@@ -170,6 +172,7 @@ export class AnthropicXmlFormatter implements Formatter {
       lastSpeaker: undefined,
       lastContinued: false,
       started: false,
+      checked: new Set(),
     }
     b.marks.add(system.cacheAfter)
     b.w.text('user', this.#opening)
@@ -265,10 +268,12 @@ export class AnthropicXmlFormatter implements Formatter {
   /** Write one transcript message (`index` counts prefix messages first). */
   #message(b: Build, message: Message, index: number, breakpoint: boolean): void {
     const { w } = b
-    const speaker = checkParticipantName(
-      speakerOf(message, b.assistant, b.user),
-      `message ${index} participant`,
-    )
+    const name = speakerOf(message, b.assistant, b.user)
+    const speaker =
+      name === b.assistant || name === b.user || b.checked.has(name)
+        ? name
+        : checkParticipantName(name, `message ${index} participant`)
+    b.checked.add(speaker)
     const resultsOnly =
       message.content.length > 0 && message.content.every((c) => c.type === 'tool_result')
     // tool results continue the turn they answer, without a new name
