@@ -4,39 +4,49 @@
  */
 import type { StreamEvent } from './types.js'
 
-/** Pieces gathered before they are joined into one string (bounds the number of live strings). */
-const PIECES_PER_SEGMENT = 512
+/** Chunks shorter than this are copied together into segments; longer ones are kept as they are. */
+const SMALL_CHUNK = 1024
+/** Small chunks gathered before they are joined into one segment. */
+const SMALL_PER_SEGMENT = 512
 
 /**
- * Everything pushed and processed, kept for `getAccumulated()` in linear time and memory: small
- * chunks are joined into segments every {@link PIECES_PER_SEGMENT} chunks, so a long stream of
- * tiny chunks does not keep hundreds of thousands of small strings alive for the garbage
- * collector to trace on every pass.
+ * Everything pushed and processed, kept for `getAccumulated()` in linear time and memory. Long
+ * chunks are kept as they arrived (no copy); runs of short chunks are joined into one segment
+ * every {@link SMALL_PER_SEGMENT} chunks, so a long stream of tiny chunks does not keep hundreds
+ * of thousands of small strings alive for the garbage collector to trace on every pass. (Joining
+ * long chunks as well was measured slower: it re-copies every byte into fresh large strings.)
  */
 export class Accumulator {
-  #pieces: string[] = []
-  #segments: string[] = []
+  #parts: string[] = []
+  #small: string[] = []
 
   add(chunk: string): void {
     if (chunk === '') return
-    this.#pieces.push(chunk)
-    if (this.#pieces.length >= PIECES_PER_SEGMENT) {
-      this.#segments.push(this.#pieces.join(''))
-      this.#pieces = []
+    if (chunk.length >= SMALL_CHUNK) {
+      this.#flushSmall()
+      this.#parts.push(chunk)
+      return
     }
+    this.#small.push(chunk)
+    if (this.#small.length >= SMALL_PER_SEGMENT) this.#flushSmall()
   }
 
   text(): string {
-    const all = this.#segments.concat(this.#pieces)
-    const joined = all.length === 1 ? all[0]! : all.join('')
-    this.#segments = joined === '' ? [] : [joined]
-    this.#pieces = []
+    this.#flushSmall()
+    const joined = this.#parts.length === 1 ? this.#parts[0]! : this.#parts.join('')
+    this.#parts = joined === '' ? [] : [joined]
     return joined
   }
 
   clear(): void {
-    this.#pieces = []
-    this.#segments = []
+    this.#parts = []
+    this.#small = []
+  }
+
+  #flushSmall(): void {
+    if (this.#small.length === 0) return
+    this.#parts.push(this.#small.length === 1 ? this.#small[0]! : this.#small.join(''))
+    this.#small = []
   }
 }
 
