@@ -52,17 +52,42 @@ export {
   runFinalize,
   runPrepare,
 } from './middleware.js'
-export type { ModelEntry, ModelInfo } from './models.js'
-export {
-  BUILTIN_MODELS,
-  getModelInfo,
-  ModelInfoSchema,
-  ModelRegistry,
-  registerModel,
-  UNKNOWN_MODEL_DEFAULTS,
-} from './models.js'
+export type { ModelEntry, ModelInfo, ThinkingMode } from './model-info.js'
+export { ModelEntrySchema, ModelInfoSchema, THINKING_MODES } from './model-info.js'
+export { BUILTIN_MODELS, BUILTIN_MODELS_AS_OF, UNKNOWN_MODEL_DEFAULTS } from './model-table.js'
+export { getModelInfo, ModelRegistry, registerModel } from './models.js'
+export type {
+  ModelsListSource,
+  RefreshModelsOptions,
+  RefreshModelsResult,
+} from './refresh-models.js'
+export { refreshModels } from './refresh-models.js'
 export type { FitResult, Omission, Section } from './sections.js'
 export { fitSections, renderOmissionNotice, renderSections, SectionSchema } from './sections.js'
+export type {
+  SessionCompactionEntry,
+  SessionCustomEntry,
+  SessionEntry,
+  SessionHeaderEntry,
+  SessionLoadResult,
+  SessionMessageEntry,
+  SessionStore,
+  SessionWarning,
+} from './session-store.js'
+export {
+  assertSessionId,
+  SESSION_FORMAT_VERSION,
+  SessionCompactionEntrySchema,
+  SessionCustomEntrySchema,
+  SessionEntrySchema,
+  SessionHeaderEntrySchema,
+  SessionIdSchema,
+  SessionMessageEntrySchema,
+  sessionHeader,
+  sessionMessages,
+} from './session-store.js'
+export type { StateSaveOptions, StateStore, StoredState } from './state-store.js'
+export { RevisionConflictError } from './state-store.js'
 export type { CalibratedCounter, TokenCounter, TokenCounterOptions } from './tokens.js'
 export { calibrate, createTokenCounter, defaultTokenCounter } from './tokens.js'
 export type {

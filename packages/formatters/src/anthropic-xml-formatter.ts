@@ -27,7 +27,7 @@ import type {
   ParserOptions,
   StreamParser,
 } from './types.js'
-import { parseBuildOptions, parseMessages, parseToolResults } from './validate.js'
+import { parseBuildOptions, parseMessages, parseToolResults, rejectsPrefill } from './validate.js'
 import { XmlStreamParser } from './xml-stream-parser.js'
 import {
   parseXmlToolCalls,
@@ -153,7 +153,7 @@ export class AnthropicXmlFormatter implements Formatter {
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
     const messages = parseMessages(input)
     const options = parseBuildOptions(buildOptions)
-    if (options.model?.supportsPrefill === false) {
+    if (rejectsPrefill(options.model)) {
       throw new PrefillUnsupportedError(
         `AnthropicXmlFormatter ends every request with an assistant turn, which ${options.model.id} rejects; use NativeFormatter for this model`,
         { details: { model: options.model.id } },

@@ -7,7 +7,7 @@ import {
   textMessage,
 } from '@contextkit/core'
 import { CacheMarks, lastMarkable } from './cache-markers.js'
-import { TooManyParticipantsError } from './errors.js'
+import { PrefillUnsupportedError, TooManyParticipantsError } from './errors.js'
 import { toImageBlock } from './media.js'
 import { checkParticipantName, mergeStops, speakerOf } from './participants.js'
 import { PassThroughStreamParser } from './passthrough-parser.js'
@@ -20,7 +20,7 @@ import type {
   Formatter,
   StreamParser,
 } from './types.js'
-import { parseBuildOptions, parseMessages, parseToolResults } from './validate.js'
+import { parseBuildOptions, parseMessages, parseToolResults, rejectsPrefill } from './validate.js'
 
 /** Options of {@link NativeFormatter}. */
 export interface NativeFormatterOptions {
@@ -172,6 +172,12 @@ export class NativeFormatter implements Formatter {
     let assistantPrefill: string | undefined
     const prefill = options.prefill?.trimEnd()
     const last = out[out.length - 1]
+    if (prefill && rejectsPrefill(options.model)) {
+      throw new PrefillUnsupportedError(
+        `a prefill ends the request with an assistant turn, which ${options.model.id} rejects; send it without one`,
+        { details: { model: options.model.id } },
+      )
+    }
     if (prefill) {
       if (last?.role === 'assistant') {
         const tail = last.content[last.content.length - 1]

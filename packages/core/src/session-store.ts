@@ -1,0 +1,131 @@
+import { z } from 'zod'
+import { invalidArgument, ValidationError } from './errors.js'
+import { AssistantMessageSchema, type Message, MessageSchema } from './messages.js'
+
+/** Version written into every new session header. Readers accept this version and older. */
+export const SESSION_FORMAT_VERSION = 1
+
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/
+
+/**
+ * A session id: 1–200 characters of `[A-Za-z0-9._-]`, starting with a letter or digit. So no
+ * path separator, no `..`, nothing a file name, a SQL identifier or a URL would have to escape.
+ */
+export const SessionIdSchema = z
+  .string()
+  .regex(SAFE_ID, 'session ids are 1-200 characters of [A-Za-z0-9._-], starting alphanumeric')
+  .refine((id) => !id.includes('..'), 'session ids may not contain ".."')
+
+/** Check a session id, throwing a {@link ValidationError} naming the caller when it is unsafe. */
+export function assertSessionId(id: unknown, fn: string): asserts id is string {
+  if (typeof id !== 'string') invalidArgument(fn, 'id', 'a session id string', id)
+  const result = SessionIdSchema.safeParse(id)
+  if (!result.success) {
+    const message = result.error.issues[0]?.message ?? 'invalid session id'
+    throw new ValidationError(`${fn}: unsafe session id ${JSON.stringify(id)}: ${message}`, [
+      { path: 'id', message },
+    ])
+  }
+}
+
+const EntryBase = {
+  /** Unique id of the entry within its session. */
+  id: z.string().min(1),
+  /** The entry this one follows (`null` for the first after the header). */
+  parentId: z.string().min(1).nullable(),
+  /** When the entry was written (ISO 8601). */
+  ts: z.string().min(1),
+}
+
+/** First line of every session: what it is and which format version wrote it. */
+export const SessionHeaderEntrySchema = z.object({
+  type: z.literal('session'),
+  version: z.number().int().positive(),
+  id: SessionIdSchema,
+  createdAt: z.string().min(1),
+})
+export type SessionHeaderEntry = z.infer<typeof SessionHeaderEntrySchema>
+
+/** One message of the conversation (assistant replies keep `stopReason` and `usage`). */
+export const SessionMessageEntrySchema = z.object({
+  type: z.literal('message'),
+  ...EntryBase,
+  message: z.union([AssistantMessageSchema, MessageSchema]),
+})
+export type SessionMessageEntry = z.infer<typeof SessionMessageEntrySchema>
+
+/** A summary standing in for the entries before `firstKeptId` (reserved for compaction). */
+export const SessionCompactionEntrySchema = z.object({
+  type: z.literal('compaction'),
+  ...EntryBase,
+  summary: z.string(),
+  firstKeptId: z.string().min(1),
+})
+export type SessionCompactionEntry = z.infer<typeof SessionCompactionEntrySchema>
+
+/** Application data kept with the session (ignored by the loop). */
+export const SessionCustomEntrySchema = z.object({
+  type: z.literal('custom'),
+  ...EntryBase,
+  customType: z.string().min(1),
+  data: z.unknown(),
+})
+export type SessionCustomEntry = z.infer<typeof SessionCustomEntrySchema>
+
+/** Any line of a session, discriminated on `type`. */
+export const SessionEntrySchema = z.discriminatedUnion('type', [
+  SessionHeaderEntrySchema,
+  SessionMessageEntrySchema,
+  SessionCompactionEntrySchema,
+  SessionCustomEntrySchema,
+])
+export type SessionEntry = z.infer<typeof SessionEntrySchema>
+
+/** Something a store skipped or repaired while loading (a torn last line, a bad entry). */
+export interface SessionWarning {
+  /** Stable machine-readable code, e.g. `session_torn_line`. */
+  code: string
+  message: string
+  /** 1-based line (or row) number, where the store has one. */
+  line?: number
+}
+
+/** What {@link SessionStore.load} returns. */
+export interface SessionLoadResult {
+  /** Every readable entry, in append order (header first). Empty for an unknown id. */
+  entries: SessionEntry[]
+  /** What was skipped, and why. Loading never fails because one entry is bad. */
+  warnings: SessionWarning[]
+}
+
+/**
+ * Where conversations are kept: append-only, one ordered list of {@link SessionEntry} per id.
+ * Implemented by agent-loop's `jsonlSessionStore` and by `@contextkit/store-postgres`; any store
+ * must pass `sessionStoreConformance` from `@contextkit/agent-loop/testing`.
+ *
+ * - `load` of an unknown id resolves `{ entries: [], warnings: [] }`.
+ * - `append` validates every entry first and writes all of a batch or none of it; concurrent
+ *   appends to one id never interleave inside a batch and never lose one.
+ * - Ids are checked with {@link SessionIdSchema} (a `ValidationError` otherwise).
+ */
+export interface SessionStore {
+  load(id: string): Promise<SessionLoadResult>
+  append(id: string, entries: readonly SessionEntry[]): Promise<void>
+  /** Ids of every stored session, sorted. */
+  list(): Promise<string[]>
+  /** Remove a session; `false` when there was none. */
+  delete(id: string): Promise<boolean>
+}
+
+/** The header entry that opens a new session. */
+export function sessionHeader(id: string, now: Date = new Date()): SessionHeaderEntry {
+  assertSessionId(id, 'sessionHeader')
+  return { type: 'session', version: SESSION_FORMAT_VERSION, id, createdAt: now.toISOString() }
+}
+
+/** The messages of a loaded session, in order (header, compaction and custom entries skipped). */
+export function sessionMessages(entries: readonly SessionEntry[]): Message[] {
+  const out: Message[] = []
+  for (const entry of entries) if (entry.type === 'message') out.push(entry.message)
+  return out
+}
