@@ -1,0 +1,1 @@
+// @contextkit/agent-loop/anthropic: the Anthropic SDK provider.
