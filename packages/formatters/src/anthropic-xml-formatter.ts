@@ -27,6 +27,7 @@ import type {
   PrefillFormatter,
   StreamParser,
 } from './types.js'
+import { withUserSections } from './user-sections.js'
 import { parseBuildOptions, parseToolResults } from './validate.js'
 import { IncrementalXmlParser } from './xml-stream-parser.js'
 import {
@@ -115,8 +116,11 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseWith(MessageSchema.array(), input, 'messages')
     const options = parseBuildOptions(buildOptions)
+    const messages = withUserSections(
+      parseWith(MessageSchema.array(), input, 'messages'),
+      options.userSections,
+    )
     if (options.model?.supportsPrefill === false) {
       throw new PrefillUnsupportedError(
         `AnthropicXmlFormatter ends every request with an assistant turn, which ${options.model.id} rejects; use NativeFormatter for this model`,

@@ -21,6 +21,7 @@ import type {
   PrefillFormatter,
   StreamParser,
 } from './types.js'
+import { withUserSections } from './user-sections.js'
 import { parseBuildOptions, parseToolResults } from './validate.js'
 
 /** Options of {@link ChatMLFormatter}. */
@@ -129,8 +130,11 @@ export class ChatMLFormatter implements PrefillFormatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseWith(MessageSchema.array(), input, 'messages')
     const options = parseBuildOptions(buildOptions)
+    const messages = withUserSections(
+      parseWith(MessageSchema.array(), input, 'messages'),
+      options.userSections,
+    )
     const warnings: FormatWarning[] = []
     const guard = (text: string, where: string): string =>
       guardSpecialTokens(text, this.#tokens, this.#policy, where)

@@ -18,6 +18,7 @@ import type {
   PrefillFormatter,
   StreamParser,
 } from './types.js'
+import { withUserSections } from './user-sections.js'
 import { parseBuildOptions, parseToolResults } from './validate.js'
 
 /** Options of {@link CompletionsFormatter}. */
@@ -92,8 +93,11 @@ export class CompletionsFormatter implements PrefillFormatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseWith(MessageSchema.array(), input, 'messages')
     const options = parseBuildOptions(buildOptions)
+    const messages = withUserSections(
+      parseWith(MessageSchema.array(), input, 'messages'),
+      options.userSections,
+    )
     const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
     const user = checkParticipantName(options.userName ?? 'User', 'userName')
     const warnings: FormatWarning[] = []

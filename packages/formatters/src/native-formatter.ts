@@ -8,7 +8,7 @@ import {
   type ToolResultBlock,
 } from '@contextkit/core'
 import { applyCacheMarkers, lastMarkable } from './cache-markers.js'
-import { TooManyParticipantsError } from './errors.js'
+import { PrefillUnsupportedError, TooManyParticipantsError } from './errors.js'
 import { toImageBlock } from './media.js'
 import { checkParticipantName, mergeStops, speakerOf } from './participants.js'
 import { PassThroughParser } from './passthrough-parser.js'
@@ -21,6 +21,7 @@ import type {
   PrefillFormatter,
   StreamParser,
 } from './types.js'
+import { withUserSections } from './user-sections.js'
 import { parseBuildOptions, parseToolResults } from './validate.js'
 
 /** Options of {@link NativeFormatter}. */
@@ -103,8 +104,11 @@ export class NativeFormatter implements PrefillFormatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseWith(MessageSchema.array(), input, 'messages')
     const options = parseBuildOptions(buildOptions)
+    const messages = withUserSections(
+      parseWith(MessageSchema.array(), input, 'messages'),
+      options.userSections,
+    )
     const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
     const user = checkParticipantName(options.userName ?? 'User', 'userName')
     const system = buildSystem(options.system)
@@ -162,6 +166,12 @@ export class NativeFormatter implements PrefillFormatter {
     })
     let assistantPrefill: string | undefined
     const prefill = options.prefill?.trimEnd()
+    if (prefill && options.model?.supportsPrefill === false) {
+      throw new PrefillUnsupportedError(
+        `${options.model.id} rejects an assistant prefill; leave \`prefill\` out for this model (the prefill middleware turns it into an instruction)`,
+        { details: { model: options.model.id } },
+      )
+    }
     const last = out[out.length - 1]
     if (prefill) {
       if (last?.role === 'assistant') {

@@ -130,6 +130,13 @@ export interface BuildOptions {
   /** Extra stop sequences appended after the format's own. Default `[]`. */
   stopSequences?: readonly string[]
   /**
+   * Sections for the current user turn (plan, context-file hint, preloaded files), rendered for
+   * the request only into the last user message that is not only tool results: `placement:
+   * 'before'` sections in front of the user's text, the others after it, blank-line separated.
+   * Default `[]`.
+   */
+  userSections?: readonly Section[]
+  /**
    * The model the request is for. A format that always ends in an open assistant turn
    * (`AnthropicXmlFormatter`) throws `PrefillUnsupportedError` for a model with
    * `supportsPrefill: false`, instead of building a request the API answers with a 400.

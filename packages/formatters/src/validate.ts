@@ -34,7 +34,7 @@ export function parseBuildOptions(input: unknown): BuildOptions {
   optionalType(options, 'userName', 'string')
   optionalType(options, 'prefill', 'string')
   optionalType(options, 'thinking', 'boolean')
-  const { system, tools, stopSequences, model } = options
+  const { system, tools, stopSequences, model, userSections } = options
   if (
     model !== undefined &&
     (typeof model !== 'object' ||
@@ -46,6 +46,8 @@ export function parseBuildOptions(input: unknown): BuildOptions {
   if (system !== undefined && typeof system !== 'string')
     parseWith(SectionSchema.array(), system, 'build options system')
   if (tools !== undefined) parseWith(ToolDefinitionSchema.array(), tools, 'build options tools')
+  if (userSections !== undefined)
+    parseWith(SectionSchema.array(), userSections, 'build options userSections')
   if (
     stopSequences !== undefined &&
     !(Array.isArray(stopSequences) && stopSequences.every((s) => typeof s === 'string'))
