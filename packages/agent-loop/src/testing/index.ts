@@ -1,1 +1,11 @@
 // @contextkit/agent-loop/testing: conformance checks for store implementations.
+export type {
+  MakeSessionStore,
+  SessionStoreCheck,
+  SessionStoreConformanceReport,
+} from './session-store-conformance.js'
+export {
+  SessionStoreConformanceError,
+  sessionStoreChecks,
+  sessionStoreConformance,
+} from './session-store-conformance.js'
