@@ -250,13 +250,14 @@ export class AgentLoop {
         usage: result.reply.usage,
       })
       if (result.kind !== 'done') {
-        const partial = interrupted(result.reply)
+        // nothing of an interrupted reply ran: it is finalized and reported, never saved, so the
+        // session holds whole steps only (and an abort mid-stream needs no write)
         await this.#endStep(
           turn,
-          partial,
+          interrupted(result.reply),
           undefined,
           { final: true, step },
-          partial.content.length > 0,
+          false,
         )
         return result.kind === 'aborted'
           ? this.#finish('aborted', this.#abortError())

@@ -157,7 +157,9 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
       emit: ctx.emit,
       warn: ctx.warn,
     })
-    const prefill = spec.withPrefill ? turn.prefill : undefined
+    // an interrupted reply that said nothing stays empty: the prefill alone is not a reply
+    const said = outcome.kind === 'done' || outcome.reply.content.length > 0
+    const prefill = spec.withPrefill && said ? turn.prefill : undefined
     const reply: AssistantMessage = {
       ...outcome.reply,
       content: withPrefillInReply(outcome.reply.content, prefill, request.assistantPrefill),
