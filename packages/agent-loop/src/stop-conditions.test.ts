@@ -1,4 +1,5 @@
 import { textMessage, ValidationError } from '@contextkit/core'
+import type { ReplySpec } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { defineTool } from './define-tool.js'
@@ -27,9 +28,12 @@ const finish = defineTool({
 })
 
 /** A model that never stops calling tools, each call different (so the loop guard stays quiet). */
-const endless = () => ({ toolUse: { name: 'tick', input: { n: ++counter } } })
+const endless = (): ReplySpec => ({ toolUse: { name: 'tick', input: { n: ++counter } } })
 
-async function run(extra: Partial<Parameters<typeof runAgent>[0]> = {}, script = endless) {
+async function run(
+  extra: Partial<Parameters<typeof runAgent>[0]> = {},
+  script: () => ReplySpec = endless,
+) {
   const { provider, bodies } = await emulated(script)
   const result = await runAgent({
     provider,

@@ -141,7 +141,9 @@ describe('anthropicProvider with the real SDK against testkit', () => {
     expect(result.text).toBe('Done.')
     expect(runs).toBe(1)
     expect(bodies()).toHaveLength(4)
-    expect(ofType(events, 'retry').map((e) => [e.turn, e.error.errorType])).toEqual([
+    expect(
+      ofType(events, 'retry').map((e) => [e.turn, (e.error as ProviderError).errorType]),
+    ).toEqual([
       [1, 'connection'],
       [2, 'connection'],
     ])
