@@ -131,7 +131,8 @@ describe('middleware and the loop', () => {
     )
     expect(retry).toMatchObject({ source: 'middleware', by: 'test-prefill', turn: 1 })
     expect(retry?.error).toMatchObject({ status: 400, errorType: 'invalid_request_error' })
-    expect(JSON.stringify((retry?.error as ProviderError).body)).toContain(NO_PREFILL_MESSAGE)
+    const rejected = retry?.error as ProviderError | undefined
+    expect(JSON.stringify(rejected?.body)).toContain(NO_PREFILL_MESSAGE)
     expect(result.turns).toBe(1)
     expect(result.text).toBe('Fine.')
   })
