@@ -62,15 +62,16 @@ export {
   runRecover,
   setRunState,
 } from './middleware.js'
-export type { ModelEntry, ModelInfo } from './models.js'
-export {
-  BUILTIN_MODELS,
-  getModelInfo,
-  ModelInfoSchema,
-  ModelRegistry,
-  registerModel,
-  UNKNOWN_MODEL_DEFAULTS,
-} from './models.js'
+export type { ModelEntry, ModelInfo, ThinkingMode } from './model-info.js'
+export { ModelEntrySchema, ModelInfoSchema, THINKING_MODES } from './model-info.js'
+export { BUILTIN_MODELS, BUILTIN_MODELS_AS_OF, UNKNOWN_MODEL_DEFAULTS } from './model-table.js'
+export { getModelInfo, ModelRegistry, registerModel } from './models.js'
+export type {
+  ModelsListSource,
+  RefreshModelsOptions,
+  RefreshModelsResult,
+} from './refresh-models.js'
+export { refreshModels } from './refresh-models.js'
 export type { FitResult, Omission, Section } from './sections.js'
 export { fitSections, renderOmissionNotice, renderSections, SectionSchema } from './sections.js'
 export type {

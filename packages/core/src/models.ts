@@ -1,82 +1,29 @@
-import { z } from 'zod'
-import { parseWith } from './errors.js'
+import { assertString, parseWith } from './errors.js'
+import { type ModelEntry, type ModelInfo, ModelInfoSchema, mergeEntry } from './model-info.js'
+import { BUILTIN_MODELS, UNKNOWN_MODEL_DEFAULTS } from './model-table.js'
 
-export const ModelInfoSchema = z.object({
-  /** The id as given by the caller. */
-  id: z.string(),
-  /** Family label, e.g. `opus`, `sonnet`, `haiku`, or `unknown`. */
-  family: z.string(),
-  /** Input + output tokens the model accepts in one request. */
-  contextWindow: z.number().int().positive(),
-  /** Largest `max_tokens` the model accepts. */
-  maxOutput: z.number().int().positive(),
-  /** Whether a trailing assistant message (prefill) is accepted. */
-  supportsPrefill: z.boolean(),
-  /** Whether extended thinking is available. */
-  supportsThinking: z.boolean(),
-  /** How many more tokens this model's tokenizer counts than the estimator's baseline (≥ 1). */
-  tokenizerFactor: z.number().positive(),
-  /** `false` when the id matched no table entry and conservative defaults were used. */
-  known: z.boolean(),
-})
-/** What contextkit needs to know about a model. */
-export type ModelInfo = z.infer<typeof ModelInfoSchema>
-
-/** A table entry: every field but `id` and `known`. */
-export type ModelEntry = Omit<ModelInfo, 'id' | 'known'>
-
-/** Defaults for ids that match nothing: small limits, no prefill, a pessimistic tokenizer. */
-export const UNKNOWN_MODEL_DEFAULTS: ModelEntry = Object.freeze({
-  family: 'unknown',
-  contextWindow: 100_000,
-  maxOutput: 4_096,
-  supportsPrefill: false,
-  supportsThinking: false,
-  tokenizerFactor: 1.35,
-})
-
-const claude = (
-  family: string,
-  maxOutput: number,
-  supportsPrefill: boolean,
-  supportsThinking: boolean,
-  tokenizerFactor = 1,
-): ModelEntry => ({
-  family,
-  contextWindow: 200_000,
-  maxOutput,
-  supportsPrefill,
-  supportsThinking,
-  tokenizerFactor,
-})
-
-/**
- * Built-in capability table, matched by id prefix (longest wins). Claude 4.6 and later answer
- * 400 to a trailing assistant message, so they are marked `supportsPrefill: false`.
- */
-export const BUILTIN_MODELS: Readonly<Record<string, ModelEntry>> = Object.freeze({
-  'claude-opus-4-7': claude('opus', 128_000, false, true, 1.35),
-  'claude-opus-4-6': claude('opus', 128_000, false, true),
-  'claude-sonnet-4-6': claude('sonnet', 64_000, false, true),
-  'claude-opus-4-5': claude('opus', 64_000, true, true),
-  'claude-sonnet-4-5': claude('sonnet', 64_000, true, true),
-  'claude-haiku-4-5': claude('haiku', 64_000, true, true),
-  'claude-opus-4-1': claude('opus', 32_000, true, true),
-  'claude-opus-4': claude('opus', 32_000, true, true),
-  'claude-sonnet-4': claude('sonnet', 64_000, true, true),
-  'claude-3-7-sonnet': claude('sonnet', 64_000, true, true),
-  'claude-3-5-sonnet': claude('sonnet', 8_192, true, false),
-  'claude-3-5-haiku': claude('haiku', 8_192, true, false),
-  'claude-3-opus': claude('opus', 4_096, true, false),
-  'claude-3-haiku': claude('haiku', 4_096, true, false),
-})
+export type { ModelEntry, ModelInfo, ThinkingMode } from './model-info.js'
 
 const CLOUD_PREFIX = /^(?:[a-z]{2,4}\.)?anthropic\./
-const VERSIONED = /^claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?=$|[-@:.])/
+/** `claude-opus-4-5…`, `claude-fable-5…` */
+const NEW_STYLE = /^claude-([a-z]+)-(\d+)(?:-(\d{1,2}))?(?=$|[-@:.])/
+/** `claude-3-5-sonnet…` */
+const OLD_STYLE = /^claude-(\d+)(?:-(\d{1,2}))?-([a-z]+)(?=$|[-@:.])/
+/** Claude 4.6 and later reject an assistant prefill. */
+const FIRST_NO_PREFILL_VERSION = 4.06
 
 /** Normalize provider spellings (`us.anthropic.claude-…-v1:0`, `claude-…@2025…`) to a bare id. */
 function normalizeId(id: string): string {
   return id.trim().toLowerCase().replace(CLOUD_PREFIX, '')
+}
+
+/** Family and version (`major + minor / 100`) of a Claude id, if it has them. */
+function parseClaudeId(id: string): { family: string; version: number } | undefined {
+  const m = NEW_STYLE.exec(id)
+  if (m) return { family: m[1]!, version: Number(m[2]) + Number(m[3] ?? 0) / 100 }
+  const old = OLD_STYLE.exec(id)
+  if (old) return { family: old[3]!, version: Number(old[1]) + Number(old[2] ?? 0) / 100 }
+  return undefined
 }
 
 /**
@@ -91,64 +38,126 @@ function prefixMatches(id: string, prefix: string): boolean {
   return !/^-\d{1,2}(?:$|[-@:.])/.test(rest)
 }
 
+interface Guess {
+  entry: ModelEntry
+  warning: string
+}
+
 /**
- * A registry of model capabilities. {@link getModelInfo} and {@link registerModel} use a default
- * instance; create your own when you want isolation (tests, multi-tenant servers).
+ * A registry of model capabilities. {@link getModelInfo}, {@link registerModel} and
+ * `refreshModels` use a default instance; create your own when you want isolation (tests,
+ * multi-tenant servers).
  */
 export class ModelRegistry {
   readonly #entries = new Map<string, ModelEntry>()
 
-  constructor(entries: Readonly<Record<string, ModelEntry>> = BUILTIN_MODELS) {
+  constructor(entries: Readonly<Record<string, Partial<ModelEntry>>> = BUILTIN_MODELS) {
     for (const [prefix, entry] of Object.entries(entries)) this.register(prefix, entry)
   }
 
-  /** Add or replace the entry for an id prefix. Longer prefixes win over shorter ones. */
+  /**
+   * Add or replace the entry for an id prefix; longer prefixes win over shorter ones. A partial
+   * entry is completed from the current entry of that prefix, or from what {@link get} would
+   * guess for it. Throws a `ValidationError` for an invalid entry.
+   */
   register(prefix: string, entry: Partial<ModelEntry>): void {
+    assertString(prefix, 'ModelRegistry.register', 'prefix')
     const key = normalizeId(prefix)
-    const base = this.#entries.get(key) ?? UNKNOWN_MODEL_DEFAULTS
-    const merged = { ...base, ...entry }
-    parseWith(ModelInfoSchema.omit({ id: true, known: true }), merged, `model entry "${prefix}"`)
-    this.#entries.set(key, merged)
+    const base = this.#entries.get(key) ?? this.#guess(key, prefix).entry
+    this.#entries.set(key, mergeEntry(base, entry, `model entry "${prefix}"`))
+  }
+
+  /** Whether an entry matches `id` (so {@link get} answers `known: true`). */
+  has(id: string): boolean {
+    assertString(id, 'ModelRegistry.has', 'id')
+    return this.#match(normalizeId(id)) !== undefined
   }
 
   /**
-   * Capabilities of `id`: the longest matching prefix entry; else, for a versioned Claude id newer
-   * than the table (`claude-opus-5`), a family guess with no prefill; else conservative defaults.
-   * `overrides` are applied last.
+   * Capabilities of `id`: the longest matching prefix entry (`known: true`). Otherwise a guess
+   * with `known: false` and a `warning` saying what it is based on: a Claude id of a known family
+   * gets the limits of that family's closest version at or below it; a Claude id of an unknown
+   * family (a new name) gets the limits of the newest known model; a guessed Claude id from 4.6 on
+   * never takes a prefill; any other id gets {@link UNKNOWN_MODEL_DEFAULTS}. `overrides` are
+   * applied last and validated.
    */
-  get(id: string, overrides: Partial<ModelEntry> = {}): ModelInfo {
+  get(id: string, overrides?: Partial<ModelEntry>): ModelInfo {
+    assertString(id, 'getModelInfo', 'id')
     const norm = normalizeId(id)
+    const best = this.#match(norm)
+    const guess = best === undefined ? this.#guess(norm, id) : undefined
+    const base = best === undefined ? guess!.entry : this.#entries.get(best)!
+    const what = `model info for "${id}"`
+    const entry = overrides === undefined ? base : mergeEntry(base, overrides, what)
+    const info = {
+      ...entry,
+      id,
+      known: best !== undefined,
+      ...(guess && { warning: guess.warning }),
+    }
+    return parseWith(ModelInfoSchema, info, what)
+  }
+
+  #match(norm: string): string | undefined {
     let best: string | undefined
     for (const prefix of this.#entries.keys()) {
       if (prefixMatches(norm, prefix) && (best === undefined || prefix.length > best.length)) {
         best = prefix
       }
     }
-    const base = best === undefined ? guessUnlisted(norm) : this.#entries.get(best)!
-    const info = { ...base, ...overrides, id, known: best !== undefined }
-    return parseWith(ModelInfoSchema, info, `model info for "${id}"`)
+    return best
+  }
+
+  #guess(norm: string, id: string): Guess {
+    if (!norm.startsWith('claude-')) {
+      return {
+        entry: UNKNOWN_MODEL_DEFAULTS,
+        warning: `model "${id}" is not in the model table; using conservative defaults (${UNKNOWN_MODEL_DEFAULTS.contextWindow} context, ${UNKNOWN_MODEL_DEFAULTS.maxOutput} output tokens)`,
+      }
+    }
+    const parsed = parseClaudeId(norm)
+    const known: { prefix: string; entry: ModelEntry; family: string; version: number }[] = []
+    for (const [prefix, entry] of this.#entries) {
+      const p = parseClaudeId(prefix)
+      if (p) known.push({ prefix, entry, ...p })
+    }
+    const newest = (list: typeof known) =>
+      list.reduce((a, b) => (b.version > a.version ? b : a), list[0]!)
+    const sameFamily = parsed ? known.filter((k) => k.family === parsed.family) : []
+    let pick: (typeof known)[number] | undefined
+    let warning: string
+    if (parsed && sameFamily.length > 0) {
+      const atOrBelow = sameFamily.filter((k) => k.version <= parsed.version)
+      pick =
+        atOrBelow.length > 0
+          ? newest(atOrBelow)
+          : sameFamily.reduce((a, b) => (b.version < a.version ? b : a))
+      warning = `model "${id}" is not in the model table; using the limits of ${pick.prefix}, the closest ${parsed.family} model`
+    } else if (known.length > 0) {
+      pick = newest(known)
+      warning = `model "${id}" is of a family not in the model table (${parsed?.family ?? 'unrecognized'}); using the limits of ${pick.prefix}, the newest known model`
+    } else {
+      return {
+        entry: { ...UNKNOWN_MODEL_DEFAULTS, family: parsed?.family ?? 'unknown' },
+        warning: `model "${id}" is not in the model table, which has no Claude models; using conservative defaults`,
+      }
+    }
+    const noPrefill = (parsed?.version ?? Number.POSITIVE_INFINITY) >= FIRST_NO_PREFILL_VERSION
+    const entry: ModelEntry = {
+      ...pick.entry,
+      family: parsed?.family ?? pick.entry.family,
+      supportsPrefill: pick.entry.supportsPrefill && !noPrefill,
+    }
+    return { entry, warning }
   }
 }
 
-function guessUnlisted(id: string): ModelEntry {
-  const m = VERSIONED.exec(id)
-  if (!m) return UNKNOWN_MODEL_DEFAULTS
-  const family = m[1]!
-  const version = Number(m[2]) + Number(m[3] ?? 0) / 100
-  // Anything newer than the table is at least 4.6-era: no prefill, thinking available.
-  return version >= 4.06
-    ? {
-        family,
-        contextWindow: 200_000,
-        maxOutput: 32_000,
-        supportsPrefill: false,
-        supportsThinking: true,
-        tokenizerFactor: family === 'opus' ? 1.35 : 1.1,
-      }
-    : { ...UNKNOWN_MODEL_DEFAULTS, family }
-}
-
 const defaultRegistry = new ModelRegistry()
+
+/** @internal The registry behind {@link getModelInfo}, {@link registerModel} and `refreshModels`. */
+export function defaultModelRegistry(): ModelRegistry {
+  return defaultRegistry
+}
 
 /**
  * Capabilities of a model id from the default registry (see {@link ModelRegistry.get}).

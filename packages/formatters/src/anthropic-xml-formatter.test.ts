@@ -374,4 +374,10 @@ test('a model that rejects prefill is refused up front with a typed error', () =
   expect(() => f.buildMessages(history, { model: { id: 1 } } as never)).toThrow(
     /build options: model/,
   )
+  // thinking that is always on rules out the open assistant turn, whatever supportsPrefill says
+  const alwaysOn = { id: 'x', supportsPrefill: true, thinkingMode: 'adaptive-always' as const }
+  expect(() => f.buildMessages(history, { model: alwaysOn })).toThrow(PrefillUnsupportedError)
+  expect(() => f.buildMessages(history, { model: getModelInfo('claude-fable-5-1') })).toThrow(
+    PrefillUnsupportedError,
+  )
 })

@@ -28,7 +28,7 @@ import type {
   StreamParser,
 } from './types.js'
 import { withUserSections } from './user-sections.js'
-import { parseBuildOptions, parseToolResults } from './validate.js'
+import { parseBuildOptions, parseToolResults, rejectsPrefill } from './validate.js'
 import { IncrementalXmlParser } from './xml-stream-parser.js'
 import {
   parseXmlToolCalls,
@@ -121,7 +121,7 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
       parseWith(MessageSchema.array(), input, 'messages'),
       options.userSections,
     )
-    if (options.model?.supportsPrefill === false) {
+    if (rejectsPrefill(options.model)) {
       throw new PrefillUnsupportedError(
         `AnthropicXmlFormatter ends every request with an assistant turn, which ${options.model.id} rejects; use NativeFormatter for this model`,
         { details: { model: options.model.id } },

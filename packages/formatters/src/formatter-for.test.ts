@@ -53,6 +53,11 @@ describe('formatterFor', () => {
 })
 
 describe('NativeFormatter and the prefill decision', () => {
+  test('a model whose thinking is always on gets plain messages too', () => {
+    const always = { ...haiku, thinkingMode: 'adaptive-always' as const }
+    expect(formatterFor(always, new AnthropicXmlFormatter()).name).toBe('native')
+  })
+
   test('renders a prefill for a model that takes one, refuses it for one that does not', () => {
     const native = new NativeFormatter()
     const messages = [textMessage('user', 'hi')]

@@ -1,9 +1,11 @@
 import { invalidArgument, type ModelInfo } from '@contextkit/core'
 import { NativeFormatter } from './native-formatter.js'
 import type { PrefillFormatter } from './types.js'
+import { rejectsPrefill } from './validate.js'
 
-/** The model facts {@link formatterFor} reads. */
-export type FormatterModel = Pick<ModelInfo, 'id' | 'supportsPrefill'>
+/** The model facts {@link formatterFor} reads (`thinkingMode: 'adaptive-always'` rules out a prefill too). */
+export type FormatterModel = Pick<ModelInfo, 'id' | 'supportsPrefill'> &
+  Partial<Pick<ModelInfo, 'thinkingMode'>>
 
 const PROBE = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'probe' }] }]
 
@@ -27,14 +29,14 @@ export function endsWithAssistantTurn(formatter: PrefillFormatter): boolean {
 
 /** Whether `model` accepts requests built by `formatter` (see {@link formatterFor}). */
 export function modelAcceptsFormat(model: FormatterModel, formatter: PrefillFormatter): boolean {
-  return model.supportsPrefill || !endsWithAssistantTurn(formatter)
+  return !rejectsPrefill(model) || !endsWithAssistantTurn(formatter)
 }
 
 /**
  * The formatter to build a request for `model` with: `prefer` when the model accepts its
  * requests, else a {@link NativeFormatter} (plain user/assistant messages, native tools), since a
- * model that rejects an assistant prefill (Claude 4.6 and later) answers every request of a
- * format that ends in an open assistant turn with a 400. Default `prefer`: `NativeFormatter`.
+ * model that rejects an assistant prefill (Claude 4.6 and later, or one whose thinking is always
+ * on) answers every request of a format that ends in an open assistant turn with a 400. Default `prefer`: `NativeFormatter`.
  *
  * This is where the prefill decision lives: call it per request (a loop calls it again after a
  * provider said the model takes no prefill, with `supportsPrefill: false`), and pass the same

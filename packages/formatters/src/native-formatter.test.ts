@@ -1,6 +1,6 @@
-import { type Message, type ToolDefinition, textMessage } from '@contextkit/core'
+import { getModelInfo, type Message, type ToolDefinition, textMessage } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
-import { TooManyParticipantsError } from './errors.js'
+import { PrefillUnsupportedError, TooManyParticipantsError } from './errors.js'
 import { NativeFormatter } from './native-formatter.js'
 import { PassThroughParser } from './passthrough-parser.js'
 
@@ -182,5 +182,25 @@ describe('NativeFormatter, whitespace', () => {
       },
     ])
     expect(req.cacheMarkersApplied).toBe(1)
+  })
+})
+
+describe('NativeFormatter, models that cannot take a prefill', () => {
+  test('a prefill for such a model is refused up front; without one the request is built', () => {
+    const f = new NativeFormatter()
+    const q = [textMessage('user', 'q')]
+    for (const id of ['claude-fable-5-1', 'claude-sonnet-4-6']) {
+      const model = getModelInfo(id)
+      expect(() => f.buildMessages(q, { model, prefill: 'Answer:' }), id).toThrow(
+        PrefillUnsupportedError,
+      )
+      expect(f.buildMessages(q, { model }).messages).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+      ])
+    }
+    const haiku = getModelInfo('claude-haiku-4-5')
+    expect(f.buildMessages(q, { model: haiku, prefill: 'Answer:' }).assistantPrefill).toBe(
+      'Answer:',
+    )
   })
 })

@@ -22,7 +22,7 @@ import type {
   StreamParser,
 } from './types.js'
 import { withUserSections } from './user-sections.js'
-import { parseBuildOptions, parseToolResults } from './validate.js'
+import { parseBuildOptions, parseToolResults, rejectsPrefill } from './validate.js'
 
 /** Options of {@link NativeFormatter}. */
 export interface NativeFormatterOptions {
@@ -166,13 +166,13 @@ export class NativeFormatter implements PrefillFormatter {
     })
     let assistantPrefill: string | undefined
     const prefill = options.prefill?.trimEnd()
-    if (prefill && options.model?.supportsPrefill === false) {
+    const last = out[out.length - 1]
+    if (prefill && rejectsPrefill(options.model)) {
       throw new PrefillUnsupportedError(
-        `${options.model.id} rejects an assistant prefill; leave \`prefill\` out for this model (the prefill middleware turns it into an instruction)`,
+        `a prefill ends the request with an assistant turn, which ${options.model.id} rejects; send it without one`,
         { details: { model: options.model.id } },
       )
     }
-    const last = out[out.length - 1]
     if (prefill) {
       if (last?.role === 'assistant') {
         const tail = last.content[last.content.length - 1]

@@ -137,12 +137,13 @@ export interface BuildOptions {
    */
   userSections?: readonly Section[]
   /**
-   * The model the request is for. A format that always ends in an open assistant turn
-   * (`AnthropicXmlFormatter`) throws `PrefillUnsupportedError` for a model with
-   * `supportsPrefill: false`, instead of building a request the API answers with a 400.
-   * Default: not checked.
+   * The model the request is for. For a model that cannot take a prefill (`supportsPrefill:
+   * false`, or `thinkingMode: 'adaptive-always'`: thinking always on), a format that always ends
+   * in an open assistant turn (`AnthropicXmlFormatter`) and a `prefill` given to
+   * `NativeFormatter` throw `PrefillUnsupportedError`, instead of building a request the API
+   * answers with a 400. Default: not checked.
    */
-  model?: Pick<ModelInfo, 'id' | 'supportsPrefill'>
+  model?: Pick<ModelInfo, 'id' | 'supportsPrefill'> & Partial<Pick<ModelInfo, 'thinkingMode'>>
 }
 
 /** What a stream parser reports, in order. Adjacent deltas of one block may be split anywhere. */

@@ -40,9 +40,14 @@ export function parseBuildOptions(input: unknown): BuildOptions {
     (typeof model !== 'object' ||
       model === null ||
       typeof (model as { id?: unknown }).id !== 'string' ||
-      typeof (model as { supportsPrefill?: unknown }).supportsPrefill !== 'boolean')
+      typeof (model as { supportsPrefill?: unknown }).supportsPrefill !== 'boolean' ||
+      !['undefined', 'string'].includes(typeof (model as { thinkingMode?: unknown }).thinkingMode))
   )
-    fail('build options', 'model', 'expected { id: string, supportsPrefill: boolean }')
+    fail(
+      'build options',
+      'model',
+      'expected { id: string, supportsPrefill: boolean, thinkingMode?: string }',
+    )
   if (system !== undefined && typeof system !== 'string')
     parseWith(SectionSchema.array(), system, 'build options system')
   if (tools !== undefined) parseWith(ToolDefinitionSchema.array(), tools, 'build options tools')
@@ -65,4 +70,14 @@ export function parseToolResults(input: unknown): ToolResultBlock[] {
 export function checkText(input: unknown, what: string): string {
   if (typeof input !== 'string') fail(what, '(root)', `expected a string, got ${typeof input}`)
   return input
+}
+
+/**
+ * Whether `model` cannot take an assistant prefill: `supportsPrefill: false`, or thinking that is
+ * always on (`thinkingMode: 'adaptive-always'`). `false` when no model is given (not checked).
+ */
+export function rejectsPrefill(
+  model: BuildOptions['model'],
+): model is NonNullable<BuildOptions['model']> {
+  return model !== undefined && (!model.supportsPrefill || model.thinkingMode === 'adaptive-always')
 }

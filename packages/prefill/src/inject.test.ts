@@ -28,6 +28,24 @@ describe('injectPrefill', () => {
     expect(textOf(applied.messages.at(-1)!)).toBe('  Answer:')
   })
 
+  it('never sends a native prefill to a model whose thinking is always on', () => {
+    const fable = getModelInfo('claude-fable-5-1')
+    expect(fable.thinkingMode).toBe('adaptive-always')
+    const applied = applyPrefill(history, 'Answer:', fable)
+    expect(applied).toMatchObject({ mode: 'instruct', reason: 'thinking', sent: 'Answer:' })
+    expect(applied.messages.at(-1)?.role).toBe('user')
+    // even a hand-made model that claims prefill support
+    const claimed = { id: 'x', supportsPrefill: true, thinkingMode: 'adaptive-always' as const }
+    expect(applyPrefill(history, 'Answer:', claimed, { onUnsupported: 'skip' })).toEqual({
+      messages: history,
+      mode: 'skip',
+      reason: 'thinking',
+    })
+    expect(() => applyPrefill(history, 'Answer:', claimed, { onUnsupported: 'error' })).toThrow(
+      PrefillRejectedError,
+    )
+  })
+
   it('does nothing for a blank or missing prefill', () => {
     for (const p of [undefined, '', '  \n ']) {
       const applied = applyPrefill(history, p, haiku)

@@ -14,7 +14,10 @@ export type PrefillMode = 'native' | 'instruct' | 'skip' | 'none'
 export type PrefillFallbackReason =
   /** `ModelInfo.supportsPrefill` is false (or the provider rejected it). */
   | 'model'
-  /** Extended thinking is on for this call; the API forbids prefill then. */
+  /**
+   * Thinking is on for this call (the API forbids prefill then), or always on for this model
+   * (`ModelInfo.thinkingMode: 'adaptive-always'`).
+   */
   | 'thinking'
   /** The conversation is empty: there is no user turn to continue. */
   | 'no-messages'
@@ -45,8 +48,12 @@ export interface AppliedPrefill {
   reason?: PrefillFallbackReason
 }
 
-/** The model capabilities {@link applyPrefill} looks at. */
-export type PrefillModel = Pick<ModelInfo, 'id' | 'supportsPrefill'>
+/**
+ * The model capabilities {@link applyPrefill} looks at. A `thinkingMode` of `'adaptive-always'`
+ * means no prefill can ever be sent, whatever `supportsPrefill` says.
+ */
+export type PrefillModel = Pick<ModelInfo, 'id' | 'supportsPrefill'> &
+  Partial<Pick<ModelInfo, 'thinkingMode'>>
 
 /**
  * The default `'instruct'`-mode instruction: asks the model to begin its reply with the prefill,
@@ -62,7 +69,8 @@ export function defaultInstruction(prefill: string): string {
 
 /**
  * Add `prefill` to a conversation, the way the model can take it: natively as a trailing assistant
- * message when `model.supportsPrefill` and thinking is off; otherwise per `onUnsupported` —
+ * message when `model.supportsPrefill` and thinking is off (neither for this call nor always on for
+ * the model, `thinkingMode: 'adaptive-always'`); otherwise per `onUnsupported` —
  * `'instruct'` appends an instruction to the last user turn, `'skip'` leaves the messages as they
  * are, `'error'` throws a {@link PrefillRejectedError}. Trailing whitespace is trimmed from the
  * prefill (the API rejects it); blank prefills do nothing. Never mutates its input.
@@ -88,11 +96,14 @@ export function applyPrefill(
   if (last.role === 'assistant') {
     return { messages: [...messages], mode: 'skip', reason: 'ends-with-assistant' }
   }
-  const reason: PrefillFallbackReason | undefined = !model.supportsPrefill
-    ? 'model'
-    : options.thinking
+  const reason: PrefillFallbackReason | undefined =
+    model.thinkingMode === 'adaptive-always'
       ? 'thinking'
-      : undefined
+      : !model.supportsPrefill
+        ? 'model'
+        : options.thinking
+          ? 'thinking'
+          : undefined
   if (reason === undefined) {
     const prefillMessage: Message = { role: 'assistant', content: [{ type: 'text', text: sent }] }
     return { messages: [...messages, prefillMessage], mode: 'native', sent }

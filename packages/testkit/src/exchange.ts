@@ -2,6 +2,7 @@
  * One request/response pair and the emulator state the endpoint handlers share.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { PromptCache } from './cache-model.js'
 import { TestkitError } from './errors.js'
 import { sendError } from './http-errors.js'
 import type { ResolvedModel } from './models.js'
@@ -12,6 +13,7 @@ import type {
   ScriptRunner,
   TransportOptions,
 } from './script.js'
+import type { ThreadStore } from './threads.js'
 import { pause, planChunks, resetConnection, writeChunks } from './transport.js'
 
 /** Pause between the last bytes of a stream and a scripted reset, in ms. */
@@ -45,6 +47,14 @@ export interface EmulatorState {
   failures: TestkitError[]
   signal: AbortSignal
   nextId: (prefix: string) => string
+  /** Server-held conversations (message threads). */
+  threads: ThreadStore
+  /** The `strict` option: unknown fields and betas are a 400. */
+  strict: boolean
+  /** `anthropic-beta` values accepted in strict mode besides the known ones. */
+  extraBetas: readonly string[]
+  /** The prompt-cache model (reads, writes, usage figures). */
+  cache: PromptCache
 }
 
 /** The `retry-after`, `retry-after-ms` and `x-should-retry` headers an http fault asks for. */
@@ -70,15 +80,16 @@ export class Exchange {
     return this.record.requestId
   }
 
-  /** Sends an API error body. */
+  /** Sends an API error body (`details` goes in `error.details`). */
   error(
     status: number,
     message: string,
     headers: Record<string, string> = {},
     type?: string,
+    details?: Record<string, unknown>,
   ): void {
     this.record.status = status
-    sendError(this.res, status, message, this.id, headers, type)
+    sendError(this.res, status, message, this.id, headers, type, details)
   }
 
   /** Writes the status line and headers. */

@@ -44,9 +44,18 @@ export function defaultMessageForStatus(status: number): string {
   }
 }
 
-/** The error body for a request. */
-export function errorBody(type: string, message: string, requestId: string): WireErrorBody {
-  return { type: 'error', error: { type: type as WireErrorType, message }, request_id: requestId }
+/** The error body for a request; `details` (e.g. `{ error_code }`) goes in `error.details`. */
+export function errorBody(
+  type: string,
+  message: string,
+  requestId: string,
+  details?: Record<string, unknown>,
+): WireErrorBody {
+  return {
+    type: 'error',
+    error: { type: type as WireErrorType, message, ...(details && { details }) },
+    request_id: requestId,
+  }
 }
 
 /** Sends an error response unless headers are already out (then the connection is dropped). */
@@ -57,12 +66,13 @@ export function sendError(
   requestId: string,
   extraHeaders: Record<string, string> = {},
   type: string = errorTypeForStatus(status),
+  details?: Record<string, unknown>,
 ): void {
   if (res.headersSent) {
     res.destroy()
     return
   }
-  const body = JSON.stringify(errorBody(type, message, requestId))
+  const body = JSON.stringify(errorBody(type, message, requestId, details))
   res.writeHead(status, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),

@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { type CacheModelOptions, type CacheStats, PromptCache } from './cache-model.js'
 import { handleCompletions } from './completions.js'
 import { EmulatorConfigError, TestkitError } from './errors.js'
 import { type EmulatorState, Exchange, type RecordedRequest } from './exchange.js'
@@ -16,6 +17,8 @@ import {
   resolveModels,
 } from './models.js'
 import { type Script, ScriptRunner, type TransportOptions, transportProblem } from './script.js'
+import type { KNOWN_BETAS } from './strict.js'
+import { ThreadStore } from './threads.js'
 
 /** Options of {@link startAnthropicEmulator}. */
 export interface EmulatorOptions {
@@ -34,6 +37,19 @@ export interface EmulatorOptions {
   transport?: TransportOptions
   /** Largest accepted request body in bytes; larger gets 413 `request_too_large`. Default 32 MiB. */
   maxBodyBytes?: number
+  /**
+   * Also reject what a lenient emulator would let through: unknown top-level fields ("…: Extra
+   * inputs are not permitted") and unknown `anthropic-beta` values, as the real API does.
+   * Default `false`, so clients newer than the emulator keep working.
+   */
+  strict?: boolean
+  /** `anthropic-beta` values accepted in strict mode besides {@link KNOWN_BETAS}. Default `[]`. */
+  extraBetas?: readonly string[]
+  /**
+   * The prompt-cache model: `false` turns it off (every input token reported uncached, as
+   * before caching existed); an object tunes it (clock, minimum lengths, lookback). Default: on.
+   */
+  cache?: CacheModelOptions | false
 }
 
 /** A running emulator. */
@@ -48,6 +64,10 @@ export interface AnthropicEmulator {
   readonly failures: TestkitError[]
   /** Steps of a list script not yet used (`Infinity` for a function script). */
   readonly remainingSteps: number
+  /** Prompt-cache totals and per-request figures so far, and the entries alive now. */
+  cacheStats(): CacheStats
+  /** Forgets every cache entry and the recorded cache figures. */
+  clearCache(): void
   /** Stops listening and drops open connections. Idempotent. */
   close(): Promise<void>
 }
@@ -70,6 +90,13 @@ function checkOptions(options: EmulatorOptions): void {
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY
   if (!Number.isInteger(max) || max < 1)
     throw new EmulatorConfigError('maxBodyBytes must be a positive integer')
+  if (options.strict !== undefined && typeof options.strict !== 'boolean') {
+    throw new EmulatorConfigError('strict must be a boolean')
+  }
+  const betas = options.extraBetas ?? []
+  if (!Array.isArray(betas) || !betas.every((b) => typeof b === 'string')) {
+    throw new EmulatorConfigError('extraBetas must be an array of strings')
+  }
 }
 
 function headerRecord(req: IncomingMessage): Record<string, string> {
@@ -99,6 +126,15 @@ async function readBody(req: IncomingMessage, max: number): Promise<Buffer | und
   return Buffer.concat(chunks)
 }
 
+/** The routes the emulator answers, for the 404 of any other. */
+const EMULATED_ROUTES =
+  'POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models, GET /v1/models/{id}, POST /v1/completions'
+
+/** The 404 message of a route the emulator does not answer (batches, files, …). */
+export function notEmulatedMessage(method: string, path: string): string {
+  return `${method} ${path} is not emulated by @contextkit/testkit (batches, files and other endpoints are not emulated; emulated: ${EMULATED_ROUTES})`
+}
+
 function authProblem(
   headers: Record<string, string>,
   apiKey: string | undefined,
@@ -125,17 +161,22 @@ export async function startAnthropicEmulator(options: EmulatorOptions): Promise<
   const closing = new AbortController()
   const counters = new Map<string, number>()
   const runner = new ScriptRunner(options.script)
+  const cache = new PromptCache(options.cache === false ? { enabled: false } : options.cache)
   const state: EmulatorState = {
     runner,
     models,
     failures,
     signal: closing.signal,
+    cache,
     transport: {
       writeSize: options.transport?.writeSize,
       chunkDelayMs: options.transport?.chunkDelayMs ?? 0,
       headersDelayMs: options.transport?.headersDelayMs ?? 0,
       deltaChars: options.transport?.deltaChars ?? 16,
     },
+    threads: new ThreadStore(),
+    strict: options.strict ?? false,
+    extraBetas: [...(options.extraBetas ?? [])],
     nextId(prefix) {
       const n = (counters.get(prefix) ?? 0) + 1
       counters.set(prefix, n)
@@ -187,7 +228,7 @@ export async function startAnthropicEmulator(options: EmulatorOptions): Promise<
       x.head(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) })
       return void x.res.end(json)
     }
-    return x.error(404, 'Not Found')
+    return x.error(404, notEmulatedMessage(method, path))
   }
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -237,6 +278,8 @@ export async function startAnthropicEmulator(options: EmulatorOptions): Promise<
     get remainingSteps() {
       return runner.remaining
     },
+    cacheStats: () => cache.stats(),
+    clearCache: () => cache.clear(),
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing.abort()

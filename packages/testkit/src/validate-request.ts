@@ -1,9 +1,15 @@
 /**
- * The semantic checks where agents trip on the real API: trailing whitespace in a prefill,
- * prefill on models that reject it, prefill with thinking, too many `cache_control` blocks,
- * cache_control on thinking, orphan `tool_result`s / `tool_use`s, and `max_tokens` limits.
+ * The semantic checks where agents trip on the real API, in the order below: parameters
+ * (`temperature`, `thinking`, tools, `tool_choice`), empty content, `max_tokens` limits, too many
+ * `cache_control` blocks or one on thinking, orphan `tool_result`s / `tool_use`s, prefill rules
+ * (trailing whitespace, models that reject it, thinking), and a prompt longer than the context
+ * window.
  */
 import type { ResolvedModel } from './models.js'
+import { badRequest, type RequestProblem } from './request-problem.js'
+import { requestTokens } from './token-rule.js'
+import { contentProblem } from './validate-content.js'
+import { paramsProblem } from './validate-params.js'
 import type { WireMessagesRequest, WireRequestBlock } from './wire-types.js'
 
 /** The exact message the API sends when a no-prefill model gets a trailing assistant turn. */
@@ -33,15 +39,41 @@ function endsWithWhitespace(blocks: readonly WireRequestBlock[]): boolean {
   return last?.type === 'text' && typeof last.text === 'string' && /\s$/.test(last.text)
 }
 
+/** The API's message for a prompt over the context window. */
+export function promptTooLongMessage(tokens: number, maximum: number): string {
+  return `prompt is too long: ${tokens} tokens > ${maximum} maximum`
+}
+
 /**
- * Returns the API's error message for the first rule `request` breaks, or `undefined` when it
- * is acceptable. `request.messages` must be as sent; same-role turns are merged here.
+ * Returns the API's answer for the first rule `request` breaks, or `undefined` when it is
+ * acceptable. `merged` is `request.messages` with same-role turns merged; `betas` are the
+ * request's `anthropic-beta` values. The prompt is counted like `count_tokens` counts it.
  */
 export function validateMessagesRequest(
   request: WireMessagesRequest,
   model: ResolvedModel,
   merged: WireMessagesRequest['messages'],
+  betas: readonly string[] = [],
+): RequestProblem | undefined {
+  const problem = conversationProblem(request, model, merged, betas)
+  if (problem) return badRequest(problem)
+  const tokens = requestTokens(request, merged)
+  if (tokens > model.maxInputTokens) {
+    return badRequest(promptTooLongMessage(tokens, model.maxInputTokens))
+  }
+  return undefined
+}
+
+function conversationProblem(
+  request: WireMessagesRequest,
+  model: ResolvedModel,
+  merged: WireMessagesRequest['messages'],
+  betas: readonly string[],
 ): string | undefined {
+  const params = paramsProblem(request.raw, model, betas)
+  if (params) return params
+  const content = contentProblem(request.raw)
+  if (content) return content
   if (request.max_tokens !== undefined && request.max_tokens > model.maxTokens) {
     return `max_tokens: ${request.max_tokens} > ${model.maxTokens}, which is the maximum allowed number of output tokens for ${model.id}`
   }

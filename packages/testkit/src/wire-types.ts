@@ -34,6 +34,8 @@ export interface WireUsage {
   output_tokens: number
   cache_creation_input_tokens: number
   cache_read_input_tokens: number
+  /** Written tokens by TTL; present when the emulator's cache model is on (as the API sends it). */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number }
 }
 
 /** A text block of a response. */
@@ -85,7 +87,8 @@ export interface WireMessage {
 /** The body of every error response: `{ type: 'error', error: { type, message }, request_id }`. */
 export interface WireErrorBody {
   type: 'error'
-  error: { type: WireErrorType; message: string }
+  /** `details.error_code` names a specific failure (e.g. `thread_not_found`), when there is one. */
+  error: { type: WireErrorType; message: string; details?: Record<string, unknown> }
   request_id: string
 }
 

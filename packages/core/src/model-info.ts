@@ -1,0 +1,103 @@
+import { z } from 'zod'
+import { parseWith } from './errors.js'
+
+/**
+ * How a model thinks: `none` (no thinking), `extended` (thinking with a caller-set
+ * `budget_tokens`), `adaptive` (the model decides whether and how much to think; can be turned
+ * off), `adaptive-always` (adaptive thinking that is always on — such a model never takes an
+ * assistant prefill).
+ */
+export const THINKING_MODES = ['none', 'extended', 'adaptive', 'adaptive-always'] as const
+
+/** One of {@link THINKING_MODES}. */
+export type ThinkingMode = (typeof THINKING_MODES)[number]
+
+const entryShape = {
+  /** Family label, e.g. `fable`, `opus`, `sonnet`, `haiku`, or `unknown`. */
+  family: z.string(),
+  /** Context window in tokens: the most a request may hold (the Models API's `max_input_tokens`). */
+  contextWindow: z.number().int().positive(),
+  /** Largest `max_tokens` the model accepts (the Models API's `max_tokens`). */
+  maxOutput: z.number().int().positive(),
+  /** Whether a trailing assistant message (prefill) is accepted. Always `false` for `adaptive-always`. */
+  supportsPrefill: z.boolean(),
+  /** Whether the model can think at all: `thinkingMode !== 'none'`. */
+  supportsThinking: z.boolean(),
+  /** How the model thinks (see {@link THINKING_MODES}). */
+  thinkingMode: z.enum(THINKING_MODES),
+  /** How many more tokens this model's tokenizer counts than the estimator's baseline (≥ 1). */
+  tokenizerFactor: z.number().positive(),
+}
+
+type Consistent = {
+  supportsPrefill: boolean
+  supportsThinking: boolean
+  thinkingMode: ThinkingMode
+}
+
+function checkConsistent(value: Consistent, ctx: z.RefinementCtx): void {
+  if (value.supportsThinking !== (value.thinkingMode !== 'none')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['supportsThinking'],
+      message: `must be ${value.thinkingMode !== 'none'} when thinkingMode is '${value.thinkingMode}'`,
+    })
+  }
+  if (value.thinkingMode === 'adaptive-always' && value.supportsPrefill) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['supportsPrefill'],
+      message: 'a model whose thinking is always on cannot take a prefill',
+    })
+  }
+}
+
+/** Schema of a table entry (every {@link ModelInfo} field but `id`, `known` and `warning`). */
+export const ModelEntrySchema = z.object(entryShape).superRefine(checkConsistent)
+
+/** Schema of {@link ModelInfo}. */
+export const ModelInfoSchema = z
+  .object({
+    /** The id as given by the caller. */
+    id: z.string(),
+    ...entryShape,
+    /** `false` when the id matched no table entry and the limits are a guess (see `warning`). */
+    known: z.boolean(),
+    /** Set when `known` is false: what was guessed and from which entry. */
+    warning: z.string().optional(),
+  })
+  .superRefine(checkConsistent)
+
+/** What contextkit needs to know about a model. */
+export type ModelInfo = z.infer<typeof ModelInfoSchema>
+
+/** A table entry: every field but `id`, `known` and `warning`. */
+export type ModelEntry = z.infer<typeof ModelEntrySchema>
+
+const PatchSchema = z.record(z.string(), z.unknown())
+
+/**
+ * `patch` applied over `base`, with the fields that must agree derived from what the patch sets:
+ * `supportsThinking` alone picks a thinking mode (`extended` when the base had none), a
+ * `thinkingMode` alone sets `supportsThinking`, and `adaptive-always` turns prefill off unless the
+ * patch sets `supportsPrefill` itself (then validation rejects the contradiction).
+ * Throws a `ValidationError` naming `what` when the result is not a valid entry.
+ */
+export function mergeEntry(base: ModelEntry, patch: unknown, what: string): ModelEntry {
+  const p = parseWith(PatchSchema, patch, what) as Partial<Record<keyof ModelEntry, unknown>>
+  const merged: Record<string, unknown> = { ...base, ...p }
+  if (p.thinkingMode === undefined && typeof p.supportsThinking === 'boolean') {
+    merged.thinkingMode = p.supportsThinking
+      ? base.thinkingMode === 'none'
+        ? 'extended'
+        : base.thinkingMode
+      : 'none'
+  }
+  if (p.supportsThinking === undefined && typeof p.thinkingMode === 'string') {
+    merged.supportsThinking = p.thinkingMode !== 'none'
+  }
+  if (merged.thinkingMode === 'adaptive-always' && p.supportsPrefill === undefined) {
+    merged.supportsPrefill = false
+  }
+  return parseWith(ModelEntrySchema, merged, what)
+}

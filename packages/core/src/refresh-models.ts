@@ -1,0 +1,149 @@
+import { z } from 'zod'
+import { invalidArgument, parseWith } from './errors.js'
+import type { ModelInfo, ThinkingMode } from './model-info.js'
+import { defaultModelRegistry, ModelRegistry } from './models.js'
+
+const Support = z.object({ supported: z.boolean() }).loose()
+
+/** The part of a Models API `capabilities` object that contextkit reads. Other keys are ignored. */
+const CapabilitiesSchema = z
+  .object({
+    thinking: z
+      .object({
+        supported: z.boolean(),
+        types: z
+          .object({
+            adaptive: Support.nullish(),
+            enabled: Support.nullish(),
+            disabled: Support.nullish(),
+          })
+          .loose()
+          .nullish(),
+      })
+      .loose()
+      .nullish(),
+  })
+  .loose()
+
+/** One model of a `GET /v1/models` response, as far as contextkit reads it. */
+const ApiModelSchema = z
+  .object({
+    id: z.string().min(1),
+    max_input_tokens: z.number().int().positive().nullish(),
+    max_tokens: z.number().int().positive().nullish(),
+    capabilities: CapabilitiesSchema.nullish(),
+    line: z.string().min(1).nullish(),
+  })
+  .loose()
+
+/**
+ * What {@link refreshModels} reads: a `GET /v1/models` page (`{ data: [...] }`, as the API and
+ * the SDK's `client.models.list()` page answer it), several pages, or the models themselves.
+ * Each model is `{ id, max_input_tokens?, max_tokens?, capabilities?, line?, … }`.
+ */
+export type ModelsListSource =
+  | { readonly data: readonly unknown[] }
+  | readonly { readonly data: readonly unknown[] }[]
+  | readonly unknown[]
+
+/** Options of {@link refreshModels}. */
+export interface RefreshModelsOptions {
+  /** The registry to update. Default: the process-wide one behind `getModelInfo`. */
+  registry?: ModelRegistry
+}
+
+/** What {@link refreshModels} did. */
+export interface RefreshModelsResult {
+  /** Each registered model as `getModelInfo` now answers it (`known: true`), in source order. */
+  registered: ModelInfo[]
+  /** Models that were not registered, with the reason (a malformed entry never stops the rest). */
+  skipped: { id: string | undefined; reason: string }[]
+}
+
+const OptionsSchema = z.object({ registry: z.instanceof(ModelRegistry).optional() }).strict()
+
+/** The thinking mode a `capabilities.thinking` object describes; `fallback` when it says nothing. */
+function thinkingModeOf(
+  capabilities: z.infer<typeof CapabilitiesSchema> | null | undefined,
+  fallback: ThinkingMode,
+): ThinkingMode {
+  const thinking = capabilities?.thinking
+  if (!thinking) return fallback
+  if (!thinking.supported) return 'none'
+  const types = thinking.types
+  if (types?.adaptive?.supported) {
+    // Thinking that cannot be turned off is always on.
+    return types.disabled?.supported === false ? 'adaptive-always' : 'adaptive'
+  }
+  if (types?.enabled?.supported) return 'extended'
+  // Supported, but no type we know of: keep what the table says, else the oldest kind.
+  return fallback === 'none' ? 'extended' : fallback
+}
+
+function modelsOf(source: unknown): unknown[] {
+  const isPage = (v: unknown): v is { data: unknown[] } =>
+    typeof v === 'object' && v !== null && Array.isArray((v as { data?: unknown }).data)
+  if (isPage(source)) return source.data
+  if (Array.isArray(source)) return source.flatMap((item) => (isPage(item) ? item.data : [item]))
+  return invalidArgument(
+    'refreshModels',
+    'source',
+    'a GET /v1/models page ({ data: [...] }), a list of pages, or a list of models',
+    source,
+  )
+}
+
+/**
+ * Register what the Models API says about each model: `max_input_tokens` becomes
+ * `contextWindow`, `max_tokens` becomes `maxOutput`, `capabilities.thinking` the `thinkingMode`
+ * (adaptive that cannot be disabled is `adaptive-always`), `line` the `family`. Fields the API
+ * leaves out (or `null`) keep the table's value for that id, or the guess for an id the table
+ * lacks; prefill support is not in the API's answer, so it comes from the table (and is always off
+ * for `adaptive-always`). Each id is registered exactly, so a new model is `known` without waiting
+ * for a release; the static table stays the offline default.
+ *
+ * Pure data in: fetch the list yourself (or use `@contextkit/agent-loop/anthropic`). Throws a
+ * `ValidationError` only when `source` or `options` is not of the accepted shape; a malformed
+ * model is listed in `skipped` and the rest are registered.
+ */
+export function refreshModels(
+  source: ModelsListSource,
+  options: RefreshModelsOptions = {},
+): RefreshModelsResult {
+  const { registry = defaultModelRegistry() } = parseWith(
+    OptionsSchema,
+    options,
+    'refreshModels options',
+  )
+  const result: RefreshModelsResult = { registered: [], skipped: [] }
+  for (const raw of modelsOf(source)) {
+    const parsed = ApiModelSchema.safeParse(raw)
+    if (!parsed.success) {
+      const id = (raw as { id?: unknown } | null)?.id
+      const issue = parsed.error.issues[0]
+      result.skipped.push({
+        id: typeof id === 'string' ? id : undefined,
+        reason: `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+      })
+      continue
+    }
+    const m = parsed.data
+    const base = registry.get(m.id)
+    const thinkingMode = thinkingModeOf(m.capabilities, base.thinkingMode)
+    try {
+      registry.register(m.id, {
+        family: m.line ?? base.family,
+        contextWindow: m.max_input_tokens ?? base.contextWindow,
+        maxOutput: m.max_tokens ?? base.maxOutput,
+        thinkingMode,
+        supportsThinking: thinkingMode !== 'none',
+        supportsPrefill: base.supportsPrefill && thinkingMode !== 'adaptive-always',
+        tokenizerFactor: base.tokenizerFactor,
+      })
+      result.registered.push(registry.get(m.id))
+    } catch (error) {
+      result.skipped.push({ id: m.id, reason: error instanceof Error ? error.message : 'invalid' })
+    }
+  }
+  return result
+}
