@@ -7,6 +7,8 @@ export {
   messageTokens,
   repairOrphans,
 } from './history.js'
+export type { SessionMessageEntriesOptions } from './session/entries.js'
+export { lastEntryId, sessionMessageEntries } from './session/entries.js'
 export { SessionIoError, SessionLockError } from './session/errors.js'
 export type { JsonlSessionStore, JsonlSessionStoreOptions } from './session/jsonl-store.js'
 export {
