@@ -25,14 +25,21 @@ export interface ReadmeExampleRun {
   code: string
 }
 
-export async function runReadmeExample(packageDir: URL | string): Promise<ReadmeExampleRun> {
+/**
+ * @param marker - the HTML comment that precedes the example; default `<!-- runnable-example -->`
+ *   (a README can hold more examples under other markers, each run by its own test).
+ */
+export async function runReadmeExample(
+  packageDir: URL | string,
+  marker: string = MARKER,
+): Promise<ReadmeExampleRun> {
   const dir = typeof packageDir === 'string' ? packageDir : fileURLToPath(packageDir)
   const readme = await readFile(join(dir, 'README.md'), 'utf8')
   const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { name: string }
-  const at = readme.indexOf(MARKER)
-  if (at < 0) throw new Error(`${dir}/README.md has no ${MARKER} marker`)
+  const at = readme.indexOf(marker)
+  if (at < 0) throw new Error(`${dir}/README.md has no ${marker} marker`)
   const block = /```ts\n([\s\S]*?)\n```/.exec(readme.slice(at))
-  if (!block?.[1]) throw new Error(`${dir}/README.md has no \`\`\`ts block after ${MARKER}`)
+  if (!block?.[1]) throw new Error(`${dir}/README.md has no \`\`\`ts block after ${marker}`)
   const code = block[1]
   const expected: string[] = []
   for (const line of code.split('\n')) {

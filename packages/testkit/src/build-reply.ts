@@ -2,9 +2,10 @@
  * Builds the assistant message for a request from a scripted reply: prefill continuation,
  * stop-sequence cutting, default stop reason, usage.
  */
+import type { CacheUsage } from './cache-model.js'
 import type { ReplyBlock } from './script.js'
 import { estimateTextTokens } from './tokens.js'
-import type { WireMessage, WireResponseBlock, WireStopReason } from './wire-types.js'
+import type { WireMessage, WireResponseBlock, WireStopReason, WireUsage } from './wire-types.js'
 
 /** What {@link buildMessage} needs to know about the request. */
 export interface ReplyContext {
@@ -14,6 +15,8 @@ export interface ReplyContext {
   prefill: string | undefined
   stopSequences: readonly string[]
   inputTokens: number
+  /** What the cache model read and wrote for the request (it sets the usage defaults). */
+  cache?: CacheUsage
   /** Makes the id of a tool call that has none. */
   toolId: () => string
   /** Makes the signature of a thinking block that has none. */
@@ -98,11 +101,30 @@ export function buildMessage(
     content,
     stop_reason: reason,
     stop_sequence: stopped ?? null,
-    usage: {
-      input_tokens: usage.input_tokens ?? ctx.inputTokens,
-      cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
-      cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
-      output_tokens: usage.output_tokens ?? estimateOutputTokens(content),
-    },
+    usage: replyUsage(usage, ctx, content),
+  }
+}
+
+/** Usage of a reply: scripted overrides, else the cache model's figures, else the estimate. */
+function replyUsage(
+  usage: Partial<WireUsage>,
+  ctx: ReplyContext,
+  content: readonly WireResponseBlock[],
+): WireUsage {
+  const c = ctx.cache
+  const creation = usage.cache_creation_input_tokens ?? c?.cache_creation_input_tokens ?? 0
+  return {
+    input_tokens: usage.input_tokens ?? c?.input_tokens ?? ctx.inputTokens,
+    cache_creation_input_tokens: creation,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? c?.cache_read_input_tokens ?? 0,
+    ...(c === undefined
+      ? {}
+      : {
+          cache_creation:
+            usage.cache_creation_input_tokens === undefined
+              ? { ...c.cache_creation }
+              : { ephemeral_5m_input_tokens: creation, ephemeral_1h_input_tokens: 0 },
+        }),
+    output_tokens: usage.output_tokens ?? estimateOutputTokens(content),
   }
 }

@@ -2,6 +2,7 @@
  * One request/response pair and the emulator state the endpoint handlers share.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { PromptCache } from './cache-model.js'
 import { TestkitError } from './errors.js'
 import { sendError } from './http-errors.js'
 import type { ResolvedModel } from './models.js'
@@ -45,6 +46,8 @@ export interface EmulatorState {
   failures: TestkitError[]
   signal: AbortSignal
   nextId: (prefix: string) => string
+  /** The prompt-cache model (reads, writes, usage figures). */
+  cache: PromptCache
 }
 
 /** The `retry-after`, `retry-after-ms` and `x-should-retry` headers an http fault asks for. */

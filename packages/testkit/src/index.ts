@@ -1,3 +1,18 @@
+export type {
+  CacheCall,
+  CacheModelOptions,
+  CacheStats,
+  CacheUsage,
+  MinCacheableEntry,
+} from './cache-model.js'
+export {
+  CACHE_LOOKBACK_BLOCKS,
+  DEFAULT_MIN_CACHEABLE_TOKENS,
+  MIN_CACHEABLE_TOKENS,
+  minCacheableTokens,
+} from './cache-model.js'
+export type { CacheTtl } from './cache-prefix.js'
+export { CACHE_TTL_MS } from './cache-prefix.js'
 export {
   EmulatorConfigError,
   ScriptExhaustedError,
@@ -21,6 +36,14 @@ export { normalizeReply } from './script.js'
 export type { AnthropicEmulator, EmulatorOptions } from './server.js'
 export { startAnthropicEmulator } from './server.js'
 export { messageEvents, sseFrame } from './stream-events.js'
+export {
+  blockTokens,
+  requestTokens,
+  TOKENS_PER_MEDIA,
+  TOKENS_PER_MESSAGE,
+  textTokens,
+  toolTokens,
+} from './token-rule.js'
 export { MAX_CACHE_CONTROL_BLOCKS, NO_PREFILL_MESSAGE } from './validate-request.js'
 export type {
   WireErrorBody,

@@ -2,11 +2,12 @@
  * `POST /v1/messages` and `POST /v1/messages/count_tokens`.
  */
 import { buildMessage } from './build-reply.js'
+import { apiKeyOf } from './cache-model.js'
 import type { Exchange } from './exchange.js'
 import { defaultMessageForStatus, errorBody, errorTypeForStatus } from './http-errors.js'
 import { mergeTurns, parseMessagesRequest, textOfBlocks } from './parse-request.js'
 import { messageEvents, sseFrame } from './stream-events.js'
-import { estimateInputTokens } from './tokens.js'
+import { requestTokens } from './token-rule.js'
 import { validateMessagesRequest } from './validate-request.js'
 
 const STATUS_FOR_TYPE: Record<string, number> = {
@@ -16,7 +17,10 @@ const STATUS_FOR_TYPE: Record<string, number> = {
   timeout_error: 504,
 }
 
-/** Handles `POST /v1/messages/count_tokens`: `{ input_tokens }`, the same estimate as `usage.input_tokens`. */
+/**
+ * Handles `POST /v1/messages/count_tokens`: `{ input_tokens }` under the token rule, equal to
+ * `input_tokens + cache_creation_input_tokens + cache_read_input_tokens` of the same request.
+ */
 export function handleCountTokens(x: Exchange, body: unknown): void {
   const parsed = parseMessagesRequest(body, false)
   if (!parsed.ok) {
@@ -27,7 +31,7 @@ export function handleCountTokens(x: Exchange, body: unknown): void {
     x.error(404, `model: ${parsed.request.model}`)
     return
   }
-  const json = JSON.stringify({ input_tokens: estimateInputTokens(parsed.request) })
+  const json = JSON.stringify({ input_tokens: requestTokens(parsed.request) })
   x.head(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) })
   x.res.end(json)
 }
@@ -71,12 +75,14 @@ export async function handleMessages(x: Exchange, body: unknown): Promise<void> 
       return x.error(STATUS_FOR_TYPE[type] ?? 500, fault.message ?? 'Overloaded', {}, type)
     }
   }
+  const cache = x.state.cache.account(request, merged, apiKeyOf(x.record.headers), x.id)
   const message = buildMessage(reply.blocks, reply.stopReason, reply.usage, {
     messageId: x.state.nextId('msg_01'),
     model: request.model,
     prefill,
     stopSequences: request.stop_sequences,
-    inputTokens: estimateInputTokens(request),
+    inputTokens: cache.input_tokens,
+    cache: x.state.cache.enabled ? cache : undefined,
     toolId: () => x.state.nextId('toolu_01'),
     signature: (thinking) => `sig_${Buffer.from(thinking.slice(0, 24)).toString('base64')}`,
   })

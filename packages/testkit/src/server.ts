@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { type CacheModelOptions, type CacheStats, PromptCache } from './cache-model.js'
 import { handleCompletions } from './completions.js'
 import { EmulatorConfigError, TestkitError } from './errors.js'
 import { type EmulatorState, Exchange, type RecordedRequest } from './exchange.js'
@@ -34,6 +35,11 @@ export interface EmulatorOptions {
   transport?: TransportOptions
   /** Largest accepted request body in bytes; larger gets 413 `request_too_large`. Default 32 MiB. */
   maxBodyBytes?: number
+  /**
+   * The prompt-cache model: `false` turns it off (every input token reported uncached, as
+   * before caching existed); an object tunes it (clock, minimum lengths, lookback). Default: on.
+   */
+  cache?: CacheModelOptions | false
 }
 
 /** A running emulator. */
@@ -48,6 +54,10 @@ export interface AnthropicEmulator {
   readonly failures: TestkitError[]
   /** Steps of a list script not yet used (`Infinity` for a function script). */
   readonly remainingSteps: number
+  /** Prompt-cache totals and per-request figures so far, and the entries alive now. */
+  cacheStats(): CacheStats
+  /** Forgets every cache entry and the recorded cache figures. */
+  clearCache(): void
   /** Stops listening and drops open connections. Idempotent. */
   close(): Promise<void>
 }
@@ -125,11 +135,13 @@ export async function startAnthropicEmulator(options: EmulatorOptions): Promise<
   const closing = new AbortController()
   const counters = new Map<string, number>()
   const runner = new ScriptRunner(options.script)
+  const cache = new PromptCache(options.cache === false ? { enabled: false } : options.cache)
   const state: EmulatorState = {
     runner,
     models,
     failures,
     signal: closing.signal,
+    cache,
     transport: {
       writeSize: options.transport?.writeSize,
       chunkDelayMs: options.transport?.chunkDelayMs ?? 0,
@@ -237,6 +249,8 @@ export async function startAnthropicEmulator(options: EmulatorOptions): Promise<
     get remainingSteps() {
       return runner.remaining
     },
+    cacheStats: () => cache.stats(),
+    clearCache: () => cache.clear(),
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing.abort()

@@ -34,6 +34,8 @@ export interface WireUsage {
   output_tokens: number
   cache_creation_input_tokens: number
   cache_read_input_tokens: number
+  /** Written tokens by TTL; present when the emulator's cache model is on (as the API sends it). */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number }
 }
 
 /** A text block of a response. */
