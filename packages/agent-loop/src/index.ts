@@ -56,6 +56,8 @@ export type { AgentRun } from './run-agent.js'
 export { runAgent } from './run-agent.js'
 export type { RunToolCallsOptions, ToolOutcome } from './run-tools.js'
 export { runToolCalls } from './run-tools.js'
+export type { SessionMessageEntriesOptions } from './session/entries.js'
+export { lastEntryId, sessionMessageEntries } from './session/entries.js'
 export { SessionIoError, SessionLockError } from './session/errors.js'
 export type { JsonlSessionStore, JsonlSessionStoreOptions } from './session/jsonl-store.js'
 export {

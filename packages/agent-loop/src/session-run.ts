@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import {
   type Message,
   type SessionEntry,
@@ -9,6 +8,7 @@ import {
 } from '@contextkit/core'
 import type { AgentWarning } from './events.js'
 import { limitHistory } from './history.js'
+import { lastEntryId, sessionMessageEntries } from './session/entries.js'
 
 /** How much of a stored session is sent to the model. */
 export interface HistoryLimit {
@@ -59,10 +59,8 @@ export class SessionRun {
   }> {
     const session = new SessionRun(options)
     const loaded = await options.store.load(options.id)
-    for (const entry of loaded.entries) {
-      if (entry.type === 'session') session.#hasHeader = true
-      else session.#lastId = entry.id
-    }
+    session.#hasHeader = loaded.entries.some((e) => e.type === 'session')
+    session.#lastId = lastEntryId(loaded.entries)
     const all = sessionMessages(loaded.entries)
     const limited = limitHistory(all, {
       tokens: options.history?.tokens ?? defaults.tokens,
@@ -90,18 +88,12 @@ export class SessionRun {
   /** Append messages as one batch (the header first when the session is new). */
   async append(messages: readonly Message[], now: Date = new Date()): Promise<void> {
     if (messages.length === 0) return
-    const ts = now.toISOString()
-    const entries: SessionEntry[] = []
-    if (!this.#hasHeader) entries.push(sessionHeader(this.options.id, now))
-    let parentId = this.#lastId
-    for (const message of messages) {
-      const id = randomUUID()
-      entries.push({ type: 'message', id, parentId, message, ts })
-      parentId = id
-    }
+    const entries: SessionEntry[] = this.#hasHeader ? [] : [sessionHeader(this.options.id, now)]
+    const added = sessionMessageEntries(messages, { parentId: this.#lastId, now: () => now })
+    entries.push(...added)
     await this.options.store.append(this.options.id, entries)
     this.#hasHeader = true
-    this.#lastId = parentId
+    this.#lastId = added[added.length - 1]?.id ?? this.#lastId
     this.#appended += messages.length
   }
 }

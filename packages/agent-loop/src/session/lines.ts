@@ -1,9 +1,11 @@
+import { isUtf8 } from 'node:buffer'
 import {
   SESSION_FORMAT_VERSION,
   type SessionEntry,
   SessionEntrySchema,
   type SessionWarning,
 } from '@contextkit/core'
+import { isNormalSessionEntry } from './normal-entry.js'
 
 /**
  * The `code` of every {@link SessionWarning} the JSONL store reports on load. Stores of other
@@ -49,7 +51,7 @@ export function parseSessionLines(bytes: Uint8Array): ParsedSessionLines {
     const lineNo = i + 1
     if (line !== null && line.trim() === '') continue
     const result = line === null ? null : parseEntry(line)
-    if (result !== null && result.ok) {
+    if (result?.ok) {
       entries.push(result.entry)
       if (result.entry.type === 'session' && result.entry.version > SESSION_FORMAT_VERSION) {
         warnings.push({
@@ -94,14 +96,10 @@ function endsWithNewline(bytes: Uint8Array): boolean {
  * is not UTF-8 comes back as `null`. A final empty segment (the file ends with `\n`) is dropped.
  */
 function splitLines(bytes: Uint8Array): Array<string | null> {
-  let text: string | undefined
-  try {
-    text = strictUtf8.decode(bytes)
-  } catch {
-    text = undefined
-  }
-  if (text !== undefined) {
-    const lines = text.split('\n')
+  if (isUtf8(bytes)) {
+    const lines = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      .toString('utf8')
+      .split('\n')
     if (lines[lines.length - 1] === '') lines.pop()
     return lines
   }
@@ -132,6 +130,7 @@ function parseEntry(line: string): EntryResult {
     const reason = error instanceof Error ? error.message : String(error)
     return { ok: false, kind: 'json', reason: `not JSON: ${reason}` }
   }
+  if (isNormalSessionEntry(value)) return { ok: true, entry: value }
   const parsed = SessionEntrySchema.safeParse(value)
   if (parsed.success) return { ok: true, entry: parsed.data }
   const issue = parsed.error.issues[0]

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto'
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { link, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { errnoCode, SessionIoError, SessionLockError } from './errors.js'
@@ -85,25 +85,49 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
   }
 }
 
-/** Create the lock file with our token; `false` when it already exists. */
+/**
+ * Create the lock file holding our token; `false` when it already exists. The content is written
+ * to a private file first and hard-linked into place, so a lock file never exists without its
+ * owner's pid (a writer killed in between would leave an empty lock that only age could break).
+ * Where hard links are not supported, falls back to an exclusive create followed by the write.
+ */
 async function tryCreate(lockPath: string, token: string): Promise<boolean> {
-  let handle: Awaited<ReturnType<typeof open>>
+  const info: LockInfo = { pid: process.pid, host: HOST, token, createdAt: Date.now() }
+  const body = JSON.stringify(info)
+  const temp = `${lockPath}.${randomBytes(6).toString('hex')}`
   try {
-    handle = await open(lockPath, 'wx')
+    await writeFile(temp, body, { flag: 'wx' })
+  } catch (error) {
+    throw lockIoError(lockPath, error)
+  }
+  try {
+    await link(temp, lockPath)
+    return true
+  } catch (error) {
+    const code = errnoCode(error)
+    if (code === 'EEXIST') return false
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS')
+      throw lockIoError(lockPath, error)
+  } finally {
+    await unlink(temp).catch(() => {})
+  }
+  try {
+    await writeFile(lockPath, body, { flag: 'wx' })
+    return true
   } catch (error) {
     if (errnoCode(error) === 'EEXIST') return false
-    throw new SessionIoError(`cannot create the session lock ${lockPath}`, {
-      cause: error,
-      details: { path: lockPath, op: 'lock' },
-    })
+    throw lockIoError(lockPath, error)
   }
-  try {
-    const info: LockInfo = { pid: process.pid, host: HOST, token, createdAt: Date.now() }
-    await handle.writeFile(JSON.stringify(info))
-  } finally {
-    await handle.close()
-  }
-  return true
+}
+
+function lockIoError(lockPath: string, cause: unknown): SessionIoError {
+  return new SessionIoError(
+    `cannot create the session lock ${lockPath}: ${errnoCode(cause) ?? cause}`,
+    {
+      cause,
+      details: { path: lockPath, op: 'lock', errno: errnoCode(cause) },
+    },
+  )
 }
 
 async function readLockInfo(lockPath: string): Promise<LockInfo | null> {
@@ -158,7 +182,7 @@ function processAlive(pid: number): boolean {
  * path was taken again meanwhile, which is also fine).
  */
 async function breakLock(lockPath: string, seen: LockInfo | null): Promise<void> {
-  const aside = `${lockPath}.stale-${randomUUID()}`
+  const aside = `${lockPath}.stale-${randomBytes(6).toString('hex')}`
   try {
     await rename(lockPath, aside)
   } catch {

@@ -1,0 +1,37 @@
+/**
+ * A child process for the crash tests: appends deterministic batches to one session, forever,
+ * until it is killed. argv: <dir> <session id> <fsync 0|1> <writer tag>.
+ * It continues from what the session already holds, so killing it mid-write and starting it
+ * again tests that a torn tail never costs an earlier entry and the next batch starts clean.
+ */
+import { sessionHeader } from '@contextkit/core'
+import { expectedEntry } from './crash-entries.js'
+import { jsonlSessionStore } from './jsonl-store.js'
+
+const [dir, id, fsync, tag] = process.argv.slice(2)
+if (dir === undefined || id === undefined) throw new Error('usage: <dir> <id> <fsync> <tag>')
+const store = jsonlSessionStore(dir, { fsync: fsync === '1', lockTimeoutMs: 60_000 })
+
+if (tag === 'crash') {
+  const { entries } = await store.load(id)
+  let next = entries.filter((e) => e.type === 'message').length
+  if (entries.length === 0) await store.append(id, [sessionHeader(id, new Date(0))])
+  process.stdout.write('ready\n')
+  for (;;) {
+    const size = 1 + (next % 3)
+    const batch = Array.from({ length: size }, (_, k) => expectedEntry(next + k))
+    await store.append(id, batch)
+    next += size
+  }
+} else {
+  // A well-behaved writer: `count` batches of 3, tagged, then exit.
+  const count = 25
+  for (let b = 0; b < count; b++) {
+    const batch = [0, 1, 2].map((k) => ({
+      ...expectedEntry(k),
+      id: `${tag}-${b}-${k}`,
+      parentId: null,
+    }))
+    await store.append(id, batch)
+  }
+}
