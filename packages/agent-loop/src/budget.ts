@@ -32,6 +32,8 @@ export class RunTokenCounter {
   readonly counter: TokenCounter
   readonly #texts = new Map<string, number>()
   readonly #messages = new WeakMap<Message, number>()
+  readonly #lists = new WeakMap<readonly Message[], number>()
+  readonly #tools = new WeakMap<readonly ToolDefinition[], number>()
 
   constructor(counter: TokenCounter) {
     this.counter = counter
@@ -75,6 +77,12 @@ export class RunTokenCounter {
   }
 }
 
+function extraTokens(counter: RunTokenCounter, extra: readonly Message[] | undefined): number {
+  let total = 0
+  for (const m of extra ?? []) total += counter.message(m)
+  return total
+}
+
 function safe(n: number): number {
   return Number.isFinite(n) && n > 0 ? n : 0
 }
@@ -84,8 +92,10 @@ export interface FitInput {
   system: readonly Section[]
   userSections: readonly Section[]
   omitted: readonly Omission[]
-  /** Every message of the request (history, user turn, this run's replies and results). */
+  /** The turn's messages (history and user turn). */
   messages: readonly Message[]
+  /** Messages of this run after them (replies and tool results so far). */
+  extra?: readonly Message[]
   tools: readonly ToolDefinition[]
   contextWindow: number
   maxTokens: number
@@ -108,6 +118,7 @@ export function fitRequestSections(input: FitInput): FittedSections {
       input.contextWindow -
         input.maxTokens -
         input.counter.messages(input.messages) -
+        extraTokens(input.counter, input.extra) -
         input.counter.tools(input.tools),
     )
   const all = [...input.system, ...input.userSections]

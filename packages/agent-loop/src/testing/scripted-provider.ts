@@ -25,11 +25,15 @@ export interface ScriptedProviderOptions {
   name?: string
   /** Characters per text delta. Default `16`. */
   chunkChars?: number
+  /** Keep every request in `requests`. Default `true` (turn it off for long benchmarks). */
+  record?: boolean
 }
 
 /** A {@link ModelProvider} that answers from a script, in process; `requests` records every call. */
 export interface ScriptedProvider extends ModelProvider {
   readonly requests: ProviderRequest[]
+  /** Calls made so far. */
+  readonly calls: number
 }
 
 function wait(ms: number, signal: AbortSignal): Promise<void> {
@@ -77,12 +81,16 @@ export function scriptedProvider(
 ): ScriptedProvider {
   const requests: ProviderRequest[] = []
   const chunk = Math.max(1, options.chunkChars ?? 16)
+  let calls = 0
   return {
     name: options.name ?? 'scripted',
     requests,
+    get calls() {
+      return calls
+    },
     async *stream(request, { signal }) {
-      const index = requests.length
-      requests.push(request)
+      const index = calls++
+      if (options.record !== false) requests.push(request)
       const step = typeof script === 'function' ? script(request, index) : script[index]
       if (step === undefined) {
         yield {
