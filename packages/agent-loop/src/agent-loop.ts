@@ -314,6 +314,10 @@ export class AgentLoop {
             input: outcome.call.input,
             isError: outcome.result.isError,
             ...(outcome.error ? { code: outcome.error.code } : {}),
+            chars: outcome.result.content.reduce(
+              (n, b) => n + (b.type === 'text' ? b.text.length : 0),
+              0,
+            ),
             durationMs: Math.round(outcome.durationMs),
           })
         },

@@ -133,18 +133,24 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
   let attempt = 0
   while (true) {
     const { request, formatter, fitted } = buildRequest(ctx, spec, turn)
+    ctx.run.trace.record(AGENT_TRACE_STAGES.budget, {
+      turn: spec.number,
+      phase: spec.phase,
+      budget: fitted.budget,
+      tokens: fitted.tokens,
+      kept: [...fitted.system, ...fitted.userSections].map((s) => s.id),
+      omissions: fitted.omitted,
+    })
     ctx.run.trace.record(AGENT_TRACE_STAGES.request, {
       turn: spec.number,
       phase: spec.phase,
       formatter: formatter.name,
       model: turn.model.id,
       messages: request.messages.length,
+      roles: request.messages.map((m) => m.role),
       endsWith: request.messages[request.messages.length - 1]?.role,
       prefilled: request.assistantPrefill !== undefined,
       tools: request.nativeTools?.length ?? 0,
-      budget: fitted.budget,
-      sectionTokens: fitted.tokens,
-      omissions: fitted.omitted,
     })
     for (const w of request.warnings)
       ctx.warn({ code: w.code, message: w.message, source: 'formatter' })

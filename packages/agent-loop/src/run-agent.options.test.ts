@@ -131,9 +131,10 @@ describe('runAgent options', () => {
     const notice = body.system?.at(-1)?.text ?? ''
     expect(notice).toContain('[Context note: some material was left out to fit the token budget.]')
     expect(notice).toContain('preload:big.ts')
-    const request = trace.byStage(AGENT_TRACE_STAGES.request)[0]?.data
-    expect(request?.budget).toBe(200)
-    expect(request?.omissions).toEqual([
+    const budget = trace.byStage(AGENT_TRACE_STAGES.budget)[0]?.data
+    expect(budget?.budget).toBe(200)
+    expect(budget?.kept).toEqual(['system', 'omission-notice', 'hint'])
+    expect(budget?.omissions).toEqual([
       expect.objectContaining({ id: 'preload:big.ts', reason: 'dropped' }),
     ])
     expect(OMISSION_NOTICE_ID).toBe('omission-notice')

@@ -11,13 +11,15 @@ export const AGENT_TRACE_STAGES = Object.freeze({
   prepared: 'agent:prepared',
   /** `{ action, plan?, question?, repaired }`: the plan phase's outcome. */
   plan: 'agent:plan',
-  /** `{ turn, phase, formatter, model, messages, endsWith, prefilled, tools, budget, sectionTokens, omissions }` */
+  /** `{ turn, phase, budget, tokens, kept, omissions }`: sections fitted for one call. */
+  budget: 'agent:budget',
+  /** `{ turn, phase, formatter, model, messages, endsWith, prefilled, tools }` */
   request: 'agent:request',
   /** `{ turn, phase, stopReason, blocks, toolCalls, usage }` */
   reply: 'agent:reply',
   /** `{ turn, by, error }`: a middleware `recover` hook gave a turn to retry with. */
   recovered: 'agent:recovered',
-  /** `{ turn, id, tool, input, isError, code?, durationMs }` */
+  /** `{ turn, id, tool, input, isError, code?, chars, durationMs }` */
   tool: 'agent:tool',
   /** `{ turn, tool, repeats, action }`: the loop guard refused a repeated call. */
   loopGuard: 'agent:loop-guard',
