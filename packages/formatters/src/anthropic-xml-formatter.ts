@@ -27,6 +27,7 @@ import type {
   ParserOptions,
   StreamParser,
 } from './types.js'
+import { withUserSections } from './user-sections.js'
 import { parseBuildOptions, parseMessages, parseToolResults, rejectsPrefill } from './validate.js'
 import { XmlStreamParser } from './xml-stream-parser.js'
 import {
@@ -151,8 +152,8 @@ export class AnthropicXmlFormatter implements Formatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseMessages(input)
     const options = parseBuildOptions(buildOptions)
+    const messages = withUserSections(parseMessages(input), options.userSections)
     if (rejectsPrefill(options.model)) {
       throw new PrefillUnsupportedError(
         `AnthropicXmlFormatter ends every request with an assistant turn, which ${options.model.id} rejects; use NativeFormatter for this model`,

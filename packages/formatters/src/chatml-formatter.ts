@@ -27,6 +27,7 @@ import type {
   ParserOptions,
   StreamParser,
 } from './types.js'
+import { withUserSections } from './user-sections.js'
 import { parseBuildOptions, parseMessages, parseToolResults } from './validate.js'
 import { XmlStreamParser } from './xml-stream-parser.js'
 import {
@@ -246,8 +247,8 @@ export class ChatMLFormatter implements Formatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const conversation = parseMessages(input)
     const options = parseBuildOptions(buildOptions)
+    const conversation = withUserSections(parseMessages(input), options.userSections)
     const t = this.template
     const warnings: FormatWarning[] = []
     const guard = (text: string, where: string): string =>

@@ -16,6 +16,7 @@ import type {
   FormatWarning,
   StreamParser,
 } from './types.js'
+import { withUserSections } from './user-sections.js'
 import { parseBuildOptions, parseMessages, parseToolResults } from './validate.js'
 
 /** Options of {@link CompletionsFormatter}. */
@@ -95,8 +96,8 @@ export class CompletionsFormatter implements Formatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseMessages(input)
     const options = parseBuildOptions(buildOptions)
+    const messages = withUserSections(parseMessages(input), options.userSections)
     const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
     const user = checkParticipantName(options.userName ?? 'User', 'userName')
     const warnings: FormatWarning[] = []

@@ -18,6 +18,8 @@ export {
   TooManyParticipantsError,
   UnsupportedContentError,
 } from './errors.js'
+export type { FormatterModel } from './formatter-for.js'
+export { endsWithAssistantTurn, formatterFor, modelAcceptsFormat } from './formatter-for.js'
 export { parseJsonLossless, stringifyJson } from './lossless-json.js'
 export type { ToolResultMediaPolicy, UnsupportedMediaPolicy } from './media.js'
 export type { NativeFormatterOptions } from './native-formatter.js'
@@ -47,6 +49,7 @@ export type {
   StreamEvent,
   StreamParser,
 } from './types.js'
+export { currentUserTurn, withUserSections } from './user-sections.js'
 export { escapeXml, unescapeXml } from './xml-escape.js'
 export type { XmlParserOptions } from './xml-stream-parser.js'
 export { IncrementalXmlParser, XmlStreamParser } from './xml-stream-parser.js'

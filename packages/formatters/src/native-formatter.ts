@@ -20,6 +20,7 @@ import type {
   Formatter,
   StreamParser,
 } from './types.js'
+import { withUserSections } from './user-sections.js'
 import { parseBuildOptions, parseMessages, parseToolResults, rejectsPrefill } from './validate.js'
 
 /** Options of {@link NativeFormatter}. */
@@ -102,8 +103,8 @@ export class NativeFormatter implements Formatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseMessages(input)
     const options = parseBuildOptions(buildOptions)
+    const messages = withUserSections(parseMessages(input), options.userSections)
     const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
     const user = checkParticipantName(options.userName ?? 'User', 'userName')
     const system = buildSystem(options.system)

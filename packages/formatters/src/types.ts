@@ -141,6 +141,13 @@ export interface BuildOptions {
   /** Extra stop sequences appended after the format's own. Default `[]`. */
   stopSequences?: readonly string[]
   /**
+   * Sections for the current user turn (plan, context-file hint, preloaded files), rendered for
+   * the request only into the last user message that is not only tool results: `placement:
+   * 'before'` sections in front of the user's text, the others after it, blank-line separated.
+   * Default `[]`.
+   */
+  userSections?: readonly Section[]
+  /**
    * The model the request is for. For a model that cannot take a prefill (`supportsPrefill:
    * false`, or `thinkingMode: 'adaptive-always'`: thinking always on), a format that always ends
    * in an open assistant turn (`AnthropicXmlFormatter`) and a `prefill` given to

@@ -48,7 +48,16 @@ export function parseBuildOptions(input: unknown): BuildOptions {
   optionalType(options, 'thinking', 'boolean')
   optionalType(options, 'cacheContextPrefix', 'boolean')
   optionalType(options, 'promptCaching', 'boolean')
-  const { system, tools, stopSequences, model, contextPrefix, hasCacheMarker, cacheTtl } = options
+  const {
+    system,
+    tools,
+    stopSequences,
+    model,
+    contextPrefix,
+    hasCacheMarker,
+    cacheTtl,
+    userSections,
+  } = options
   if (cacheTtl !== undefined && cacheTtl !== '5m' && cacheTtl !== '1h')
     fail('build options', 'cacheTtl', "expected '5m' or '1h'")
   if (hasCacheMarker !== undefined && typeof hasCacheMarker !== 'function')
@@ -72,6 +81,8 @@ export function parseBuildOptions(input: unknown): BuildOptions {
     parseWith(SectionSchema.array(), system, 'build options system')
   if (tools !== undefined && !isToolArray(tools))
     parseWith(ToolDefinitionSchema.array(), tools, 'build options tools')
+  if (userSections !== undefined && !isSectionArray(userSections))
+    parseWith(SectionSchema.array(), userSections, 'build options userSections')
   if (
     stopSequences !== undefined &&
     !(Array.isArray(stopSequences) && stopSequences.every((s) => typeof s === 'string'))

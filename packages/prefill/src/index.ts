@@ -24,7 +24,12 @@ export type {
 } from './inject.js'
 export { applyPrefill, defaultInstruction, injectPrefill } from './inject.js'
 export type { PrefillMiddleware, PrefillMiddlewareOptions, PrefillState } from './middleware.js'
-export { PREFILL_VARS_KEY, prefill } from './middleware.js'
+export {
+  PREFILL_STATE_KEY,
+  PREFILL_TRACE_STAGES,
+  PREFILL_VARS_KEY,
+  prefill,
+} from './middleware.js'
 export type { PrefillCandidate, PrefillLoad, ReadPrefillOptions } from './read-prefill.js'
 export {
   hasPrefillEnabled,

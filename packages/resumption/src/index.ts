@@ -14,7 +14,12 @@ export { fileStateStore } from './file-state-store.js'
 export type { StripInjectedOptions } from './injected-text.js'
 export { INJECTED_END, INJECTED_START, markInjected, stripInjected } from './injected-text.js'
 export type { Lazy, ResumptionOptions } from './middleware.js'
-export { RESUMPTION_VARS_KEY, resumption } from './middleware.js'
+export {
+  RESUMPTION_STATE_KEY,
+  RESUMPTION_TRACE_STAGES,
+  RESUMPTION_VARS_KEY,
+  resumption,
+} from './middleware.js'
 export type { Anchor, EmptySelfStateOptions, SelfState, StreamTail } from './self-state.js'
 export {
   AnchorSchema,
