@@ -98,7 +98,7 @@ describe.each(packages.map((p) => [p.json.name] as const))(
   (name) => {
     const check = () => checks.get(name)!
 
-    test('only its own and its @contextkit dependencies’ tarballs are installed', async () => {
+    test('only its own and its @contextkit dependencies’ tarballs (and a dev tool its example runs) are installed', async () => {
       const c = await check().consumer
       const locked = await lockedContextkit(c.dir)
       expect(Object.keys(locked).sort()).toEqual([...c.contextkit].sort())

@@ -121,8 +121,9 @@ export interface Consumer {
 
 /**
  * Make the consumer project of `pkg` under `parent` and install it: the tarballs of `pkg` and
- * its `@contextkit` dependencies, the other packages its README example imports (peer
- * dependencies such as `@anthropic-ai/sdk`, at the version the package is tested with) and
+ * its `@contextkit` dependencies (plus a `@contextkit` dev tool its README example runs against,
+ * such as testkit's emulator, with its own dependencies), the other packages the example imports
+ * (peer dependencies such as `@anthropic-ai/sdk`, at the version the package is tested with) and
  * `@types/node`.
  */
 export async function installConsumer(
@@ -141,10 +142,15 @@ export async function installConsumer(
     if (isNodeBuiltin(spec)) continue
     const name = packageOf(spec)
     if (name.startsWith('@contextkit/')) {
-      if (!contextkit.includes(name)) {
+      if (contextkit.includes(name)) continue
+      // A dev tool the example runs against (testkit's emulator): the user installs it too.
+      if (!pkg.json.devDependencies?.[name]) {
         throw new Error(
-          `${pkg.json.name}'s README example imports ${name}, which it does not depend on: a user who installs only ${pkg.json.name} cannot run it`,
+          `${pkg.json.name}'s README example imports ${name}, which is not even a dev dependency: a user who installs ${pkg.json.name} cannot run it`,
         )
+      }
+      for (const extra of workspaceClosure(name, all)) {
+        if (!contextkit.includes(extra)) contextkit.push(extra)
       }
       continue
     }

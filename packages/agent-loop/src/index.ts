@@ -1,5 +1,31 @@
 // The pure API of @contextkit/agent-loop: no Node built-ins, safe to bundle for browsers and edge
 // runtimes. The Node-only parts are in `@contextkit/agent-loop/node` (src/node.ts).
+export type { FittedSections } from './budget.js'
+export { fitRequestSections, OMISSION_NOTICE_ID } from './budget.js'
+export type { AgentTool, DefineToolOptions, ToolContext, ToolOutput } from './define-tool.js'
+export { defineTool, toolDefinition, toolOutputContent } from './define-tool.js'
+export type { ProviderErrorOptions } from './errors.js'
+export {
+  AgentAbortedError,
+  AgentLoopError,
+  PlanError,
+  ProviderError,
+  RepeatedToolCallError,
+  RequestBuildError,
+  ToolAbortedError,
+  ToolExecutionError,
+  ToolInputError,
+  ToolTimeoutError,
+  UnknownToolError,
+} from './errors.js'
+export type {
+  AgentEvent,
+  AgentPhase,
+  AgentResult,
+  AgentStopReason,
+  AgentWarning,
+} from './events.js'
+export { AGENT_EVENT_TYPES } from './events.js'
 export type { LimitHistoryOptions } from './history.js'
 export {
   IMAGE_TOKENS,
@@ -8,6 +34,42 @@ export {
   messageTokens,
   repairOrphans,
 } from './history.js'
+export type { LoopGuardOptions, LoopGuardVerdict } from './loop-guard.js'
+export { canonicalJson, LoopGuard } from './loop-guard.js'
+export { withPrefillInReply } from './model-call.js'
+export type { RunAgentOptions } from './options.js'
+export type { AnalyzeOptions, PlanAnswer } from './plan.js'
+export {
+  ANALYZE_SYSTEM_PROMPT,
+  PLAN_SECTION_ID,
+  PlanAnswerSchema,
+  parsePlanAnswer,
+  planSection,
+} from './plan.js'
+export type {
+  ModelProvider,
+  ProviderEvent,
+  ProviderRequest,
+  ProviderStreamOptions,
+  ThinkingOptions,
+} from './provider.js'
+export type { AgentRun } from './run-agent.js'
+export { runAgent } from './run-agent.js'
+export type { RunToolCallsOptions, ToolOutcome } from './run-tools.js'
+export { runToolCalls } from './run-tools.js'
+export type { SessionMessageEntriesOptions } from './session/entries.js'
+export { lastEntryId, sessionMessageEntries } from './session/entries.js'
 export { SessionIoError, SessionLockError } from './session/errors.js'
 export type { ParsedSessionLines } from './session/lines.js'
 export { parseSessionLines, SESSION_WARNING_CODES } from './session/lines.js'
+export type { HistoryLimit, SessionOptions } from './session-run.js'
+export type { StopCondition, StopPredicate, StopState, StopWhen } from './stop-conditions.js'
+export {
+  budgetExceeded,
+  maxTurns,
+  noToolCalls,
+  stopConditions,
+  toolCalled,
+  usageTokens,
+} from './stop-conditions.js'
+export { AGENT_TRACE_STAGES } from './trace-stages.js'

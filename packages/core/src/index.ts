@@ -46,13 +46,23 @@ export {
   textOf,
   UsageSchema,
 } from './messages.js'
-export type { ContextMiddleware, RunInfo, TurnContext } from './middleware.js'
+export type {
+  ContextMiddleware,
+  FinalizeInfo,
+  Recovery,
+  RunInfo,
+  TurnContext,
+} from './middleware.js'
 export {
+  CORE_TRACE_STAGES,
   createRunInfo,
   createTurnContext,
+  getRunState,
   recordWarning,
   runFinalize,
   runPrepare,
+  runRecover,
+  setRunState,
 } from './middleware.js'
 export type { ModelEntry, ModelInfo, ThinkingMode } from './model-info.js'
 export { ModelEntrySchema, ModelInfoSchema, THINKING_MODES } from './model-info.js'

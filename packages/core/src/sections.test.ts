@@ -1,7 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { ValidationError } from './errors.js'
-import { fitSections, renderOmissionNotice, renderSections, type Section } from './sections.js'
+import {
+  fitSections,
+  renderOmissionNotice,
+  renderSections,
+  type Section,
+  SectionSchema,
+} from './sections.js'
 import type { TokenCounter } from './tokens.js'
 
 function catchError(fn: () => unknown): unknown {
@@ -226,4 +232,11 @@ describe('rendering', () => {
       ': a b\n',
     )
   })
+})
+
+test('a user section may say where it goes relative to the user text', () => {
+  const base = { id: 'plan', text: '## Your Plan', priority: 90, cache: 'volatile' as const }
+  expect(SectionSchema.parse({ ...base, placement: 'before' }).placement).toBe('before')
+  expect(SectionSchema.parse(base).placement).toBeUndefined()
+  expect(SectionSchema.safeParse({ ...base, placement: 'top' }).success).toBe(false)
 })

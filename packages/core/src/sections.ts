@@ -12,6 +12,11 @@ export const SectionSchema = z.object({
   cache: z.enum(['stable', 'volatile']),
   /** Progressively shorter alternatives to `text`, longest first. */
   shorter: z.array(z.string()).optional(),
+  /**
+   * User sections only: whether the section is rendered before or after the user's own text in
+   * the current user turn (e.g. a plan goes `before`). Default `'after'`.
+   */
+  placement: z.enum(['before', 'after']).optional(),
 })
 /** A piece of prompt text that budget fitting may shorten or drop. */
 export type Section = z.infer<typeof SectionSchema>

@@ -9,11 +9,7 @@ import {
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { AnthropicXmlFormatter } from './anthropic-xml-formatter.js'
-import {
-  InvalidParticipantError,
-  PrefillUnsupportedError,
-  UnsupportedContentError,
-} from './errors.js'
+import { InvalidParticipantError, PrefillUnsupportedError } from './errors.js'
 import type { FormattedMessage, FormattedRequest } from './types.js'
 
 const weather: ToolDefinition = {
@@ -300,32 +296,6 @@ describe('AnthropicXmlFormatter', () => {
       { role: 'assistant', content: [{ type: 'text', text: '\n\nBob: nice\n\nAssistant:' }] },
     ])
     expect(req.cacheMarkersApplied).toBe(1)
-  })
-
-  test('images in tool results: error by default, stripped with a warning on request', () => {
-    const msgs: Message[] = [
-      textMessage('assistant', 'look'),
-      {
-        role: 'user',
-        content: [{ type: 'tool_result', toolCallId: 't', content: [PNG], isError: true }],
-      },
-    ]
-    expect(() => new AnthropicXmlFormatter().buildMessages(msgs)).toThrow(UnsupportedContentError)
-    const req = new AnthropicXmlFormatter({ unsupportedMedia: 'strip' }).buildMessages(msgs)
-    expect(allText(req.messages)).toBe(
-      '[Transcript start]Assistant: look\n<function_results>\n<error tool_call_id="t">\n[image omitted]\n</error>\n</function_results>',
-    )
-    expect(req.warnings.map((w) => w.code)).toEqual(['image_stripped'])
-    const result = msgs[1]?.content[0]
-    if (result?.type !== 'tool_result') throw new Error('fixture')
-    expect(() => new AnthropicXmlFormatter().formatToolResults([result])).toThrow(
-      UnsupportedContentError,
-    )
-    expect(
-      new AnthropicXmlFormatter({ unsupportedMedia: 'strip' }).formatToolResults([result]),
-    ).toBe(
-      '<function_results>\n<error tool_call_id="t">\n[image omitted]\n</error>\n</function_results>',
-    )
   })
 
   test('participant names with ":" or line breaks are rejected with a typed error', () => {

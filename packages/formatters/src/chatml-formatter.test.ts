@@ -68,8 +68,9 @@ describe('ChatMLFormatter', () => {
     const cont = f.buildMessages([textMessage('user', 'Hi'), textMessage('assistant', 'Hel')], {
       prefill: 'lo',
     })
-    expect(cont.prompt).toBe('<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHello')
-    expect(cont.assistantPrefill).toBe('Hello')
+    // a prefill after a partial answer starts a new paragraph (it is not glued to the answer)
+    expect(cont.prompt).toBe('<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHel\n\nlo')
+    expect(cont.assistantPrefill).toBe('Hel\n\nlo')
   })
 
   test('special tokens in text are rejected by default, escaped on request', () => {
@@ -156,7 +157,7 @@ describe('ChatMLStreamParser', () => {
     const events = run([text])
     expect(events).toEqual([
       { type: 'thinking-start' },
-      { type: 'thinking-delta', text: '\nplan\n' },
+      { type: 'thinking-delta', text: 'plan' },
       { type: 'thinking-end' },
       { type: 'text-delta', text: '\n\nOK ' },
       { type: 'tool-call-start', id: 'toolu_qwen_1', name: 'get_weather' },

@@ -7,12 +7,14 @@ import {
   createTurnContext,
   emptyUsage,
   getModelInfo,
+  getRunState,
   type MemoryTrace,
   memoryTrace,
   type RunInfo,
   runFinalize,
   runPrepare,
   type StopReason,
+  setRunState,
   type TurnContext,
   textMessage,
   textOf,
@@ -21,7 +23,7 @@ import {
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { PrefillRejectedError } from './errors.js'
-import { PREFILL_VARS_KEY, prefill } from './middleware.js'
+import { PREFILL_STATE_KEY, PREFILL_TRACE_STAGES, PREFILL_VARS_KEY, prefill } from './middleware.js'
 
 const REJECTION = {
   type: 'error',
@@ -86,7 +88,8 @@ describe('prefill middleware', () => {
     expect(prepared.prefill).toBe('Let me think step by step.')
     expect(prepared.messages).toEqual(turn.messages)
     expect(turn.prefill).toBeUndefined() // input not mutated
-    expect(prepared.vars[PREFILL_VARS_KEY]).toEqual({
+    expect(prepared.vars).toEqual({})
+    expect(getRunState(run, PREFILL_STATE_KEY)).toEqual({
       text: 'Let me think step by step.',
       mode: 'native',
       placement: 'turn',
@@ -207,7 +210,7 @@ describe('prefill middleware', () => {
     for (const thinking of [{ enabled: true }, { enabled: true, budgetTokens: 2048 }]) {
       const prepared = await runPrepare([mw], turnFor('claude-haiku-4-5', { thinking }), run)
       expect(prepared.prefill).toBeUndefined()
-      expect(prepared.vars[PREFILL_VARS_KEY]).toMatchObject({ mode: 'instruct' })
+      expect(getRunState(run, PREFILL_STATE_KEY)).toMatchObject({ mode: 'instruct' })
     }
     const off = await runPrepare(
       [mw],
@@ -295,6 +298,29 @@ describe('prefill middleware', () => {
     expect(trace.byStage('session:prefill-kept')).toHaveLength(1)
   })
 
+  it('finalize acts on the first model call of a turn only, whatever reply is final', async () => {
+    await writeFile(join(ws, 'PREFILL.md'), 'Let me think.')
+    const mw = prefill()
+    const prepared = await runPrepare([mw], turnFor('claude-haiku-4-5'), run)
+    const first = reply('Let me think. I will read it.', 'tool_use')
+    const stripped = await runFinalize([mw], first, prepared, run, { final: false, step: 1 })
+    expect(textOf(stripped)).toBe('I will read it.')
+    // a later reply that happens to start with the same words is the model's own
+    const later = reply('Let me think. The answer is 4.')
+    expect(await runFinalize([mw], later, prepared, run, { final: true, step: 2 })).toBe(later)
+    expect(trace.byStage(PREFILL_TRACE_STAGES.stripped)).toHaveLength(1)
+  })
+
+  it('exports its trace stage names', () => {
+    expect(PREFILL_TRACE_STAGES).toEqual({
+      injected: 'session:prefill-injected',
+      skipped: 'session:prefill-skipped',
+      stripped: 'session:prefill-stripped',
+      kept: 'session:prefill-kept',
+      fallback: 'session:prefill-fallback',
+    })
+  })
+
   it('finalize ignores turns it did not prepare', async () => {
     const mw = prefill()
     const r = reply('Let me think. ok')
@@ -302,6 +328,8 @@ describe('prefill middleware', () => {
     expect(
       mw.finalize(r, turnFor('claude-haiku-4-5', { vars: { [PREFILL_VARS_KEY]: 'garbage' } }), run),
     ).toBe(r)
+    setRunState(run, PREFILL_STATE_KEY, 'garbage')
+    expect(mw.finalize(r, turnFor('claude-haiku-4-5'), run)).toBe(r)
   })
 
   it('validates its options', () => {
@@ -326,7 +354,8 @@ describe('recover() after a provider prefill 400', () => {
     const retry = mw.recover(error, prepared, run)
     expect(retry).toBeDefined()
     expect(retry?.prefill).toBeUndefined()
-    expect(retry?.vars[PREFILL_VARS_KEY]).toMatchObject({ mode: 'instruct' })
+    expect(retry?.model.supportsPrefill).toBe(false)
+    expect(getRunState(run, PREFILL_STATE_KEY)).toMatchObject({ mode: 'instruct', recovered: true })
     expect(textOf(retry!.messages.at(-1)!)).toContain('Let me think.')
     expect(trace.byStage('session:prefill-fallback')[0]?.data).toMatchObject({
       model: 'claude-haiku-4-5',
@@ -343,13 +372,10 @@ describe('recover() after a provider prefill 400', () => {
     const mw = prefill()
     const prepared = await preparedNative(mw)
     mw.recover(new BadRequestError(REJECTION), prepared, run)
-    const next = await runPrepare(
-      [mw],
-      turnFor('claude-haiku-4-5'),
-      createRunInfo({ workspace: ws, trace }),
-    )
+    const later = createRunInfo({ workspace: ws, trace })
+    const next = await runPrepare([mw], turnFor('claude-haiku-4-5'), later)
     expect(next.prefill).toBeUndefined()
-    expect(next.vars[PREFILL_VARS_KEY]).toMatchObject({ mode: 'instruct' })
+    expect(getRunState(later, PREFILL_STATE_KEY)).toMatchObject({ mode: 'instruct' })
   })
 
   it("removes the appended message with placement 'messages', and 'skip' just drops it", async () => {
@@ -360,7 +386,7 @@ describe('recover() after a provider prefill 400', () => {
     expect(prepared.messages).toHaveLength(4)
     const retry = mw.recover(new BadRequestError(REJECTION), prepared, run)
     expect(retry?.messages).toEqual(turn.messages)
-    expect(retry?.vars[PREFILL_VARS_KEY]).toBeUndefined()
+    expect(getRunState(run, PREFILL_STATE_KEY)).toBeUndefined()
     expect(trace.byStage('session:prefill-fallback')[0]?.data).toMatchObject({ mode: 'skip' })
   })
 

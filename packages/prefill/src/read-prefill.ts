@@ -49,9 +49,9 @@ export interface ReadPrefillOptions
   sessionId?: string
   /** Aborts a running dynamic `generate` (its `context.signal` fires). */
   signal?: AbortSignal
-  /** File cache. Default: one shared by all calls that pass none. */
+  /** File cache. Default: a fresh one per call (pass your own to reuse reads across calls). */
   cache?: PrefillCache
-  /** Dynamic module loader. Default: one shared by all calls that pass none. */
+  /** Dynamic module loader. Default: a fresh one per call (pass your own to reuse it). */
   loader?: DynamicPrefillLoader
 }
 
@@ -64,31 +64,25 @@ const ReadConfigSchema = PrefillConfigSchema.pick({
 })
 type ReadConfig = Pick<PrefillConfig, 'file' | 'perModel' | 'dynamic' | 'timeoutMs' | 'maxBytes'>
 
-const sharedCache = createPrefillCache()
-const sharedLoader = new DynamicPrefillLoader()
-const familyById = new Map<string, string | undefined>()
 const SAFE_FAMILY = /^[a-z0-9][a-z0-9_-]{0,31}$/
 
 /**
  * The model family used in per-model file names (`opus`, `sonnet`, `haiku`, …), or `undefined`
- * when the model is unknown. Ids are looked up in core's model table.
+ * when the model is unknown. Ids are looked up in core's model table on every call (nothing is
+ * cached), so a later `registerModel` is seen at once.
  */
 export function modelFamily(model: string | ModelInfo | undefined): string | undefined {
   if (model === undefined) return undefined
   if (typeof model !== 'string' && (typeof model !== 'object' || model === null)) {
     invalidArgument('modelFamily', 'model', 'a model id or a ModelInfo')
   }
-  let family: string | undefined
-  if (typeof model === 'string') {
-    if (familyById.has(model)) return familyById.get(model)
-    family = getModelInfo(model).family.toLowerCase()
-    if (familyById.size >= 256) familyById.clear()
-  } else {
-    family = typeof model.family === 'string' ? model.family.toLowerCase() : 'unknown'
-  }
-  const safe = family !== 'unknown' && SAFE_FAMILY.test(family) ? family : undefined
-  if (typeof model === 'string') familyById.set(model, safe)
-  return safe
+  const family =
+    typeof model === 'string'
+      ? getModelInfo(model).family.toLowerCase()
+      : typeof model.family === 'string'
+        ? model.family.toLowerCase()
+        : 'unknown'
+  return family !== 'unknown' && SAFE_FAMILY.test(family) ? family : undefined
 }
 
 /**
@@ -217,8 +211,8 @@ export async function loadPrefill(
     workspace,
     config,
     options,
-    options.cache ?? sharedCache,
-    options.loader ?? sharedLoader,
+    options.cache ?? createPrefillCache(),
+    options.loader ?? new DynamicPrefillLoader(),
   )
 }
 

@@ -9,6 +9,7 @@ import {
   createTurnContext,
   emptyUsage,
   getModelInfo,
+  getRunState,
   memoryTrace,
   renderSections,
   runFinalize,
@@ -23,7 +24,7 @@ import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { addAnchor } from './capture.js'
 import { INJECTED_START } from './injected-text.js'
-import { RESUMPTION_VARS_KEY, resumption } from './middleware.js'
+import { RESUMPTION_STATE_KEY, RESUMPTION_TRACE_STAGES, resumption } from './middleware.js'
 import { emptySelfState, type SelfState } from './self-state.js'
 import { loadSelfState, saveSelfState } from './state-file.js'
 
@@ -260,24 +261,38 @@ describe('finalize', () => {
     expect(raw).toContain('Now the fresh part begins here.')
   })
 
-  test('finalize once per model call (a tool loop): every call still strips the injected text', async () => {
+  test('a tool loop: only the final reply is captured, still without the injected text', async () => {
     await seed('the cache key must include the model id and the tool list', ['Small steps.'])
     const mw = resumption({ path, now: clock })
     const run = createRunInfo({ sessionId: 'next' })
     const prepared = await runPrepare([mw], turn(), run)
-    // the middleware keeps nothing per run: what it injected travels in the turn
-    expect(prepared.vars[RESUMPTION_VARS_KEY]).toMatchObject({
+    // what was injected is noted in the run's state, not in turn.vars
+    expect(prepared.vars).toEqual({})
+    expect(getRunState(run, RESUMPTION_STATE_KEY)).toMatchObject({
       injected: expect.arrayContaining([
         'the cache key must include the model id and the tool list',
       ]),
     })
-    for (const fresh of ['First call reads the file.', 'Second call writes the answer.']) {
-      const echo = `As I said, the cache key must include the model id and the tool list. ${fresh}`
-      await runFinalize([mw], reply(echo), prepared, run)
-      const raw = (await loadSelfState(path)).state!.streamTail!.raw
-      expect(raw).not.toContain('cache key')
-      expect(raw).toContain(fresh)
-    }
+    const echo = (fresh: string) =>
+      reply(`As I said, the cache key must include the model id and the tool list. ${fresh}`)
+    const trace = memoryTrace()
+    const traced = { ...run, trace }
+    await runFinalize([mw], echo('First call reads the file.'), prepared, traced, {
+      final: false,
+      step: 1,
+    })
+    expect(trace.byStage(RESUMPTION_TRACE_STAGES.resumption)).toEqual([])
+    expect((await loadSelfState(path)).state!.streamTail!.raw).toBe(
+      'the cache key must include the model id and the tool list',
+    )
+    await runFinalize([mw], echo('Second call writes the answer.'), prepared, traced, {
+      final: true,
+      step: 2,
+    })
+    const raw = (await loadSelfState(path)).state!.streamTail!.raw
+    expect(raw).not.toContain('cache key')
+    expect(raw).toContain('Second call writes the answer.')
+    expect(raw).not.toContain('First call')
   })
 })
 

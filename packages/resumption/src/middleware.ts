@@ -3,10 +3,12 @@ import {
   ConfigurationError,
   type ContextMiddleware,
   createTokenCounter,
+  getRunState,
   type RunInfo,
   recordWarning,
   type Section,
   type StateStore,
+  setRunState,
   type TokenCounter,
   type TurnContext,
   textOf,
@@ -87,11 +89,26 @@ function stateAccess(options: ResumptionOptions, run: RunInfo, source: string): 
   }
 }
 
-/** Key of `turn.vars` under which `prepare` leaves what it injected, for `finalize`. */
+/**
+ * The key (the middleware's name) of the run's state (core `getRunState`) under which `prepare`
+ * leaves what it injected, for `finalize`.
+ */
+export const RESUMPTION_STATE_KEY = 'resumption'
+
+/**
+ * @deprecated What `prepare` injected is kept in `run.state` under {@link RESUMPTION_STATE_KEY};
+ * nothing is written under this `turn.vars` key any more (kept for one minor release).
+ */
 export const RESUMPTION_VARS_KEY = 'contextkit.resumption'
 
-function injectedOf(turn: TurnContext): string[] {
-  const entry = turn.vars[RESUMPTION_VARS_KEY] as { injected?: unknown } | undefined
+/** Trace stages the middleware records (`data.action` says what happened). */
+export const RESUMPTION_TRACE_STAGES = Object.freeze({
+  /** `{ action: 'inject' | 'skip' | 'capture' | 'capture-skip', … }`. */
+  resumption: 'resumption',
+} as const)
+
+function injectedOf(run: RunInfo): string[] {
+  const entry = getRunState(run, RESUMPTION_STATE_KEY) as { injected?: unknown } | undefined
   const list = entry?.injected
   return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : []
 }
@@ -108,7 +125,8 @@ function placeAfterStable(system: readonly Section[], section: Section): Section
  *
  * `prepare` loads the state (the state file, or `options.store`) and injects the fresh tail and
  * the anchors (see {@link buildResumptionSection}); `finalize` captures the new tail from the
- * final reply, leaving out anything resumption injected, and saves it by compare-and-set on the
+ * final reply of the turn (`info.final`; replies followed by tool results are left alone), leaving
+ * out anything resumption injected, and saves it by compare-and-set on the
  * revision it read. When another worker saved in between, it re-reads and applies the tail on
  * top of that state once (trace `retried: true`), so neither write is lost; a second conflict is
  * a warning and nothing is overwritten. A missing, corrupt or locked state never fails the
@@ -125,6 +143,7 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
     name: 'resumption',
 
     async prepare(turn, run) {
+      setRunState(run, RESUMPTION_STATE_KEY, undefined)
       try {
         const loaded = await loadState(stateAccess(options, run, 'resumption.prepare'))
         const resolved = resumptionContextFrom(loaded.state, {
@@ -138,7 +157,7 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
         const counter = counterFor(turn)
         const wake = { counter, budgetTokens: options.budgetTokens ?? 300 }
         const text = buildResumptionSection(resolved.context, wake)
-        run.trace.record('resumption', {
+        run.trace.record(RESUMPTION_TRACE_STAGES.resumption, {
           action: text ? 'inject' : 'skip',
           placement,
           source: loaded.source,
@@ -147,17 +166,17 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
         })
         if (!text || !resolved.context) return turn
         const ctx = resolved.context
-        // What was injected travels with the turn, so finalize (once or once per model call)
-        // never captures it back, and nothing is kept per run in this closure.
+        // What was injected is noted in the run's state, so finalize never captures it back
+        // and nothing is kept per run in this closure.
         const injected = [
           text,
           ...(ctx.streamTail ? [ctx.streamTail] : []),
           ...ctx.anchors.map((a) => a.raw),
         ]
-        const vars = { ...turn.vars, [RESUMPTION_VARS_KEY]: { injected } }
+        setRunState(run, RESUMPTION_STATE_KEY, { injected })
         if (placement === 'message') {
           const message = buildResumptionMessage(ctx, wake)
-          return message ? { ...turn, vars, messages: [message, ...turn.messages] } : turn
+          return message ? { ...turn, messages: [message, ...turn.messages] } : turn
         }
         const section: Section = {
           id: options.sectionId ?? 'resumption',
@@ -165,22 +184,27 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
           priority: options.priority ?? 50,
           cache: 'volatile',
         }
-        return { ...turn, vars, system: placeAfterStable(turn.system, section) }
+        return { ...turn, system: placeAfterStable(turn.system, section) }
       } catch (error) {
         recordWarning(run, 'resumption.prepare', error)
         return turn
       }
     },
 
-    async finalize(reply, turn, run) {
-      const injected = injectedOf(turn)
+    async finalize(reply, turn, run, info) {
+      // only the last reply of the turn is the agent's last word; earlier ones led to tools
+      if (info?.final === false) return reply
+      const injected = injectedOf(run)
       if (options.capture === false) return reply
       try {
         const counter = counterFor(turn)
         const tokens = options.tailTokens ?? 100
         const text = textOf(reply)
         if (captureStreamTail(stripInjected(text, injected), { counter, tokens }) === '') {
-          run.trace.record('resumption', { action: 'capture-skip', reason: 'no new text' })
+          run.trace.record(RESUMPTION_TRACE_STAGES.resumption, {
+            action: 'capture-skip',
+            reason: 'no new text',
+          })
           return reply
         }
         const sessionKey = run.sessionId ?? run.runId
@@ -201,7 +225,7 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
             }),
           options.now ?? Date.now,
         )
-        run.trace.record('resumption', {
+        run.trace.record(RESUMPTION_TRACE_STAGES.resumption, {
           action: 'capture',
           tokens: saved.state.streamTail?.tokenCount ?? 0,
           revision: saved.revision,

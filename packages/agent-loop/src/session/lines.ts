@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import {
   SESSION_FORMAT_VERSION,
   type SessionEntry,
@@ -95,14 +96,10 @@ function endsWithNewline(bytes: Uint8Array): boolean {
  * is not UTF-8 comes back as `null`. A final empty segment (the file ends with `\n`) is dropped.
  */
 function splitLines(bytes: Uint8Array): Array<string | null> {
-  let text: string | undefined
-  try {
-    text = strictUtf8.decode(bytes)
-  } catch {
-    text = undefined
-  }
-  if (text !== undefined) {
-    const lines = text.split('\n')
+  if (isUtf8(bytes)) {
+    const lines = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      .toString('utf8')
+      .split('\n')
     if (lines[lines.length - 1] === '') lines.pop()
     return lines
   }
