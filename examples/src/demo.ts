@@ -9,7 +9,7 @@ import { demoScript } from './demo-script.js'
 import { createDemoWorkspace, DEMO_CONTEXT_FILE, DEMO_SOURCE_FILE } from './demo-workspace.js'
 import { abbreviate, describeHistory, describeRequest, describeTrace } from './describe-turn.js'
 import { type EmbeddedTurnResult, runEmbeddedTurn } from './embedded-runner.js'
-import { jsonlSessionStore } from './session-store.js'
+import { loadSessionMessages, runnerSessionStore } from './runner-sessions.js'
 
 /** Dependencies of {@link main}; everything is optional. */
 export interface DemoDeps {
@@ -74,7 +74,8 @@ async function runSessions(
     print(`--- reply (saved form) ---`)
     print(`  ${abbreviate(textOf(result.reply), 300)}`)
     print(`--- saved history: ${relative(workspace, result.sessionPath)} ---`)
-    for (const line of describeHistory(await jsonlSessionStore(result.sessionPath).load())) {
+    const { messages } = await loadSessionMessages(runnerSessionStore(workspace), turn.sessionId)
+    for (const line of describeHistory(messages)) {
       print(line)
     }
     const statePath = join(workspace, '.contextkit', 'self-state.json')

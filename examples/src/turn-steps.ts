@@ -1,18 +1,15 @@
+import { AGENT_TRACE_STAGES } from '@contextkit/agent-loop'
 import type { TraceEvent } from '@contextkit/core'
+import { PREFILL_TRACE_STAGES } from '@contextkit/prefill'
+import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption'
 
-/** Trace stages the embedded runner records itself (the middleware record their own). */
-export const RUNNER_STAGES = {
-  sessionLoaded: 'turn:session-loaded',
-  prepared: 'turn:prepared',
-  budget: 'turn:budget',
-  request: 'turn:request',
-  reply: 'turn:reply',
-  tool: 'turn:tool',
-  retry: 'turn:retry',
-  limit: 'turn:limit',
-  finalized: 'turn:finalized',
-  saved: 'turn:saved',
-  failed: 'turn:failed',
+/**
+ * Stages of the two middleware that do not export theirs as constants yet (preload,
+ * context-metadata): named once here.
+ */
+export const MIDDLEWARE_STAGES = {
+  preload: 'preload',
+  contextMetadata: 'context-metadata',
 } as const
 
 /** The ARCHITECTURE turn table, one line per step. */
@@ -30,44 +27,33 @@ export const TURN_STEPS: Readonly<Record<number, string>> = {
   11: 'save session and resumption state',
 }
 
+const BY_STAGE: ReadonlyMap<string, number> = new Map<string, number>([
+  [AGENT_TRACE_STAGES.sessionLoaded, 1],
+  [MIDDLEWARE_STAGES.preload, 2],
+  [MIDDLEWARE_STAGES.contextMetadata, 4],
+  [AGENT_TRACE_STAGES.budget, 5],
+  [PREFILL_TRACE_STAGES.injected, 6],
+  [PREFILL_TRACE_STAGES.skipped, 6],
+  [AGENT_TRACE_STAGES.request, 7],
+  [AGENT_TRACE_STAGES.recovered, 7],
+  [PREFILL_TRACE_STAGES.fallback, 7],
+  [AGENT_TRACE_STAGES.reply, 8],
+  [AGENT_TRACE_STAGES.tool, 9],
+  [AGENT_TRACE_STAGES.loopGuard, 9],
+  [PREFILL_TRACE_STAGES.stripped, 10],
+  [PREFILL_TRACE_STAGES.kept, 10],
+  [AGENT_TRACE_STAGES.finalized, 10],
+  [AGENT_TRACE_STAGES.saved, 11],
+])
+
 /**
  * Which step of the turn table a trace event belongs to (`undefined` for warnings and events
- * outside the table). Middleware events are mapped by their stage name and, for resumption,
- * by its action (`inject`/`skip` is step 3, `capture` step 11).
+ * outside the table). Resumption's one stage is split by its action (`inject`/`skip` is step 3,
+ * `capture` step 11). Every stage name comes from its package's exported constants.
  */
 export function stepOf(event: Pick<TraceEvent, 'stage' | 'data'>): number | undefined {
-  switch (event.stage) {
-    case RUNNER_STAGES.sessionLoaded:
-      return 1
-    case 'preload':
-      return 2
-    case 'resumption':
-      return typeof event.data.action === 'string' && event.data.action.startsWith('capture')
-        ? 11
-        : 3
-    case 'context-metadata':
-      return 4
-    case RUNNER_STAGES.budget:
-      return 5
-    case 'session:prefill-injected':
-    case 'session:prefill-skipped':
-      return 6
-    case RUNNER_STAGES.request:
-    case RUNNER_STAGES.retry:
-    case 'session:prefill-fallback':
-      return 7
-    case RUNNER_STAGES.reply:
-      return 8
-    case RUNNER_STAGES.tool:
-    case RUNNER_STAGES.limit:
-      return 9
-    case 'session:prefill-stripped':
-    case 'session:prefill-kept':
-    case RUNNER_STAGES.finalized:
-      return 10
-    case RUNNER_STAGES.saved:
-      return 11
-    default:
-      return undefined
+  if (event.stage === RESUMPTION_TRACE_STAGES.resumption) {
+    return typeof event.data.action === 'string' && event.data.action.startsWith('capture') ? 11 : 3
   }
+  return BY_STAGE.get(event.stage)
 }

@@ -12,7 +12,6 @@ import {
   type RunInfo,
   runFinalize,
   runPrepare,
-  type TextBlock,
   type ToolCallBlock,
   type Trace,
   type TurnContext,
@@ -21,7 +20,7 @@ import {
 } from '@contextkit/core'
 import { RunTokenCounter } from './budget.js'
 import { toolDefinition } from './define-tool.js'
-import { AgentAbortedError, AgentLoopError, ToolInputError } from './errors.js'
+import { AgentAbortedError, AgentLoopError } from './errors.js'
 import {
   type AgentCallUsage,
   type AgentEvent,
@@ -32,13 +31,13 @@ import {
   type EventChannel,
   withCacheHitRate,
 } from './events.js'
-import { LoopGuard, type LoopGuardVerdict } from './loop-guard.js'
+import { LoopGuard } from './loop-guard.js'
 import { type CallContext, callModel } from './model-call.js'
 import type { ResolvedOptions } from './options.js'
 import { planSection, runPlanPhase } from './plan.js'
-import { runToolCalls } from './run-tools.js'
 import { SessionRun } from './session-run.js'
 import { firstStop, type StopState } from './stop-conditions.js'
+import { runToolStep } from './tool-step.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 
 const NATURAL_STOPS = new Set<string>([
@@ -285,62 +284,17 @@ export class AgentLoop {
           NATURAL_STOPS.has(reply.stopReason) ? (reply.stopReason as AgentStopReason) : 'end_turn',
         )
       }
-      const verdict: LoopGuardVerdict = guard?.check(calls) ?? { refused: new Map(), stop: false }
-      calls.forEach((call, index) => {
-        const problem = result.invalidCalls.get(call.id)
-        if (problem !== undefined && !verdict.refused.has(index)) {
-          verdict.refused.set(
-            index,
-            new ToolInputError(
-              `The input of this call to "${call.name}" was not valid JSON: ${problem}`,
-            ),
-          )
-        }
-      })
-      for (const [index, error] of verdict.refused) {
-        if (error.code !== 'agent_loop_repeated_call') continue
-        this.#run.trace.record(AGENT_TRACE_STAGES.loopGuard, {
-          turn: step,
-          tool: calls[index]!.name,
-          repeats: error.details.repeats,
-          action: verdict.stop ? 'stop' : 'nudge',
-        })
-      }
-      const outcomes = await runToolCalls(calls, {
+      const { results, verdict } = await runToolStep({
+        calls,
+        invalidCalls: result.invalidCalls,
+        guard,
         tools: o.tools,
-        signal: this.#signal,
-        runId: this.#runId,
         concurrency: o.concurrency,
-        refused: verdict.refused,
-        onOutcome: (outcome) => {
-          this.#emit({
-            type: 'tool-result',
-            turn: step,
-            name: outcome.call.name,
-            result: outcome.result,
-            durationMs: outcome.durationMs,
-            ...(outcome.error ? { error: outcome.error } : {}),
-          })
-          this.#run.trace.record(AGENT_TRACE_STAGES.tool, {
-            turn: step,
-            id: outcome.call.id,
-            tool: outcome.call.name,
-            input: outcome.call.input,
-            isError: outcome.result.isError,
-            ...(outcome.error ? { code: outcome.error.code } : {}),
-            chars: outcome.result.content.reduce(
-              (n, b) => n + (b.type === 'text' ? b.text.length : 0),
-              0,
-            ),
-            durationMs: Math.round(outcome.durationMs),
-          })
-        },
+        signal: this.#signal,
+        run: this.#run,
+        turn: step,
+        emit: this.#emit,
       })
-      const nudge: TextBlock[] = verdict.nudge ? [{ type: 'text', text: verdict.nudge }] : []
-      const results: Message = {
-        role: 'user',
-        content: [...outcomes.map((x) => x.result), ...nudge],
-      }
       this.#toolCalls.push(...calls)
       this.#produced.push(reply, results)
       const state: StopState = {

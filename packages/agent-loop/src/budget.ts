@@ -58,16 +58,28 @@ export class RunTokenCounter {
     return n
   }
 
+  /** Tokens of a message list; a list is counted once (lists, like messages, are never mutated). */
   messages(messages: readonly Message[]): number {
-    let total = 0
-    for (const m of messages) total += this.message(m)
+    let total = this.#lists.get(messages)
+    if (total === undefined) {
+      total = 0
+      for (const m of messages) total += this.message(m)
+      this.#lists.set(messages, total)
+    }
     return total
   }
 
+  /** Tokens of tool definitions (name, description, JSON Schema); a list is counted once. */
   tools(tools: readonly ToolDefinition[]): number {
-    let total = 0
-    for (const t of tools)
-      total += this.text(`${t.name}\n${t.description}\n${JSON.stringify(t.inputSchema)}`)
+    let total = this.#tools.get(tools)
+    if (total === undefined) {
+      total = 0
+      for (const t of tools) {
+        const text = `${t.name}\n${t.description}\n${JSON.stringify(t.inputSchema)}`
+        total += safe(this.counter.count(text))
+      }
+      this.#tools.set(tools, total)
+    }
     return total
   }
 
