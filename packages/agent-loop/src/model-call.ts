@@ -10,8 +10,17 @@ import {
   type TurnContext,
   type Usage,
 } from '@contextkit/core'
-import { type Formatter, formatterFor } from '@contextkit/formatters'
+import { type Formatter, formatterFor, MAX_CACHE_MARKERS } from '@contextkit/formatters'
 import { type FittedSections, fitRequestSections, type RunTokenCounter } from './budget.js'
+import {
+  CACHE_BREAKPOINTS_DROPPED,
+  type CachePlacement,
+  type CacheState,
+  finishCacheMarkers,
+  hasStableSystem,
+  placeCacheBreakpoints,
+  stableFirst,
+} from './cache-breakpoints.js'
 import { type ProviderError, RequestBuildError } from './errors.js'
 import type { AgentEvent, AgentPhase, AgentWarning } from './events.js'
 import type { ModelProvider, ProviderRequest } from './provider.js'
@@ -30,8 +39,10 @@ export interface CallContext {
   budgetTokens: number | undefined
   emit(event: AgentEvent): void
   warn(warning: AgentWarning): void
-  /** Adds a call's usage to the run's total and returns the total. */
-  addUsage(usage: Usage): Usage
+  /** Adds a call's usage to the run's figures. */
+  addUsage(usage: Usage, turn: number, phase: AgentPhase): void
+  /** Prompt-cache placement across the run's calls. */
+  cache: CacheState
 }
 
 /** One model call to make. */
@@ -79,11 +90,15 @@ export function withPrefillInReply(
   return out
 }
 
-function buildRequest(
-  ctx: CallContext,
-  spec: CallSpec,
-  turn: TurnContext,
-): { request: ProviderRequest; formatter: Formatter; fitted: FittedSections } {
+/** A built request, with how its sections were fitted and where its breakpoints went. */
+interface BuiltRequest {
+  request: ProviderRequest
+  formatter: Formatter
+  fitted: FittedSections
+  placement: CachePlacement
+}
+
+function buildRequest(ctx: CallContext, spec: CallSpec, turn: TurnContext): BuiltRequest {
   const formatter = formatterFor(turn.model, ctx.formatter)
   const messages = spec.extra.length > 0 ? [...turn.messages, ...spec.extra] : turn.messages
   const fitted = fitRequestSections({
@@ -101,10 +116,21 @@ function buildRequest(
   // formats that write the model's turn themselves open thinking in text; others use the API's
   const textThinking = formatter.usesPrefill && turn.thinking?.enabled === true
   const prefill = spec.withPrefill ? turn.prefill : undefined
+  // stable sections first: the formatter's breakpoint after them never has volatile text before it
+  const system = stableFirst(fitted.system)
+  const mode = ctx.cache.mode
+  const toolText = formatter.formatToolDefinitions?.(turn.tools)
+  const placement = placeCacheBreakpoints({
+    mode,
+    messages,
+    stableSystem: mode === 'auto' && hasStableSystem(system, toolText),
+    toolTokens: toolText === undefined ? ctx.counter.tools(turn.tools) : 0,
+    ...(ctx.cache.previous ? { previous: ctx.cache.previous } : {}),
+  })
   let formatted: ReturnType<Formatter['buildMessages']>
   try {
-    formatted = formatter.buildMessages(messages, {
-      system: fitted.system,
+    formatted = formatter.buildMessages(placement.messages, {
+      system,
       userSections: fitted.userSections,
       tools: turn.tools,
       model: turn.model,
@@ -119,7 +145,9 @@ function buildRequest(
   }
   const request: ProviderRequest = { ...formatted, model: turn.model, maxTokens: spec.maxTokens }
   if (turn.thinking?.enabled && !textThinking) request.thinking = turn.thinking
-  return { request, formatter, fitted }
+  const breakpoints = finishCacheMarkers(request, mode, placement)
+  ctx.cache.previous = messages[messages.length - 1]
+  return { request, formatter, fitted, placement: { ...placement, breakpoints } }
 }
 
 /**
@@ -132,7 +160,7 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
   const tried = new Set<string>()
   let attempt = 0
   while (true) {
-    const { request, formatter, fitted } = buildRequest(ctx, spec, turn)
+    const { request, formatter, fitted, placement } = buildRequest(ctx, spec, turn)
     ctx.run.trace.record(AGENT_TRACE_STAGES.budget, {
       turn: spec.number,
       phase: spec.phase,
@@ -141,6 +169,7 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
       kept: [...fitted.system, ...fitted.userSections].map((s) => s.id),
       omissions: fitted.omitted,
     })
+    recordCache(ctx, spec, request, placement)
     ctx.run.trace.record(AGENT_TRACE_STAGES.request, {
       turn: spec.number,
       phase: spec.phase,
@@ -171,7 +200,7 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
       ...outcome.reply,
       content: withPrefillInReply(outcome.reply.content, prefill, request.assistantPrefill),
     }
-    ctx.addUsage(reply.usage)
+    ctx.addUsage(reply.usage, spec.number, spec.phase)
     if (outcome.kind === 'done')
       return { kind: 'done', reply, invalidCalls: outcome.invalidCalls, turn }
     if (outcome.kind === 'aborted') return { kind: 'aborted', reply, turn }
@@ -195,6 +224,30 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
       by: recovery.by,
     })
   }
+}
+
+/** Trace where the breakpoints went; warn once per run when messages' own ones were left out. */
+function recordCache(
+  ctx: CallContext,
+  spec: CallSpec,
+  request: ProviderRequest,
+  placement: CachePlacement,
+): void {
+  ctx.run.trace.record(AGENT_TRACE_STAGES.cache, {
+    turn: spec.number,
+    phase: spec.phase,
+    mode: ctx.cache.mode,
+    breakpoints: placement.breakpoints,
+    dropped: placement.dropped,
+    applied: request.cacheMarkersApplied,
+  })
+  if (placement.dropped.length === 0 || ctx.cache.warnedDropped) return
+  ctx.cache.warnedDropped = true
+  ctx.warn({
+    code: CACHE_BREAKPOINTS_DROPPED,
+    message: `${placement.dropped.length} message cache breakpoint(s) not sent: a request carries at most ${MAX_CACHE_MARKERS}, and the loop's own come first`,
+    source: 'loop',
+  })
 }
 
 function recover(

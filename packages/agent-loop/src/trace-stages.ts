@@ -13,6 +13,12 @@ export const AGENT_TRACE_STAGES = Object.freeze({
   plan: 'agent:plan',
   /** `{ turn, phase, budget, tokens, kept, omissions }`: sections fitted for one call. */
   budget: 'agent:budget',
+  /**
+   * `{ turn, phase, mode, breakpoints, dropped, applied }`: the prompt-cache breakpoints of one
+   * request (`breakpoints`: `{ at, reason, index? }` in precedence order; `dropped`: indexes of
+   * messages whose own breakpoint found no slot; `applied`: markers the request carries).
+   */
+  cache: 'agent:cache',
   /** `{ turn, phase, formatter, model, messages, endsWith, prefilled, tools }` */
   request: 'agent:request',
   /** `{ turn, phase, stopReason, blocks, toolCalls, usage }` */

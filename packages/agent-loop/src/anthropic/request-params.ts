@@ -23,13 +23,14 @@ function toTool(tool: NativeToolDefinition): Anthropic.Messages.Tool {
     name: tool.name,
     description: tool.description,
     input_schema: { ...rest, type: 'object' },
+    ...(tool.cache_control ? { cache_control: tool.cache_control } : {}),
   }
 }
 
 /**
  * Map a loop request (a formatter's Anthropic-shaped request plus model, `maxTokens`, thinking)
- * onto `client.messages.create({ stream: true })` params: system blocks (with their
- * `cache_control`), messages, stop sequences and native tools are field copies. Throws a
+ * onto `client.messages.create({ stream: true })` params: system blocks and tool definitions
+ * (with their `cache_control`), messages, stop sequences and native tools are field copies. Throws a
  * non-retryable `ProviderError` for a prompt-string request (ChatML, completions formats): those
  * go to a completions endpoint, not the Messages API.
  */
