@@ -232,3 +232,40 @@ describe('tool calls become results the model sees; the run goes on', () => {
     ])
   })
 })
+
+describe('many calls in one reply', () => {
+  test('twelve parallel calls all run and leave no listener warning on the run signal', async () => {
+    const warnings: string[] = []
+    const onWarning = (w: Error): void => {
+      warnings.push(w.name)
+    }
+    process.on('warning', onWarning)
+    try {
+      const echo = defineTool({
+        name: 'echo',
+        description: 'Echo an id',
+        input: z.object({ id: z.number() }),
+        execute: async ({ id }) => {
+          await new Promise((r) => setTimeout(r, 5))
+          return `#${id}`
+        },
+      })
+      const calls = Array.from({ length: 12 }, (_, id) => ({ name: 'echo', input: { id } }))
+      const run = await emulated([{ toolUse: calls }, 'done'])
+      const result = await runAgent({
+        provider: run.provider,
+        model: 'claude-haiku-4-5',
+        messages: [textMessage('user', 'go')],
+        tools: [echo],
+      }).result
+      expect(result.stopReason).toBe('end_turn')
+      expect(resultsOf(run.bodies()[1]).map(resultText)).toEqual(
+        Array.from({ length: 12 }, (_, id) => `#${id}`),
+      )
+      await new Promise((r) => setImmediate(r))
+      expect(warnings).not.toContain('MaxListenersExceededWarning')
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+})
