@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import { ProviderError } from '../errors.js'
+import { IDLE, within } from '../idle.js'
 import type { ProviderEvent } from '../provider.js'
 import { toProviderError } from './provider-errors.js'
 import type { AnthropicStreamParams } from './request-params.js'
@@ -20,17 +21,6 @@ export interface AttemptOptions {
   idleTimeoutMs: number
   /** The SDK's own retries of this request (HTTP 408/409/429/5xx, connection errors). */
   maxRetries: number | undefined
-}
-
-const IDLE = Symbol('idle')
-
-/** `promise`, or {@link IDLE} when it takes longer than `ms`. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof IDLE> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const idle = new Promise<typeof IDLE>((resolve) => {
-    timer = setTimeout(() => resolve(IDLE), ms)
-  })
-  return Promise.race([promise, idle]).finally(() => clearTimeout(timer))
 }
 
 /**
