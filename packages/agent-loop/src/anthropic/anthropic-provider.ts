@@ -25,7 +25,7 @@ export interface AnthropicProviderOptions {
   maxStreamRetries?: number
   /** Delay before the first such retry, in ms; doubled per retry, with ±25 % jitter. Default `500`. */
   retryDelayMs?: number
-  /** Longest delay between retries, in ms. Default `8000`. */
+  /** Longest delay between retries, in ms (jitter included). Default `8000`. */
   maxRetryDelayMs?: number
   /** Random source for the jitter, in [0, 1). Default `Math.random`. */
   random?: () => number
@@ -107,10 +107,9 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
   const maxDelay = parsed.maxRetryDelayMs ?? d.maxRetryDelayMs
   const idleTimeoutMs = parsed.idleTimeoutMs ?? d.idleTimeoutMs
   const random = options.random ?? Math.random
-  const backoff = (attempt: number): number => {
-    const delay = Math.min(maxDelay, baseDelay * 2 ** attempt)
-    return Math.round(delay * (0.75 + random() * 0.5))
-  }
+  // exponential, ±25 % jitter, never above maxDelay
+  const backoff = (attempt: number): number =>
+    Math.min(maxDelay, Math.round(baseDelay * 2 ** attempt * (0.75 + random() * 0.5)))
 
   return {
     name: 'anthropic',
