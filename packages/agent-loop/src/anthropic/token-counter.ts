@@ -114,7 +114,9 @@ export function anthropicTokenCounter(
     if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string)
   }
 
+  let sent = 0
   const request = async (text: string, signal: AbortSignal | undefined): Promise<number> => {
+    sent++
     const answer = await client.messages.countTokens(
       { model: model.id, messages: [{ role: 'user', content: [{ type: 'text', text }] }] },
       signal ? { signal } : undefined,
@@ -190,13 +192,13 @@ export function anthropicTokenCounter(
         return { ...result, exact: wanted.length === 0 }
       }
       const failures: string[] = []
+      const sentBefore = sent
       let next = 0
       const worker = async (): Promise<void> => {
         while (next < wanted.length && failures.length === 0 && !input.signal?.aborted) {
           const text = wanted[next++]!
           const old = count(text)
           try {
-            result.requests++
             const tokens = await fetchExact(text, input.signal)
             if (tokens !== old) result.counted.push(text)
           } catch (error) {
@@ -212,7 +214,7 @@ export function anthropicTokenCounter(
         })
       }
       const exact = wanted.every((t) => cache.has(digestOf(t)))
-      return { ...result, exact, tokens: total() }
+      return { ...result, exact, tokens: total(), requests: sent - sentBefore }
     },
   }
   return counter
