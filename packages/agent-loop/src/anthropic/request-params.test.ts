@@ -48,6 +48,7 @@ const history: Message[] = [
       {
         type: 'tool_result',
         toolCallId: 'toolu_1',
+        isError: false,
         content: [
           { type: 'text', text: 'Sunny' },
           { type: 'image', mediaType: 'image/png', data: PNG },
