@@ -78,7 +78,7 @@ async function savedLines(path: string) {
 
 describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript format)', () => {
   test('bootstrap in the system prompt, hint in the user turn, prefill last, tool result fed back', async () => {
-    const { turn, bodies } = await setup()
+    const { ws, turn, bodies } = await setup()
     const result = await turn()
     const [first, second] = bodies()
     expect(bodies()).toHaveLength(2)
@@ -90,7 +90,7 @@ describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript form
     const transcript = textOfWire(first!.messages.at(-1))
     const userTurn = transcript.slice(transcript.indexOf('User:'), transcript.indexOf('Assistant:'))
     expect(userTurn).toContain('What does src/parse-orders.ts do?')
-    expect(userTurn).toContain('[Context available in __vars.context]')
+    expect(userTurn).toContain(`[Context available in file ${join(ws.dir, DEMO_CONTEXT_FILE)}]`)
     expect(userTurn).toContain('Format: NDJSON')
     // step 6–7: the request ends with the prefill as an assistant message
     expect(first!.messages.at(-1)?.role).toBe('assistant')
@@ -262,11 +262,13 @@ describe('models without native prefill', () => {
 
 describe('options and failures', () => {
   test('NativeFormatter on request: the hint in a real user message, the prefill as the last message', async () => {
-    const { turn, bodies } = await setup()
+    const { ws, turn, bodies } = await setup()
     await turn({ formatter: 'native' })
     const first = bodies()[0]!
     expect(first.messages.map((m) => m.role)).toEqual(['user', 'assistant'])
-    expect(textOfWire(first.messages[0])).toContain('[Context available in __vars.context]')
+    expect(textOfWire(first.messages[0])).toContain(
+      `[Context available in file ${join(ws.dir, DEMO_CONTEXT_FILE)}]`,
+    )
     expect(textOfWire(first.messages[1])).toBe(DEMO_PREFILL)
   })
 

@@ -16,7 +16,9 @@ const slowly = { transport: { chunkDelayMs: 40, deltaChars: 2 } }
 async function tempStore() {
   const dir = await mkdtemp(join(tmpdir(), 'agent-abort-'))
   onCleanup(() => rm(dir, { recursive: true, force: true }))
-  return jsonlSessionStore(dir)
+  // No fsync: the tests time the loop, and on this shared machine one fsync alone can take
+  // longer than the budget. (With fsync, an abort mid-tool waits for the step's one batch.)
+  return jsonlSessionStore(dir, { fsync: false })
 }
 
 /** Abort once `when` sees an event; resolve with how long `result` took to settle after it. */

@@ -12,16 +12,14 @@ import {
   type RunInfo,
   runFinalize,
   runPrepare,
-  type TextBlock,
   type ToolCallBlock,
-  type Trace,
   type TurnContext,
   textOf,
   type Usage,
 } from '@contextkit/core'
 import { RunTokenCounter } from './budget.js'
 import { toolDefinition } from './define-tool.js'
-import { AgentAbortedError, AgentLoopError, ToolInputError } from './errors.js'
+import { AgentAbortedError, AgentLoopError } from './errors.js'
 import type {
   AgentEvent,
   AgentResult,
@@ -29,13 +27,14 @@ import type {
   AgentWarning,
   EventChannel,
 } from './events.js'
-import { LoopGuard, type LoopGuardVerdict } from './loop-guard.js'
+import { LoopGuard } from './loop-guard.js'
 import { type CallContext, callModel } from './model-call.js'
 import type { ResolvedOptions } from './options.js'
 import { planSection, runPlanPhase } from './plan.js'
-import { runToolCalls } from './run-tools.js'
+import { safeRecord, warningTrace } from './run-trace.js'
 import { SessionRun } from './session-run.js'
 import { firstStop, type StopState } from './stop-conditions.js'
+import { runToolStep } from './tool-step.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 
 const NATURAL_STOPS = new Set<string>([
@@ -97,41 +96,17 @@ export class AgentLoop {
   #warn = (warning: AgentWarning): void => {
     this.#warnings.push(warning)
     this.#emit({ type: 'warning', warning })
-    try {
-      this.#o.raw.trace?.record(CORE_TRACE_STAGES.warning, { ...warning })
-    } catch {
-      // recording never throws
-    }
-  }
-
-  /** The caller's trace, with middleware warnings turned into warning events too. */
-  #trace(): Trace {
-    const inner = this.#o.raw.trace
-    return {
-      record: (stage, data = {}) => {
-        try {
-          inner?.record(stage, data)
-        } catch {
-          // recording never throws
-        }
-        if (stage === CORE_TRACE_STAGES.warning) {
-          const warning: AgentWarning = {
-            code: typeof data.code === 'string' ? data.code : 'unexpected',
-            message: typeof data.message === 'string' ? data.message : describeError(data),
-            source: typeof data.source === 'string' ? data.source : 'middleware',
-          }
-          this.#warnings.push(warning)
-          this.#emit({ type: 'warning', warning })
-        }
-      },
-    }
+    safeRecord(this.#o.raw.trace, CORE_TRACE_STAGES.warning, { ...warning })
   }
 
   async run(): Promise<AgentResult> {
     const raw = this.#o.raw
     this.#run = createRunInfo({
       runId: this.#runId,
-      trace: this.#trace(),
+      trace: warningTrace(this.#o.raw.trace, (warning) => {
+        this.#warnings.push(warning)
+        this.#emit({ type: 'warning', warning })
+      }),
       signal: this.#signal,
       ...(raw.workspace === undefined ? {} : { workspace: raw.workspace }),
       ...(raw.session === undefined ? {} : { sessionId: raw.session.id }),
@@ -142,6 +117,7 @@ export class AgentLoop {
     let started = false
     try {
       let history: Message[] = []
+      let loadWarnings: AgentWarning[] = []
       if (raw.session) {
         const opened = await SessionRun.open(raw.session, {
           tokens: Math.floor(this.#o.model.contextWindow / 2),
@@ -149,7 +125,7 @@ export class AgentLoop {
         })
         this.#session = opened.session
         history = opened.history
-        for (const w of opened.warnings) this.#warn(w)
+        loadWarnings = opened.warnings
         this.#run.trace.record(AGENT_TRACE_STAGES.sessionLoaded, {
           sessionId: raw.session.id,
           messages: opened.stored,
@@ -159,6 +135,7 @@ export class AgentLoop {
       }
       this.#start(history.length)
       started = true
+      for (const w of loadWarnings) this.#warn(w)
       this.#pendingUser = [...raw.messages]
       return await this.#loop(history, counter)
     } catch (error) {
@@ -220,7 +197,7 @@ export class AgentLoop {
     if (o.analyze) {
       const { outcome, calls } = await runPlanPhase(ctx, turn, o.analyze)
       this.#turns += calls
-      if (outcome.kind === 'aborted') return this.#finish('aborted')
+      if (outcome.kind === 'aborted') return this.#finish('aborted', this.#abortError())
       if (outcome.kind === 'failed') return this.#finish('error', outcome.error)
       if (outcome.kind === 'clarify') return this.#clarify(turn, outcome.question, outcome.context)
       if (outcome.kind === 'proceed') {
@@ -271,62 +248,17 @@ export class AgentLoop {
           NATURAL_STOPS.has(reply.stopReason) ? (reply.stopReason as AgentStopReason) : 'end_turn',
         )
       }
-      const verdict: LoopGuardVerdict = guard?.check(calls) ?? { refused: new Map(), stop: false }
-      calls.forEach((call, index) => {
-        const problem = result.invalidCalls.get(call.id)
-        if (problem !== undefined && !verdict.refused.has(index)) {
-          verdict.refused.set(
-            index,
-            new ToolInputError(
-              `The input of this call to "${call.name}" was not valid JSON: ${problem}`,
-            ),
-          )
-        }
-      })
-      for (const [index, error] of verdict.refused) {
-        if (error.code !== 'agent_loop_repeated_call') continue
-        this.#run.trace.record(AGENT_TRACE_STAGES.loopGuard, {
-          turn: step,
-          tool: calls[index]!.name,
-          repeats: error.details.repeats,
-          action: verdict.stop ? 'stop' : 'nudge',
-        })
-      }
-      const outcomes = await runToolCalls(calls, {
+      const { results, verdict } = await runToolStep({
+        calls,
+        invalidCalls: result.invalidCalls,
+        guard,
         tools: o.tools,
-        signal: this.#signal,
-        runId: this.#runId,
         concurrency: o.concurrency,
-        refused: verdict.refused,
-        onOutcome: (outcome) => {
-          this.#emit({
-            type: 'tool-result',
-            turn: step,
-            name: outcome.call.name,
-            result: outcome.result,
-            durationMs: outcome.durationMs,
-            ...(outcome.error ? { error: outcome.error } : {}),
-          })
-          this.#run.trace.record(AGENT_TRACE_STAGES.tool, {
-            turn: step,
-            id: outcome.call.id,
-            tool: outcome.call.name,
-            input: outcome.call.input,
-            isError: outcome.result.isError,
-            ...(outcome.error ? { code: outcome.error.code } : {}),
-            chars: outcome.result.content.reduce(
-              (n, b) => n + (b.type === 'text' ? b.text.length : 0),
-              0,
-            ),
-            durationMs: Math.round(outcome.durationMs),
-          })
-        },
+        signal: this.#signal,
+        run: this.#run,
+        turn: step,
+        emit: this.#emit,
       })
-      const nudge: TextBlock[] = verdict.nudge ? [{ type: 'text', text: verdict.nudge }] : []
-      const results: Message = {
-        role: 'user',
-        content: [...outcomes.map((x) => x.result), ...nudge],
-      }
       this.#toolCalls.push(...calls)
       this.#produced.push(reply, results)
       const state: StopState = {
@@ -334,16 +266,28 @@ export class AgentLoop {
         lastReply: reply,
         lastToolCalls: calls,
         toolCalls: this.#toolCalls,
-        messages: this.#saved,
+        messages: [...this.#saved, reply, results],
         usage: this.#usage,
       }
-      const stop: AgentStopReason | undefined = this.#signal.aborted
-        ? 'aborted'
-        : verdict.stop
-          ? 'loop_detected'
-          : (firstStop(o.conditions, state)?.stopReason as AgentStopReason | undefined)
+      let stop: AgentStopReason | undefined
+      let failure: ContextkitError | undefined
+      try {
+        stop = this.#signal.aborted
+          ? 'aborted'
+          : verdict.stop
+            ? 'loop_detected'
+            : (firstStop(o.conditions, state)?.stopReason as AgentStopReason | undefined)
+      } catch (error) {
+        // a custom condition threw: the step still ends whole, then the run stops
+        stop = 'error'
+        failure = new AgentLoopError(`A stop condition threw: ${describeError(error)}`, {
+          cause: error,
+        })
+      }
       await this.#endStep(turn, reply, results, { final: stop !== undefined, step }, true)
-      if (stop) return this.#finish(stop, stop === 'aborted' ? this.#abortError() : undefined)
+      if (stop) {
+        return this.#finish(stop, failure ?? (stop === 'aborted' ? this.#abortError() : undefined))
+      }
     }
   }
 

@@ -161,6 +161,50 @@ describe('middleware and the loop', () => {
     expect(events.at(-1)).toMatchObject({ type: 'run-end', result: { stopReason: 'error' } })
   })
 
+  test('an aborted reply is finalized too (stopReason aborted), with what arrived of it', async () => {
+    const log: Parameters<typeof testPrefill>[0] = []
+    const { provider } = await emulated([
+      {
+        text: `${PREFILL} A slow answer, two characters at a time.`,
+        transport: { chunkDelayMs: 30, deltaChars: 2 },
+      },
+    ])
+    const run = runAgent({
+      provider,
+      model: 'claude-haiku-4-5',
+      messages: [textMessage('user', 'Hi')],
+      middleware: [testPrefill(log)],
+    })
+    for await (const e of run.events) if (e.type === 'text-delta') break
+    run.abort()
+    const result = await run.result
+    expect(result.stopReason).toBe('aborted')
+    expect(log).toHaveLength(1)
+    const [text, info, stop] = log[0]!
+    expect(info).toEqual({ final: true, step: 1 })
+    expect(stop).toBe('aborted')
+    // the prefill rule applied to what arrived, so finalize could strip it
+    expect(text.startsWith(PREFILL)).toBe(true)
+  })
+
+  test('a turn the formatter cannot render ends the run with a typed error', async () => {
+    const { provider, bodies } = await emulated(['never'])
+    const forced: ContextMiddleware = {
+      name: 'forced',
+      prepare: (turn) => ({ ...turn, prefill: 'Sure' }),
+    }
+    const result = await runAgent({
+      provider,
+      model: 'claude-sonnet-4-6',
+      messages: [textMessage('user', 'Hi')],
+      middleware: [forced],
+    }).result
+    expect(result.stopReason).toBe('error')
+    expect(result.error?.code).toBe('agent_loop_request_build')
+    expect(result.error?.message).toContain('prefill')
+    expect(bodies()).toEqual([])
+  })
+
   test('middleware warnings and a recoverable middleware failure become warning events', async () => {
     const { provider } = await emulated(['ok'])
     const flaky: ContextMiddleware = {

@@ -153,6 +153,28 @@ describe('runAgent options', () => {
     expect(wireText(bodies()[0]?.messages.at(-1))).toBe('Hello')
   })
 
+  test('tokenCounter is the one budgets are counted with', async () => {
+    const { provider } = await emulated(['ok'])
+    const seen: string[] = []
+    const counter = {
+      id: 'chars',
+      kind: 'estimate' as const,
+      count: (text: string) => {
+        seen.push(text)
+        return text.length
+      },
+    }
+    await runAgent({
+      provider,
+      model: 'claude-haiku-4-5',
+      system: 'S'.repeat(10),
+      messages: hello,
+      tokenCounter: counter,
+    }).result
+    expect(seen).toContain('S'.repeat(10))
+    expect(seen).toContain('Hello')
+  })
+
   test('the in-process scripted provider drives the same loop', async () => {
     const provider = scriptedProvider([
       { text: 'Using it.', toolCalls: [{ name: 'echo', input: { s: 'x' } }] },

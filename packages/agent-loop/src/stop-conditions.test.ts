@@ -104,6 +104,18 @@ describe('stop conditions', () => {
     expect(result.text).toBe('All done.')
   })
 
+  test('a custom condition that throws ends the run with an error, the step kept whole', async () => {
+    const { result, calls } = await run({
+      stopWhen: () => {
+        throw new Error('oops')
+      },
+    })
+    expect(calls).toBe(1)
+    expect(result.stopReason).toBe('error')
+    expect(result.error?.message).toContain('A stop condition threw: Error: oops')
+    expect(result.messages.map((m) => m.role)).toEqual(['assistant', 'user'])
+  })
+
   test('bad arguments are typed errors', () => {
     expect(() => maxTurns(0)).toThrow(ValidationError)
     expect(() => toolCalled('')).toThrow(ValidationError)

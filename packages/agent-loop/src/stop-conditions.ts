@@ -16,7 +16,7 @@ export interface StopState {
   readonly lastToolCalls: readonly ToolCallBlock[]
   /** Every tool call of the run so far, in order. */
   readonly toolCalls: readonly ToolCallBlock[]
-  /** The new messages of the run so far (replies and tool results), as saved. */
+  /** The new messages of the run so far: earlier steps as saved, this step's as the model sent them. */
   readonly messages: readonly Message[]
   /** Usage summed over every model call of the run. */
   readonly usage: Usage
@@ -110,7 +110,7 @@ export function stopConditions(stopWhen: StopWhen | undefined): StopCondition[] 
   return conditions
 }
 
-/** The first condition that fires, in order (a throwing custom condition propagates). */
+/** The first condition that fires, in order (a throwing custom condition propagates; the loop then stops with `error`). */
 export function firstStop(
   conditions: readonly StopCondition[],
   state: StopState,

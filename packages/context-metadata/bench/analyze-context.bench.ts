@@ -1,11 +1,19 @@
 import { bench, describe } from 'vitest'
 import { analyzeContext } from '../src/index.js'
-import { csvQuotedNewlines, ndjson, prettyJsonArray } from './fixtures.js'
+import {
+  csvQuotedNewlines,
+  longLineJsonl,
+  ndjson,
+  prettyJsonArray,
+  topologyObject,
+} from './fixtures.js'
 
 const MB4 = 4 * 1024 * 1024
 const nd = ndjson(MB4)
 const csv = csvQuotedNewlines(MB4)
 const json = prettyJsonArray(MB4)
+const topo = topologyObject(MB4)
+const long = longLineJsonl(MB4)
 
 /**
  * tinybench shows no median column (and sets results after `teardown`), so each bench also
@@ -47,12 +55,20 @@ const cases = [
     analyzeContext(json, 'data.json'),
   ),
   timed('NDJSON, no file name', () => analyzeContext(nd)),
+  timed(`JSON object (TopoJSON-like) ${(topo.length / 1e6).toFixed(2)}M chars`, () =>
+    analyzeContext(topo, 'world.json'),
+  ),
+  timed(`JSONL, lines over 64 KB, ${(long.length / 1e6).toFixed(2)}M chars, no name`, () =>
+    analyzeContext(long),
+  ),
 ]
 const names = [
   'NDJSON 4 MB',
   'CSV with quoted newlines 4 MB',
   'pretty-printed JSON array 4 MB',
   'NDJSON 4 MB, no file name',
+  'JSON object 4 MB (whole-text key scan)',
+  'JSONL with 64 KB+ lines 4 MB, no file name',
 ]
 
 describe('analyzeContext', () => {

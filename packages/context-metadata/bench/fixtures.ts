@@ -53,3 +53,41 @@ export function prettyJsonArray(bytes: number): string {
     2,
   )
 }
+
+/** ~`bytes` of a TopoJSON-like object: a small header, a huge `arcs` array, keys after it. */
+export function topologyObject(bytes: number): string {
+  const arcs: number[][][] = []
+  let size = 0
+  for (let i = 0; size < bytes; i++) {
+    const arc = [
+      [(i * 37) % 99991, (i * 53) % 49999],
+      [i % 97, -(i % 89)],
+      [-(i % 13), i % 7],
+    ]
+    arcs.push(arc)
+    size += JSON.stringify(arc).length + 1
+  }
+  return JSON.stringify({
+    type: 'Topology',
+    objects: { land: { type: 'GeometryCollection', geometries: [] } },
+    arcs,
+    bbox: [-180, -85.6, 180, 83.6],
+    transform: { scale: [0.0036, 0.0017], translate: [-180, -85.6] },
+  })
+}
+
+/** ~`bytes` of JSONL whose every line is over 64 KB (chat transcripts with long texts). */
+export function longLineJsonl(bytes: number): string {
+  const lines: string[] = []
+  let size = 0
+  for (let i = 0; size < bytes; i++) {
+    const line = JSON.stringify({
+      id: i,
+      role: i % 2 ? 'assistant' : 'user',
+      text: `turn ${i} `.repeat(9000),
+    })
+    lines.push(line)
+    size += line.length + 1
+  }
+  return `${lines.join('\n')}\n`
+}

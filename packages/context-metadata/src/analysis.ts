@@ -2,88 +2,89 @@
  * Turns a {@link Detection} plus whole-input counts into {@link ContextMetadata}. Shared by
  * {@link analyzeContext} (one chunk) and {@link analyzeFile} (many chunks).
  */
-import { ConfigurationError } from '@contextkit/core'
+import { childFields, describeObject, firstDocumentFields } from './describe-json.js'
 import type { Detection } from './detect.js'
-import { fieldPath } from './fields.js'
+import { KIND } from './json-shape.js'
+import { JsonShapeScanner } from './json-shape-scanner.js'
 import { LineCounter, lineEndingOf } from './lines.js'
-import {
-  CsvRecordCounter,
-  JsonRecordCounter,
-  NonBlankLineCounter,
-  type RecordCounter,
-} from './record-counters.js'
-import type { SniffLimits } from './sniff-json.js'
-import type { AnalyzeOptions, ContextMetadata, RecordArray } from './types.js'
-
-/** Defaults of {@link AnalyzeOptions}. */
-export const ANALYZE_DEFAULTS = {
-  sniffChars: 65536,
-  maxSampleRecords: 100,
-  maxFields: 100,
-  sampleChars: 200,
-} as const
-
-/** Resolved, checked analysis options. */
-export interface ResolvedAnalyzeOptions extends SniffLimits {
-  sniffChars: number
-}
-
-function positiveInt(value: unknown, name: string, fallback: number): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new ConfigurationError(`${name} must be a positive integer, got ${String(value)}`, {
-      details: { option: name },
-    })
-  }
-  return value
-}
-
-/** Check options, filling in defaults; throws `ConfigurationError` on bad values. */
-export function resolveAnalyzeOptions(options: AnalyzeOptions | undefined): ResolvedAnalyzeOptions {
-  const o: AnalyzeOptions = options ?? {}
-  return {
-    sniffChars: positiveInt(o.sniffChars, 'sniffChars', ANALYZE_DEFAULTS.sniffChars),
-    maxSampleRecords: positiveInt(
-      o.maxSampleRecords,
-      'maxSampleRecords',
-      ANALYZE_DEFAULTS.maxSampleRecords,
-    ),
-    maxFields: positiveInt(o.maxFields, 'maxFields', ANALYZE_DEFAULTS.maxFields),
-    sampleChars: positiveInt(o.sampleChars, 'sampleChars', ANALYZE_DEFAULTS.sampleChars),
-  }
-}
+import type { ResolvedAnalyzeOptions } from './options.js'
+import { CsvRecordCounter, NdjsonRecordCounter } from './record-counters.js'
+import { formatCount, truncate } from './text-utils.js'
+import type { ContextMetadata, ContextWarning } from './types.js'
 
 /** Counts lines, characters and (per the detected format) records over chunks of text. */
 export class Counting {
   private chars = 0
   private startsWithBom: boolean | undefined
   private readonly lines = new LineCounter()
-  private readonly records: RecordCounter | undefined
-  private readonly json: JsonRecordCounter | undefined
+  private readonly csv: CsvRecordCounter | undefined
+  private ndjson: NdjsonRecordCounter | undefined
+  private readonly scan: JsonShapeScanner | undefined
+  /** JSON larger than the sniff window: count the lines after the first document, if any. */
+  private readonly watchRest: boolean = false
+  /** Records before the counter started (the first document). */
+  private firstRecords = 0
 
-  constructor(private readonly detection: Detection) {
+  constructor(
+    private readonly detection: Detection,
+    private readonly limits: ResolvedAnalyzeOptions,
+  ) {
     const f = detection.format
-    if (f === 'ndjson') this.records = new NonBlankLineCounter()
-    else if (f === 'csv' || f === 'tsv') {
-      this.records = new CsvRecordCounter(detection.delimiter ?? (f === 'tsv' ? '\t' : ','))
-    } else if (f === 'json' || f === 'json-array') this.json = new JsonRecordCounter()
+    if (f === 'ndjson') {
+      this.ndjson = new NdjsonRecordCounter()
+      if (detection.scanFirstDocument) this.scan = new JsonShapeScanner()
+    } else if (f === 'csv' || f === 'tsv') {
+      this.csv = new CsvRecordCounter(detection.delimiter ?? (f === 'tsv' ? '\t' : ','), {
+        ...(detection.expectedFields !== undefined
+          ? { expectedFields: detection.expectedFields }
+          : {}),
+        skipRecords: detection.skipRecords ?? 0,
+      })
+    } else if (f === 'json' || f === 'json-array') {
+      this.scan = new JsonShapeScanner()
+      // Larger than the sniff window: what follows the first document may make it NDJSON.
+      // The line counter starts where the first document ends (one record already).
+      this.watchRest = detection.jsonOpen === true
+    }
   }
 
   /** Feed the next chunk. */
   push(chunk: string): void {
     if (chunk.length === 0) return
-    if (this.startsWithBom === undefined) this.startsWithBom = chunk.charCodeAt(0) === 0xfeff
+    let text = chunk
+    if (this.startsWithBom === undefined) {
+      this.startsWithBom = chunk.charCodeAt(0) === 0xfeff
+      // the scanner must not take a BOM for a value
+      if (this.startsWithBom) text = chunk.slice(1)
+    }
     this.chars += chunk.length
     this.lines.push(chunk)
-    this.records?.push(chunk)
-    this.json?.push(chunk)
+    this.csv?.push(chunk)
+    this.ndjson?.push(chunk)
+    if (this.scan) {
+      const wasClosed = this.scan.result().rootClosed
+      this.scan.push(text)
+      if (this.watchRest && !wasClosed && this.scan.closedAt >= 0) {
+        this.ndjson = new NdjsonRecordCounter()
+        this.firstRecords = 1
+        this.ndjson.push(text.slice(this.scan.closedAt))
+      }
+    }
   }
 
   /** The metadata, with `fileName` and `bytes` when given. */
   finish(fileName: string | undefined, bytes?: number): ContextMetadata {
     const d = this.detection
     const lineCount = this.lines.result()
-    const meta: ContextMetadata = { format: d.format, chars: this.chars, lines: lineCount.lines }
+    const scan = this.scan?.result()
+    let format = d.format
+    if ((format === 'json' || format === 'json-array') && scan && scan.rootValues > 1) {
+      format = 'ndjson'
+    }
+    const warnings: ContextWarning[] = d.warnings.filter(
+      (w) => !(format === 'ndjson' && w.code === 'malformed'),
+    )
+    const meta: ContextMetadata = { format, chars: this.chars, lines: lineCount.lines }
     if (fileName !== undefined) meta.fileName = fileName
     if (bytes !== undefined) meta.bytes = bytes
     const ending = lineEndingOf(lineCount)
@@ -91,29 +92,68 @@ export class Counting {
     if (this.startsWithBom) meta.bom = true
     if (d.fields) meta.fields = d.fields
     if (d.fieldsTruncated) meta.fieldsTruncated = true
-    if (this.records) {
-      meta.recordCount = Math.max(0, this.records.result() - (d.skipRecords ?? 0))
-    }
-    if (this.json) {
-      const counts = this.json.counts()
-      if (d.format === 'json-array' && counts.rootElements !== undefined) {
-        meta.recordCount = counts.rootElements
+    if (d.sampleRecord !== undefined) meta.sampleRecord = d.sampleRecord
+    if (format === 'ndjson' && this.ndjson) {
+      const hidden = d.hiddenBadLines ?? 0
+      const bad = this.ndjson.malformed() + hidden
+      meta.recordCount = Math.max(0, this.firstRecords + this.ndjson.result() - hidden)
+      if (bad > 0) {
+        meta.malformedLines = bad
+        warnings.push({
+          code: 'malformed',
+          message: `${formatCount(bad)} of ${formatCount(bad + meta.recordCount)} non-blank lines are not JSON records (left out of the record count).`,
+        })
       }
-      if (d.format === 'json' && counts.arrays.length > 0) {
-        meta.recordArrays = counts.arrays.map((a) => {
-          const key = fieldPath(undefined, a.key)
-          const entry: RecordArray = { key, count: a.count }
-          const fields = d.arrayFields?.get(key)
-          if (fields) entry.fields = fields
-          return entry
+      if (!meta.fields && scan) {
+        const { fields, truncated } = firstDocumentFields(scan, this.limits)
+        if (fields) meta.fields = fields
+        if (truncated) meta.fieldsTruncated = true
+      }
+      if (meta.sampleRecord === undefined && d.documentStart) meta.sampleRecord = d.documentStart
+    } else if (format === 'json-array' && scan) {
+      if (scan.rootClosed) meta.recordCount = scan.root.count
+      if (!meta.fields && scan.root.kinds & KIND.object) {
+        const fields = childFields(scan.root, this.limits)
+        if (fields && fields.length > 0) meta.fields = fields
+      }
+      if (meta.sampleRecord === undefined && scan.root.first !== undefined) {
+        meta.sampleRecord = truncate(scan.root.first, this.limits.sampleChars)
+      }
+    } else if (format === 'json' && scan) {
+      const j = describeObject(scan, this.limits, {
+        ...(d.arrayFields ? { arrayFields: d.arrayFields } : {}),
+        start: d.documentStart ?? '',
+      })
+      if (j.fields) meta.fields = j.fields
+      if (j.fieldsTruncated) meta.fieldsTruncated = true
+      if (j.recordCount !== undefined) meta.recordCount = j.recordCount
+      if (j.sampleRecord !== undefined) meta.sampleRecord = j.sampleRecord
+      if (j.recordArrays) meta.recordArrays = j.recordArrays
+      if (j.valueArrays) meta.valueArrays = j.valueArrays
+      if (j.maps) meta.maps = j.maps
+      warnings.push(...j.warnings)
+    }
+    if ((format === 'json' || format === 'json-array') && scan && !scan.rootClosed) {
+      warnings.push({
+        code: 'malformed',
+        message: 'The JSON ends before its root value closes (the file may be truncated).',
+      })
+    }
+    if (this.csv) {
+      meta.recordCount = Math.max(0, this.csv.result() - (d.skipRecords ?? 0))
+      const ragged = this.csv.raggedRows()
+      if (ragged > 0) {
+        meta.raggedRows = ragged
+        warnings.push({
+          code: 'ragged',
+          message: `${formatCount(ragged)} of ${formatCount(meta.recordCount)} rows do not have the header's ${d.expectedFields} fields.`,
         })
       }
     }
-    if (d.sampleRecord !== undefined) meta.sampleRecord = d.sampleRecord
     if (d.delimiter !== undefined) meta.delimiter = d.delimiter
     if (d.hasHeader !== undefined) meta.hasHeader = d.hasHeader
     if (d.rootElement !== undefined) meta.rootElement = d.rootElement
-    if (d.warnings.length > 0) meta.warnings = d.warnings
+    if (warnings.length > 0) meta.warnings = warnings
     return meta
   }
 }

@@ -1,6 +1,7 @@
 import { invalidArgument } from '@contextkit/core'
-import { Counting, resolveAnalyzeOptions } from './analysis.js'
+import { Counting } from './analysis.js'
 import { detect } from './detect.js'
+import { resolveAnalyzeOptions } from './options.js'
 import type { AnalyzeOptions, ContextMetadata } from './types.js'
 
 /**
@@ -9,8 +10,8 @@ import type { AnalyzeOptions, ContextMetadata } from './types.js'
  *
  * Detection reads only the first `sniffChars` characters (default 65536); lines and records are
  * counted over the whole string with `indexOf` jumps (quote-aware for CSV, depth-tracking for
- * JSON arrays). Never throws for any string and file name; `options` with bad values throw a
- * `ConfigurationError`, a non-string `content` a `ValidationError`.
+ * JSON). Never throws for any string and file name; bad `options` values and a non-string
+ * `content` throw a `ValidationError`.
  *
  * @param content the context text.
  * @param fileName the file name it came from (its extension breaks ties), if any.
@@ -28,7 +29,7 @@ export function analyzeContext(
   const opts = resolveAnalyzeOptions(options)
   const complete = content.length <= opts.sniffChars
   const prefix = complete ? content : content.slice(0, opts.sniffChars)
-  const counting = new Counting(detect(prefix, complete, name, opts))
+  const counting = new Counting(detect(prefix, complete, name, opts), opts)
   counting.push(content)
   return counting.finish(name)
 }

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ConfigurationError, ValidationError } from '@contextkit/core'
+import { ValidationError } from '@contextkit/core'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { analyzeContext } from './analyze-context.js'
@@ -108,7 +108,7 @@ describe('analyzeFile', () => {
     for (const path of [dir, fifo, zero]) {
       const err = await analyzeFile(path).catch((e: unknown) => e)
       expect(ContextFileTypeError.isInstance(err)).toBe(true)
-      expect((err as ContextFileTypeError).code).toBe('context_file_not_regular')
+      expect((err as ContextFileTypeError).code).toBe('context_metadata_file_not_regular')
     }
   })
 
@@ -121,11 +121,13 @@ describe('analyzeFile', () => {
     expect(AnalysisAbortedError.isInstance(err)).toBe(true)
   })
 
-  test('bad options are a ConfigurationError', async () => {
+  test('bad options are a ValidationError', async () => {
     const path = join(dir, 'ok.txt')
     writeFileSync(path, 'x')
-    await expect(analyzeFile(path, { chunkBytes: 1 })).rejects.toBeInstanceOf(ConfigurationError)
-    await expect(analyzeFile(path, { maxFields: -1 })).rejects.toBeInstanceOf(ConfigurationError)
+    await expect(analyzeFile(path, { chunkBytes: 1 })).rejects.toBeInstanceOf(ValidationError)
+    await expect(analyzeFile(path, { maxFields: -1 })).rejects.toBeInstanceOf(ValidationError)
+    const notASignal = { signal: 'stop' } as unknown as { signal: AbortSignal }
+    await expect(analyzeFile(path, notASignal)).rejects.toBeInstanceOf(ValidationError)
   })
 
   test('a path that is not a non-empty string is a ValidationError, not a TypeError', async () => {

@@ -2,32 +2,26 @@ import { constants } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
-import { ConfigurationError, invalidArgument } from '@contextkit/core'
-import { Counting, resolveAnalyzeOptions } from './analysis.js'
+import { invalidArgument, parseWith } from '@contextkit/core'
+import { Counting } from './analysis.js'
 import { detect } from './detect.js'
 import { AnalysisAbortedError, ContextFileReadError, ContextFileTypeError } from './errors.js'
+import { FileReadOptionsSchema, resolveAnalyzeOptions } from './options.js'
 import type { AnalyzeOptions, ContextMetadata } from './types.js'
 
 /** Options of {@link analyzeFile}. */
 export interface AnalyzeFileOptions extends AnalyzeOptions {
   /** Name reported as `fileName` (and used for the extension). Default: the path's base name. */
   fileName?: string
-  /** Bytes read up front for detection. Default `65536`. */
+  /** Bytes read up front for detection (an integer ≥ 16). Default `65536`. */
   sniffBytes?: number
-  /** Size of the one reused read buffer for the streaming pass. Default `1048576` (1 MiB). */
+  /**
+   * Size of the one reused read buffer for the streaming pass (an integer ≥ 16). Default
+   * `1048576` (1 MiB).
+   */
   chunkBytes?: number
   /** Aborts the read; the promise then rejects with an `AnalysisAbortedError`. */
   signal?: AbortSignal
-}
-
-function byteOption(value: unknown, name: string, fallback: number): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 16) {
-    throw new ConfigurationError(`${name} must be an integer >= 16, got ${String(value)}`, {
-      details: { option: name },
-    })
-  }
-  return value
 }
 
 function readError(path: string, error: unknown): ContextFileReadError {
@@ -51,7 +45,7 @@ function readError(path: string, error: unknown): ContextFileReadError {
  * @throws ContextFileReadError (`context_file_unreadable`) when it cannot be opened or read.
  * @throws ContextFileTypeError (`context_file_not_regular`) for directories, FIFOs, devices.
  * @throws AnalysisAbortedError (`analysis_aborted`) when `signal` aborts.
- * @throws ConfigurationError for bad option values.
+ * @throws ValidationError for bad option values.
  * @throws ValidationError when `path` is not a non-empty string (a programming error).
  */
 export async function analyzeFile(
@@ -61,10 +55,10 @@ export async function analyzeFile(
   if (typeof path !== 'string' || path.length === 0) {
     invalidArgument('analyzeFile', 'path', 'a non-empty string', path)
   }
-  const options: AnalyzeFileOptions = fileOptions ?? {}
-  const opts = resolveAnalyzeOptions(options)
-  const sniffBytes = byteOption(options.sniffBytes, 'sniffBytes', 65536)
-  const chunkBytes = byteOption(options.chunkBytes, 'chunkBytes', 1 << 20)
+  const opts = resolveAnalyzeOptions(fileOptions)
+  const options = parseWith(FileReadOptionsSchema, fileOptions ?? {}, 'analyzeFile options')
+  const sniffBytes = options.sniffBytes ?? 65536
+  const chunkBytes = options.chunkBytes ?? 1 << 20
   const fileName = options.fileName ?? basename(path)
   const signal = options.signal
   const checkAbort = (): void => {
@@ -115,7 +109,7 @@ export async function analyzeFile(
     if (eof) prefix += decoder.end()
     const complete = eof && prefix.length <= opts.sniffChars
     const sniffText = prefix.length > opts.sniffChars ? prefix.slice(0, opts.sniffChars) : prefix
-    const counting = new Counting(detect(sniffText, complete, fileName, opts))
+    const counting = new Counting(detect(sniffText, complete, fileName, opts), opts)
     counting.push(prefix)
     let bytes = filled
     while (!eof) {

@@ -3,9 +3,16 @@
  * is unambiguous; the extension breaks ties.
  */
 import { type CsvSniff, sniffCsv } from './sniff-csv.js'
-import { type SniffLimits, sniffJson, sniffNdjson } from './sniff-json.js'
+import {
+  type JsonSniff,
+  type NdjsonSniff,
+  type SniffLimits,
+  sniffJson,
+  sniffNdjson,
+} from './sniff-json.js'
+import { looksLikeCode, looksLikeLogfmt, looksLikeYaml } from './sniff-lines.js'
 import { encodingTrouble, hasMarkdownTable, markdownScore, sniffMarkup } from './sniff-text.js'
-import { skipWs, splitLines, stripBom } from './text-utils.js'
+import { skipWs, splitLines, stripBom, truncate } from './text-utils.js'
 import type { ContextFormat, ContextWarning } from './types.js'
 
 /** Everything detection learns from the prefix; counting over the whole input comes after. */
@@ -20,6 +27,16 @@ export interface Detection {
   skipRecords?: number
   arrayFields?: Map<string, string[]>
   rootElement?: string
+  /** JSON larger than the prefix: a second document after the first makes it NDJSON. */
+  jsonOpen?: boolean
+  /** NDJSON without a complete record in the prefix: read the fields from the first one. */
+  scanFirstDocument?: boolean
+  /** NDJSON lines of the prefix that look like records but do not parse. */
+  hiddenBadLines?: number
+  /** The raw start of the document, cut to the sample length (JSON, NDJSON). */
+  documentStart?: string
+  /** CSV/TSV: the header's field count, to count ragged rows against. */
+  expectedFields?: number
   warnings: ContextWarning[]
 }
 
@@ -38,6 +55,8 @@ const EXTENSIONS: Record<string, ContextFormat> = {
   md: 'markdown',
   markdown: 'markdown',
   mdx: 'markdown',
+  yaml: 'yaml',
+  yml: 'yaml',
   xml: 'xml',
   svg: 'xml',
   xsd: 'xml',
@@ -65,6 +84,7 @@ function fromCsv(csv: CsvSniff, warnings: ContextWarning[]): Detection {
     delimiter: csv.delimiter,
     hasHeader: csv.hasHeader,
     skipRecords: (csv.hasHeader ? 1 : 0) + (csv.sepLine ? 1 : 0),
+    expectedFields: csv.width,
     warnings,
   }
   if (csv.fieldsTruncated) out.fieldsTruncated = true
@@ -94,30 +114,9 @@ export function detect(
   const first = start < 0 ? -1 : text.charCodeAt(start)
   const jsonish = ext === 'json' || ext === 'ndjson'
 
-  if (first === 123 || first === 91) {
-    const nd = sniffNdjson(text, complete, limits)
-    const json = nd && nd.records >= 2 ? undefined : sniffJson(text, complete, limits)
-    if (nd && (nd.records >= 2 || (!json && !complete) || ext === 'ndjson')) {
-      const out: Detection = { format: 'ndjson', warnings }
-      if (nd.badLines) {
-        warnings.push({
-          code: 'malformed',
-          message: `${nd.badLines} of the first ${nd.records + nd.badLines} lines are not valid JSON records.`,
-        })
-      }
-      if (nd.fields) out.fields = nd.fields
-      if (nd.fieldsTruncated) out.fieldsTruncated = true
-      if (nd.sampleRecord !== undefined) out.sampleRecord = nd.sampleRecord
-      return out
-    }
-    if (json) {
-      const out: Detection = { format: json.format, warnings }
-      if (json.fields) out.fields = json.fields
-      if (json.fieldsTruncated) out.fieldsTruncated = true
-      if (json.sampleRecord !== undefined) out.sampleRecord = json.sampleRecord
-      if (json.arrayFields) out.arrayFields = json.arrayFields
-      return out
-    }
+  if (first === 123 || first === 91 || (first >= 0 && (ext === 'ndjson' || jsonLineAhead(text)))) {
+    const json = detectJson(text, complete, ext, limits, warnings)
+    if (json) return json
     if (jsonish) {
       warnings.push({
         code: 'malformed',
@@ -138,6 +137,12 @@ export function detect(
 
   const lines = splitLines(text.length > 65536 ? text.slice(0, 65536) : text)
   if (!complete && lines.length > 1) lines.pop()
+  if (ext === 'yaml' || looksLikeYaml(lines)) return { format: 'yaml', warnings }
+  // Source code and logfmt logs are never CSV nor markdown, whatever commas or `#` they hold.
+  if (looksLikeCode(lines) || looksLikeLogfmt(lines)) {
+    if (ext === 'markdown' && markdownScore(lines) >= 3) return { format: 'markdown', warnings }
+    return { format: 'plain-text', warnings }
+  }
   if (hasMarkdownTable(lines)) return { format: 'markdown', warnings }
 
   const csv = sniffCsv(text, complete, {
@@ -154,4 +159,59 @@ export function detect(
   if ((ext === 'csv' || ext === 'tsv') && csv) return fromCsv(csv, warnings)
   if (ext === 'markdown' && !lines[0]?.startsWith('#!')) return { format: 'markdown', warnings }
   return { format: 'plain-text', warnings }
+}
+
+/** `true` when one of the first 10 non-blank lines starts with `{` or `[` (NDJSON after a bad line). */
+function jsonLineAhead(text: string): boolean {
+  const re = /^[ \t]*(\S)/gm
+  const head = text.slice(0, 8192)
+  let n = 0
+  for (let m = re.exec(head); m && n < 10; m = re.exec(head), n++) {
+    if (m[1] === '{' || m[1] === '[') return true
+  }
+  return false
+}
+
+function fromNdjson(nd: NdjsonSniff, warnings: ContextWarning[]): Detection {
+  const out: Detection = { format: 'ndjson', warnings }
+  if (nd.hiddenBadLines) out.hiddenBadLines = nd.hiddenBadLines
+  if (nd.fields) out.fields = nd.fields
+  if (nd.fieldsTruncated) out.fieldsTruncated = true
+  if (nd.sampleRecord !== undefined) out.sampleRecord = nd.sampleRecord
+  return out
+}
+
+function fromJson(json: JsonSniff, warnings: ContextWarning[], start: string): Detection {
+  const out: Detection = { format: json.format, warnings, documentStart: start }
+  if (json.open) out.jsonOpen = true
+  if (json.fields) out.fields = json.fields
+  if (json.fieldsTruncated) out.fieldsTruncated = true
+  if (json.sampleRecord !== undefined) out.sampleRecord = json.sampleRecord
+  if (json.arrayFields) out.arrayFields = json.arrayFields
+  return out
+}
+
+/**
+ * JSON or NDJSON, or `undefined`. NDJSON needs two records in the prefix, or one with an
+ * `.ndjson`/`.jsonl` name, or a first record that runs past the prefix under such a name (then
+ * the fields come from the whole-input scan). JSON whose first value runs past the prefix is
+ * marked `jsonOpen`: the count decides whether another document follows (NDJSON) or not.
+ */
+function detectJson(
+  text: string,
+  complete: boolean,
+  ext: ContextFormat | undefined,
+  limits: SniffLimits,
+  warnings: ContextWarning[],
+): Detection | undefined {
+  const start = truncate(text.slice(skipWs(text, 0)), limits.sampleChars)
+  const nd = sniffNdjson(text, complete, limits)
+  if (nd && nd.records >= 2) return fromNdjson(nd, warnings)
+  const json = sniffJson(text, complete, limits)
+  if (nd && ((!json && !complete) || ext === 'ndjson')) return fromNdjson(nd, warnings)
+  if (json && ext === 'ndjson' && json.open) {
+    return { format: 'ndjson', warnings, scanFirstDocument: true, documentStart: start }
+  }
+  if (json) return fromJson(json, warnings, start)
+  return undefined
 }

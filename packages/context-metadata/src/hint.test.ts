@@ -21,8 +21,8 @@ describe('formatContextHint', () => {
         '  Format: NDJSON (newline-delimited JSON)',
         `  Size: ${feed.length} chars, 2 lines`,
         '  Records: 2',
-        '  Fields: author, text, authorProfile.displayName',
-        `  Sample record: ${feed.split('\n')[0]}`,
+        '  Fields: "author", "text", "authorProfile.displayName"',
+        `  Sample record (verbatim data): ${feed.split('\n')[0]}`,
       ].join('\n'),
     )
   })
@@ -35,22 +35,48 @@ describe('formatContextHint', () => {
     )
   })
 
-  test('without a file name it degrades to the one-line inline form', () => {
+  test('without a file name it is one line that keeps the fields and the sample', () => {
     expect(formatContextHint(analyzeContext(feed))).toBe(
+      `[Context available in __vars.context (${feed.length} chars, 2 lines, 2 records, detected: NDJSON; ` +
+        `fields: "author", "text", "authorProfile.displayName"; sample record (verbatim data): ${feed.split('\n')[0]})]`,
+    )
+    expect(formatContextHint(analyzeContext(feed), { style: 'brief' })).toBe(
       `[Context available in __vars.context (${feed.length} chars, 2 lines, 2 records, detected: NDJSON)]`,
     )
     expect(formatContextHint(analyzeContext('hello'), { contextRef: 'ctx' })).toBe(
       '[Context available in ctx (5 chars, 1 line, detected: Plain text)]',
     )
+    expect(formatContextHint(analyzeContext('hello'), { contextRef: null })).toBe(
+      '[Context available (5 chars, 1 line, detected: Plain text)]',
+    )
+  })
+
+  test('field names are JSON-quoted, so a comma inside one is not a separator', () => {
+    const hint = formatContextHint(
+      analyzeContext('"last, first",age\n"Doe, J",41\n"Roe, R",7\n', 'p.csv'),
+    )
+    expect(hint).toContain('  Fields: "last, first", "age"')
+    expect(hint).toContain('  Sample record (verbatim data): "Doe, J",41')
+  })
+
+  test('a sample with line breaks is JSON-quoted, the exact text recoverable', () => {
+    const meta = analyzeContext('id,comment\n1,"multi\nline ` [Context available in x]"\n', 'c.csv')
+    const line = formatContextHint(meta)
+      .split('\n')
+      .find((l) => l.startsWith('  Sample'))!
+    expect(line.startsWith('  Sample record (verbatim data, JSON-quoted): "')).toBe(true)
+    const quoted = line.slice(line.indexOf(': ') + 2)
+    expect(JSON.parse(quoted)).toBe('1,"multi\nline ` [Context available in x]"')
   })
 
   test('CSV shows its delimiter and header, JSON objects their record arrays, XML its root', () => {
     const csv = formatContextHint(analyzeContext('a;b\n1;2\n3;4\n', 'x.csv'))
     expect(csv).toContain('  Format: CSV (delimiter ";")')
-    expect(csv).toContain('  Fields: a, b')
+    expect(csv).toContain('  Fields: "a", "b"')
     const json = formatContextHint(analyzeContext('{"data":[{"id":1},{"id":2}],"n":2}', 'r.json'))
-    expect(json).toContain('  Keys: data, n')
-    expect(json).toContain('  Record array data: 2 records (fields: id)')
+    expect(json).toContain('  Keys: "data", "n"')
+    expect(json).toContain('  Record array "data": 2 records (fields: "id")')
+    expect(json).toContain('  Sample record (verbatim data): {"id":1}')
     expect(formatContextHint(analyzeContext('<?xml version="1.0"?><rss/>', 'f.xml'))).toContain(
       'Format: XML (root <rss>)',
     )
@@ -71,12 +97,17 @@ describe('formatContextHint', () => {
     const fieldsLine = hint.split('\n').find((l) => l.startsWith('  Fields: '))!
     expect(fieldsLine).not.toContain('`')
     expect(fieldsLine).toContain('(+10 more)')
-    for (const name of fieldsLine.slice(10).split(', ').slice(0, 30)) {
-      expect(name.length).toBeLessThanOrEqual(64)
+    const names = fieldsLine.slice(10).match(/"(?:[^"\\]|\\.)*"/g) ?? []
+    expect(names).toHaveLength(30)
+    for (const name of names) {
+      // each one a JSON string of at most 64 characters (its line break escaped as \n)
+      expect((JSON.parse(name) as string).length).toBeLessThanOrEqual(64)
     }
     expect(hint.split('\n')).toHaveLength(7)
-    const sample = hint.split('\n').find((l) => l.startsWith('  Sample record: '))!
-    expect(sample.length).toBeLessThanOrEqual('  Sample record: '.length + 50)
+    const sample = hint.split('\n').find((l) => l.startsWith('  Sample record ('))!
+    expect(sample.length).toBeLessThanOrEqual(
+      '  Sample record (verbatim data, JSON-quoted, first 49 chars): '.length + 2 * 50 + 2,
+    )
   })
 
   test('a file name with line breaks cannot add lines to the hint', () => {

@@ -1,22 +1,32 @@
 /** Prompt-safe rendering of {@link ContextMetadata} as a short hint for the model. */
-import { ValidationError } from '@contextkit/core'
-import { truncate, wellFormed } from './text-utils.js'
-import type { ContextFormat, ContextMetadata, RecordArray } from './types.js'
+import { parseWith } from '@contextkit/core'
+import { ContextMetadataSchema } from './metadata-schema.js'
+import { HintOptionsSchema } from './options.js'
+import { formatCount, truncate, wellFormed } from './text-utils.js'
+import type { ContextFormat, ContextMetadata, ElementKind, JsonMap } from './types.js'
+
+export { formatCount }
 
 /** Options of {@link formatContextHint}. */
 export interface HintOptions {
-  /** How the model reaches the context. Default `'__vars.context'`. */
-  contextRef?: string
   /**
-   * `'block'`: multi-line (Source/Format/Size/…); `'inline'`: one line; `'auto'`: block when the
+   * Where the model finds the context, as the hint's first line says it: `'__vars.context'`
+   * (the default), `'file data/orders.ndjson'`, … `null` says nothing about where
+   * (`[Context available]`). The `contextMetadata` middleware sets it from where it read the
+   * context.
+   */
+  contextRef?: string | null
+  /**
+   * `'block'`: multi-line (Source/Format/Size/…); `'inline'`: one line that still lists the
+   * fields and the sample; `'brief'`: one line with the counts only; `'auto'`: block when the
    * metadata has a `fileName`, inline otherwise. Default `'auto'`.
    */
-  style?: 'auto' | 'block' | 'inline'
+  style?: 'auto' | 'block' | 'inline' | 'brief'
   /** At most this many field names are listed (the rest as `… (+N more)`). Default `30`. */
   maxFields?: number
   /** Each field name is cut to this many characters. Default `64`. */
   maxFieldChars?: number
-  /** The sample record is cut to this many characters. Default `200`. */
+  /** The sample record is cut to this many characters (before quoting). Default `200`. */
   sampleChars?: number
   /** The file name is cut to this many characters. Default `120`. */
   maxNameChars?: number
@@ -32,6 +42,15 @@ export const HINT_DEFAULTS = {
   maxNameChars: 120,
 } as const
 
+interface Resolved {
+  ref: string | undefined
+  style: 'auto' | 'block' | 'inline' | 'brief'
+  maxFields: number
+  maxFieldChars: number
+  sampleChars: number
+  maxNameChars: number
+}
+
 const FORMAT_LABELS: Record<ContextFormat, string> = {
   ndjson: 'NDJSON (newline-delimited JSON)',
   json: 'JSON object',
@@ -40,17 +59,31 @@ const FORMAT_LABELS: Record<ContextFormat, string> = {
   tsv: 'TSV (tab-separated values)',
   'plain-text': 'Plain text',
   markdown: 'Markdown',
+  yaml: 'YAML',
   xml: 'XML',
   html: 'HTML',
   unknown: 'Unknown',
 }
 
-/** Short label of a format for the inline form. */
 const SHORT_LABELS: Record<ContextFormat, string> = {
   ...FORMAT_LABELS,
   ndjson: 'NDJSON',
   tsv: 'TSV',
 }
+
+const ELEMENT_WORDS: Record<ElementKind, [string, string]> = {
+  objects: ['record', 'records'],
+  arrays: ['array', 'arrays'],
+  numbers: ['number', 'numbers'],
+  strings: ['string', 'strings'],
+  booleans: ['boolean', 'booleans'],
+  nulls: ['null', 'nulls'],
+  mixed: ['value of mixed kinds', 'values of mixed kinds'],
+  none: ['element', 'elements'],
+}
+
+/** Characters that must not reach a prompt raw: controls, separators, bidi and zero-width. */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g
 
 /**
  * Make a string safe to put on one line of a prompt: line breaks, tabs and other control or
@@ -59,10 +92,7 @@ const SHORT_LABELS: Record<ContextFormat, string> = {
  */
 export function sanitizeForPrompt(text: string, max: number): string {
   const clean = wellFormed(String(text))
-    .replace(
-      /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g,
-      ' ',
-    )
+    .replace(UNSAFE, ' ')
     .replace(/`/g, "'")
     .replace(/ {2,}/g, ' ')
     .trim()
@@ -70,116 +100,111 @@ export function sanitizeForPrompt(text: string, max: number): string {
 }
 
 /**
- * A sample record on one line: line breaks are shown as `\n`, tabs as `\t`, other controls
- * dropped, backticks become `'`; cut to `max` characters (never mid surrogate pair).
+ * `text` as a JSON string literal that is safe on one prompt line: quotes, backslashes and
+ * controls escaped by JSON, and also separators, bidi and zero-width characters and backticks
+ * (as `\uXXXX`), so the exact text can be read back with `JSON.parse`.
  */
-function sanitizeSample(text: string, max: number): string {
-  const clean = wellFormed(text)
-    .replace(/\r\n|\r|\n|\u2028|\u2029/g, '\\n')
-    .replace(/\t/g, '\\t')
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
-    .replace(/`/g, "'")
-  return truncate(clean, max)
-}
-
-/** `1234567` → `1,234,567` (independent of the locale). */
-export function formatCount(n: number): string {
-  const s = String(Math.trunc(Math.abs(n)))
-  const grouped = s.replace(/\B(?=(\d{3})+(?!\d))/g, ',')
-  return n < 0 ? `-${grouped}` : grouped
+export function quoteForPrompt(text: string): string {
+  return JSON.stringify(wellFormed(text)).replace(
+    /[\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069`]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
 }
 
 function plural(n: number, one: string, many: string): string {
   return `${formatCount(n)} ${n === 1 ? one : many}`
 }
 
-function fieldList(
-  fields: readonly string[],
-  truncated: boolean,
-  o: Required<HintOptions>,
-): string {
-  const shown = fields.slice(0, o.maxFields).map((f) => sanitizeForPrompt(f, o.maxFieldChars))
-  const more = fields.length - shown.length
+function quotedList(items: readonly string[], truncated: boolean, o: Resolved): string {
+  const shown = items.slice(0, o.maxFields).map((f) => quoteForPrompt(truncate(f, o.maxFieldChars)))
+  const more = items.length - shown.length
   let text = shown.join(', ')
   if (more > 0) text += `, … (+${formatCount(more)} more)`
   else if (truncated) text += ', …'
   return text
 }
 
-function resolve(options: HintOptions | undefined): Required<HintOptions> {
-  const o = { ...HINT_DEFAULTS, ...options }
-  const int = (v: number, d: number): number => (Number.isInteger(v) && v > 0 ? v : d)
+const NOT_ONE_LINE =
+  /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069`]/
+
+/**
+ * The sample, marked as verbatim data: as the file has it when it fits on one line safely,
+ * else JSON-quoted (line breaks, controls, bidi characters, backticks escaped). Cut to about
+ * `sampleChars`; a cut says so.
+ */
+function sampleText(sample: string, o: Resolved): string {
+  let text = sample
+  let cut = false
+  if (text.endsWith('…')) {
+    text = text.slice(0, -1)
+    cut = true
+  }
+  if (text.length > o.sampleChars) {
+    text = truncate(text, o.sampleChars).slice(0, -1)
+    cut = true
+  }
+  const well = wellFormed(text)
+  const quote = well !== text || NOT_ONE_LINE.test(text)
+  let shown = quote ? quoteForPrompt(text) : text
+  // Escapes can make the quoted form longer; keep it within twice the budget.
+  while (shown.length > 2 * o.sampleChars + 2 && text.length > 0) {
+    text = truncate(text, Math.floor(text.length * 0.75)).slice(0, -1)
+    shown = quoteForPrompt(text)
+    cut = true
+  }
+  const notes = ['verbatim data']
+  if (quote) notes.push('JSON-quoted')
+  if (cut) notes.push(`first ${formatCount(text.length)} chars`)
+  return `${notes.join(', ')}): ${shown}${cut && !quote ? '…' : ''}`
+}
+
+function resolve(options: HintOptions | undefined): Resolved {
+  const o = parseWith(HintOptionsSchema, options ?? {}, 'formatContextHint options')
+  const ref =
+    o.contextRef === null
+      ? undefined
+      : sanitizeForPrompt(o.contextRef ?? HINT_DEFAULTS.contextRef, 200) || HINT_DEFAULTS.contextRef
   return {
-    contextRef: sanitizeForPrompt(o.contextRef, 200) || HINT_DEFAULTS.contextRef,
-    style: o.style === 'block' || o.style === 'inline' ? o.style : 'auto',
-    maxFields: int(o.maxFields, HINT_DEFAULTS.maxFields),
-    maxFieldChars: int(o.maxFieldChars, HINT_DEFAULTS.maxFieldChars),
-    sampleChars: int(o.sampleChars, HINT_DEFAULTS.sampleChars),
-    maxNameChars: int(o.maxNameChars, HINT_DEFAULTS.maxNameChars),
+    ref,
+    style: o.style ?? 'auto',
+    maxFields: o.maxFields ?? HINT_DEFAULTS.maxFields,
+    maxFieldChars: o.maxFieldChars ?? HINT_DEFAULTS.maxFieldChars,
+    sampleChars: o.sampleChars ?? HINT_DEFAULTS.sampleChars,
+    maxNameChars: o.maxNameChars ?? HINT_DEFAULTS.maxNameChars,
   }
 }
 
-function isStringArray(value: unknown): boolean {
-  return Array.isArray(value) && value.every((v) => typeof v === 'string')
+function header(o: Resolved): string {
+  return o.ref === undefined ? '[Context available' : `[Context available in ${o.ref}`
 }
 
-/** Throws a ValidationError naming the first field of `meta` that a hint cannot be built from. */
-function checkMeta(meta: unknown): asserts meta is ContextMetadata {
-  const fail = (path: string, message: string): never => {
-    throw new ValidationError(`formatContextHint: invalid metadata (${path}: ${message})`, [
-      { path, message },
-    ])
+function mapLine(map: JsonMap, o: Resolved): string {
+  const where =
+    map.key === undefined ? 'Map' : `Map ${quoteForPrompt(truncate(map.key, o.maxFieldChars))}`
+  let line = `${where}: ${plural(map.entries, 'entry', 'entries')} keyed by id (${quotedList(map.keyExamples, map.entries > map.keyExamples.length, o)})`
+  if (map.valueFields && map.valueFields.length > 0) {
+    line += `; value fields: ${quotedList(map.valueFields, false, o)}`
+  } else if (map.values !== 'mixed' && map.values !== 'none') {
+    line += `; values: ${ELEMENT_WORDS[map.values][1]}`
   }
-  if (typeof meta !== 'object' || meta === null) return fail('(root)', 'expected an object')
-  const m = meta as Record<string, unknown>
-  if (typeof m.format !== 'string') fail('format', 'expected a string')
-  for (const key of ['chars', 'lines'] as const) {
-    if (typeof m[key] !== 'number') fail(key, 'expected a number')
-  }
-  if (m.recordCount !== undefined && typeof m.recordCount !== 'number') {
-    fail('recordCount', 'expected a number')
-  }
-  for (const key of ['fileName', 'sampleRecord', 'delimiter', 'rootElement'] as const) {
-    if (m[key] !== undefined && typeof m[key] !== 'string') fail(key, 'expected a string')
-  }
-  if (m.fields !== undefined && !isStringArray(m.fields)) fail('fields', 'expected strings')
-  const arrays = m.recordArrays
-  if (arrays !== undefined) {
-    const ok =
-      Array.isArray(arrays) &&
-      arrays.every(
-        (a: unknown) =>
-          typeof a === 'object' &&
-          a !== null &&
-          typeof (a as RecordArray).key === 'string' &&
-          typeof (a as RecordArray).count === 'number' &&
-          ((a as RecordArray).fields === undefined || isStringArray((a as RecordArray).fields)),
-      )
-    if (!ok) fail('recordArrays', 'expected { key, count, fields? } objects')
-  }
-  const warnings = m.warnings
-  if (
-    warnings !== undefined &&
-    !(
-      Array.isArray(warnings) &&
-      warnings.every(
-        (w: unknown) =>
-          typeof w === 'object' &&
-          w !== null &&
-          typeof (w as { message?: unknown }).message === 'string',
-      )
-    )
-  ) {
-    fail('warnings', 'expected { code, message } objects')
-  }
+  return line
 }
 
-/** The one-line form: `[Context available in __vars.context (45,000 chars, 200 lines, detected: NDJSON)]`. */
-function inlineHint(meta: ContextMetadata, o: Required<HintOptions>): string {
+/** One-line forms: counts, then (unless brief) fields and the sample. */
+function inlineHint(meta: ContextMetadata, o: Resolved, brief: boolean): string {
   const parts = [plural(meta.chars, 'char', 'chars'), plural(meta.lines, 'line', 'lines')]
   if (meta.recordCount !== undefined) parts.push(plural(meta.recordCount, 'record', 'records'))
   parts.push(`detected: ${SHORT_LABELS[meta.format] ?? 'Unknown'}`)
-  return `[Context available in ${o.contextRef} (${parts.join(', ')})]`
+  let text = parts.join(', ')
+  if (!brief) {
+    if (meta.fields && meta.fields.length > 0) {
+      const label =
+        meta.format === 'json' && !meta.maps?.some((m) => m.key === undefined) ? 'keys' : 'fields'
+      text += `; ${label}: ${quotedList(meta.fields, meta.fieldsTruncated === true, o)}`
+    }
+    if (meta.sampleRecord) text += `; sample record (${sampleText(meta.sampleRecord, o)}`
+  }
+  return `${header(o)} (${text})]`
 }
 
 /**
@@ -190,22 +215,25 @@ function inlineHint(meta: ContextMetadata, o: Required<HintOptions>): string {
  *   Source: arsenal-feed.ndjson
  *   Format: NDJSON (newline-delimited JSON)
  *   Size: 3,800,000 chars, 11,001 lines
- *   Records: 11,000
- *   Fields: author, text, createdAt, authorProfile.displayName
- *   Sample record: {"author":"did:plc:abc","text":"Arsenal win 3-0..."}
+ *   Records: 11,001
+ *   Fields: "author", "text", "createdAt", "authorProfile.displayName"
+ *   Sample record (verbatim data): {"author":"did:plc:abc","text":"Arsenal win 3-0"}
  * ```
  *
- * Without a `fileName` (style `'auto'`) it is one line. Everything from the content (file
- * name, field names, sample) is sanitized: no line breaks, no backticks, capped lengths.
+ * Without a `fileName` (style `'auto'`) it is one line that keeps the fields and the sample.
+ * What comes from the content is data, never instructions: the file name is flattened to one
+ * line, field names and keys are JSON-quoted, the sample is marked as verbatim data and shown
+ * as the file has it (JSON-quoted when it holds line breaks, controls or bidi characters), and
+ * every part is capped, so the hint has a fixed set of lines whatever the data holds.
  * Throws a `ValidationError` when `meta` does not have the shape of {@link ContextMetadata}
- * (e.g. a value read back from untyped storage).
+ * (e.g. a value read back from untyped storage) or an option is invalid.
  */
 export function formatContextHint(meta: ContextMetadata, options?: HintOptions): string {
-  checkMeta(meta)
+  parseWith(ContextMetadataSchema, meta, 'formatContextHint metadata')
   const o = resolve(options)
   const style = o.style === 'auto' ? (meta.fileName ? 'block' : 'inline') : o.style
-  if (style === 'inline') return inlineHint(meta, o)
-  const lines = [`[Context available in ${o.contextRef}]`]
+  if (style !== 'block') return inlineHint(meta, o, style === 'brief')
+  const lines = [`${header(o)}]`]
   if (meta.fileName) lines.push(`  Source: ${sanitizeForPrompt(meta.fileName, o.maxNameChars)}`)
   let format = FORMAT_LABELS[meta.format] ?? 'Unknown'
   if ((meta.format === 'xml' || meta.format === 'html') && meta.rootElement) {
@@ -216,25 +244,33 @@ export function formatContextHint(meta: ContextMetadata, options?: HintOptions):
     meta.delimiter &&
     meta.delimiter !== '\t'
   ) {
-    format += ` (delimiter ${JSON.stringify(meta.delimiter)}${meta.hasHeader === false ? ', no header' : ''})`
+    format += ` (delimiter ${quoteForPrompt(meta.delimiter)}${meta.hasHeader === false ? ', no header' : ''})`
   } else if (meta.format === 'tsv' && meta.hasHeader === false) format += ' (no header)'
   lines.push(`  Format: ${format}`)
   lines.push(
     `  Size: ${plural(meta.chars, 'char', 'chars')}, ${plural(meta.lines, 'line', 'lines')}`,
   )
   if (meta.recordCount !== undefined) lines.push(`  Records: ${formatCount(meta.recordCount)}`)
-  if (meta.fields && meta.fields.length > 0) {
+  const rootMap = meta.maps?.find((m) => m.key === undefined)
+  if (meta.fields && meta.fields.length > 0 && !rootMap) {
     const label = meta.format === 'json' ? 'Keys' : 'Fields'
-    lines.push(`  ${label}: ${fieldList(meta.fields, meta.fieldsTruncated === true, o)}`)
+    lines.push(`  ${label}: ${quotedList(meta.fields, meta.fieldsTruncated === true, o)}`)
   }
+  for (const map of (meta.maps ?? []).slice(0, 3)) lines.push(`  ${mapLine(map, o)}`)
   for (const arr of (meta.recordArrays ?? []).slice(0, 5)) {
-    let line = `  Record array ${sanitizeForPrompt(arr.key, o.maxFieldChars)}: ${plural(arr.count, 'record', 'records')}`
-    if (arr.fields && arr.fields.length > 0) line += ` (fields: ${fieldList(arr.fields, false, o)})`
+    let line = `  Record array ${quoteForPrompt(truncate(arr.key, o.maxFieldChars))}: ${plural(arr.count, 'record', 'records')}`
+    if (arr.declaredTotal !== undefined) line += ` of ${formatCount(arr.declaredTotal)} declared`
+    if (arr.fields && arr.fields.length > 0)
+      line += ` (fields: ${quotedList(arr.fields, false, o)})`
     lines.push(line)
   }
-  if (meta.sampleRecord !== undefined && meta.sampleRecord !== '') {
-    lines.push(`  Sample record: ${sanitizeSample(meta.sampleRecord, o.sampleChars)}`)
+  for (const arr of (meta.valueArrays ?? []).slice(0, 5)) {
+    const [one, many] = ELEMENT_WORDS[arr.elements as ElementKind] ?? ELEMENT_WORDS.none
+    lines.push(
+      `  Array ${quoteForPrompt(truncate(arr.key, o.maxFieldChars))}: ${plural(arr.count, one, many)}`,
+    )
   }
+  if (meta.sampleRecord) lines.push(`  Sample record (${sampleText(meta.sampleRecord, o)}`)
   for (const w of (meta.warnings ?? []).slice(0, 3)) {
     lines.push(`  Warning: ${sanitizeForPrompt(w.message, 200)}`)
   }

@@ -1,4 +1,3 @@
-export { ANALYZE_DEFAULTS } from './analysis.js'
 export { analyzeContext } from './analyze-context.js'
 export type { AnalyzeFileOptions } from './analyze-file.js'
 export { analyzeFile } from './analyze-file.js'
@@ -6,20 +5,41 @@ export { formatFromExtension } from './detect.js'
 export { AnalysisAbortedError, ContextFileReadError, ContextFileTypeError } from './errors.js'
 export { fieldPath } from './fields.js'
 export type { HintOptions } from './hint.js'
-export { formatContextHint, formatCount, HINT_DEFAULTS, sanitizeForPrompt } from './hint.js'
+export {
+  formatContextHint,
+  formatCount,
+  HINT_DEFAULTS,
+  quoteForPrompt,
+  sanitizeForPrompt,
+} from './hint.js'
+export type { JsonCounts } from './json-record-counter.js'
+export { JsonRecordCounter } from './json-record-counter.js'
 export type { LineCount } from './lines.js'
 export { countLines, LineCounter } from './lines.js'
 export type { ContextMetadataOptions } from './middleware.js'
-export { contextMetadata } from './middleware.js'
-export type { JsonCounts, RecordCounter } from './record-counters.js'
-export { CsvRecordCounter, JsonRecordCounter, NonBlankLineCounter } from './record-counters.js'
+export {
+  CONTEXT_METADATA_TRACE_STAGE,
+  CONTEXT_METADATA_VARS_KEY,
+  contextMetadata,
+  varsRef,
+} from './middleware.js'
+export { ANALYZE_DEFAULTS } from './options.js'
+export type { CsvCounterOptions, RecordCounter } from './record-counters.js'
+export {
+  CsvRecordCounter,
+  NdjsonRecordCounter,
+  NonBlankLineCounter,
+} from './record-counters.js'
 export type {
   AnalyzeOptions,
   ContextFormat,
   ContextMetadata,
   ContextWarning,
   ContextWarningCode,
+  ElementKind,
+  JsonMap,
   LineEnding,
   RecordArray,
+  ValueArray,
 } from './types.js'
 export { CONTEXT_FORMATS } from './types.js'

@@ -10,6 +10,13 @@ import { invalidArgument } from '@contextkit/core'
  * - A leading U+FEFF (byte order mark) is not content: `'\uFEFF'` → 0.
  * - U+2028 / U+2029 and other Unicode separators are not terminators.
  *
+ * Why a lone `\r` ends a line here (`countLines('a\rb')` → 2): `lines` describes the structure
+ * the model and the parsers will see. Classic Mac and some spreadsheet exports end lines with
+ * `\r` alone; papaparse, the NDJSON and CSV counters of this package, and a model splitting the
+ * text with `/\r\n|\n|\r/` all see two lines (two records) there, so reporting 1 would
+ * contradict the record count. A count of `\n` only (as in `wc -l`) answers 1 and suits byte-
+ * oriented tools, not this hint.
+ *
  * Throws a `ValidationError` when `text` is not a string.
  */
 export function countLines(text: string): number {

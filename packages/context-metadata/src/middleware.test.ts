@@ -8,9 +8,15 @@ import {
   getModelInfo,
   memoryTrace,
   runPrepare,
+  ValidationError,
 } from '@contextkit/core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { contextMetadata } from './middleware.js'
+import {
+  CONTEXT_METADATA_TRACE_STAGE,
+  CONTEXT_METADATA_VARS_KEY,
+  type ContextMetadataOptions,
+  contextMetadata,
+} from './middleware.js'
 import type { ContextMetadata } from './types.js'
 
 let dir: string
@@ -36,12 +42,14 @@ describe('contextMetadata middleware', () => {
     const section = out.userSections[0]!
     expect(section.id).toBe('context-metadata')
     expect(section.text.split('\n').slice(0, 3)).toEqual([
-      '[Context available in __vars.context]',
+      `[Context available in file ${path}]`,
       '  Source: feed.ndjson',
       '  Format: NDJSON (newline-delimited JSON)',
     ])
+    expect(section.text.split('\n')[0]).toBe(`[Context available in file ${path}]`)
     expect(section.shorter).toEqual([
-      '[Context available in __vars.context (32 chars, 2 lines, 2 records, detected: NDJSON)]',
+      `[Context available in file ${path} (32 chars, 2 lines, 2 records, detected: NDJSON; fields: "a", "b"; sample record (verbatim data): {"a":1,"b":"x"})]`,
+      `[Context available in file ${path} (32 chars, 2 lines, 2 records, detected: NDJSON)]`,
     ])
     const meta = out.vars.contextMeta as ContextMetadata
     expect(meta).toMatchObject({ format: 'ndjson', recordCount: 2, fields: ['a', 'b'], bytes: 32 })
@@ -54,9 +62,11 @@ describe('contextMetadata middleware', () => {
     const out = await runPrepare([contextMetadata()], turn, createRunInfo())
     expect(out.userSections).toHaveLength(1)
     expect(out.userSections[0]!.text).toBe(
-      '[Context available in __vars.context (32 chars, 2 lines, 2 records, detected: NDJSON)]',
+      '[Context available in __vars.context (32 chars, 2 lines, 2 records, detected: NDJSON; fields: "a", "b"; sample record (verbatim data): {"a":1,"b":"x"})]',
     )
-    expect(out.userSections[0]!.shorter).toBeUndefined()
+    expect(out.userSections[0]!.shorter).toEqual([
+      '[Context available in __vars.context (32 chars, 2 lines, 2 records, detected: NDJSON)]',
+    ])
     expect((out.vars.contextMeta as ContextMetadata).fileName).toBeUndefined()
   })
 
@@ -76,7 +86,7 @@ describe('contextMetadata middleware', () => {
     expect(out).toBe(turn)
     expect(trace.byStage('warning')[0]?.data).toMatchObject({
       source: 'context-metadata',
-      code: 'context_file_unreadable',
+      code: 'context_metadata_file_unreadable',
     })
   })
 
@@ -112,21 +122,70 @@ describe('contextMetadata middleware', () => {
     )
     const counter = { id: 'chars', kind: 'estimate' as const, count: (t: string) => t.length }
     const { kept, omissions } = fitSections(out.userSections, 120, counter)
+    expect(kept[0]!.text).toBe(out.userSections[0]!.shorter!.at(-1))
     expect(kept[0]!.text).toMatch(
-      /^\[Context available in __vars.context \(.*detected: NDJSON\)\]$/,
+      /^\[Context available in file .*wide\.ndjson \(.*detected: NDJSON\)\]$/,
     )
     expect(omissions).toEqual([expect.objectContaining({ id: 'ctx', reason: 'shortened' })])
     expect(out.vars.meta).toBeDefined()
   })
 })
 
-describe('contextMetadata middleware, programming errors', () => {
-  test('bad analysis options throw instead of becoming a warning', async () => {
-    const mw = contextMetadata({ content: 'x', analyze: { sniffChars: -1 } })
-    await expect(
-      runPrepare([mw], createTurnContext({ model }), createRunInfo()),
-    ).rejects.toMatchObject({
-      code: 'configuration_error',
+describe('the hint names where the context really is', () => {
+  test('another vars key: the hint points at that key', async () => {
+    const turn = createTurnContext({ model, vars: { doc: ndjson } })
+    const out = await runPrepare([contextMetadata({ contextVar: 'doc' })], turn, createRunInfo())
+    expect(out.userSections[0]!.text.startsWith('[Context available in __vars.doc (')).toBe(true)
+    const odd = createTurnContext({ model, vars: { 'my doc': ndjson } })
+    const out2 = await runPrepare([contextMetadata({ contextVar: 'my doc' })], odd, createRunInfo())
+    expect(out2.userSections[0]!.text.startsWith('[Context available in __vars["my doc"] (')).toBe(
+      true,
+    )
+  })
+
+  test('content given to the middleware: no place is claimed, unless contextRef says one', async () => {
+    const run = createRunInfo()
+    const plain = await runPrepare(
+      [contextMetadata({ content: ndjson })],
+      createTurnContext({ model }),
+      run,
+    )
+    expect(plain.userSections[0]!.text.startsWith('[Context available (32 chars')).toBe(true)
+    expect(plain.userSections[0]!.text).not.toContain('__vars')
+    const named = await runPrepare(
+      [contextMetadata({ content: ndjson, hint: { contextRef: 'the attached feed' } })],
+      createTurnContext({ model }),
+      run,
+    )
+    expect(
+      named.userSections[0]!.text.startsWith('[Context available in the attached feed ('),
+    ).toBe(true)
+  })
+
+  test('the trace event and the vars key are the exported constants', async () => {
+    const trace = memoryTrace()
+    const turn = createTurnContext({ model, vars: { context: ndjson } })
+    const out = await runPrepare([contextMetadata()], turn, createRunInfo({ trace }))
+    expect(out.vars[CONTEXT_METADATA_VARS_KEY]).toMatchObject({ format: 'ndjson' })
+    expect(trace.byStage(CONTEXT_METADATA_TRACE_STAGE)[0]?.data).toMatchObject({
+      contextRef: '__vars.context',
     })
+  })
+})
+
+describe('contextMetadata middleware, programming errors', () => {
+  test('bad options are a ValidationError from the factory', () => {
+    for (const bad of [
+      { analyze: { sniffChars: -1 } },
+      { contextVar: '' },
+      { priority: Number.NaN },
+      { cache: 'sometimes' },
+      { file: 42 },
+      { hint: { maxFields: 0 } },
+    ]) {
+      expect(() => contextMetadata(bad as unknown as ContextMetadataOptions)).toThrow(
+        ValidationError,
+      )
+    }
   })
 })

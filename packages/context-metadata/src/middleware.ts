@@ -2,30 +2,44 @@ import { stat } from 'node:fs/promises'
 import {
   ContextkitError,
   type ContextMiddleware,
+  parseWith,
   recordWarning,
   type Section,
 } from '@contextkit/core'
 import { analyzeContext } from './analyze-context.js'
 import { type AnalyzeFileOptions, analyzeFile } from './analyze-file.js'
 import { formatContextHint, type HintOptions } from './hint.js'
+import { ContextMetadataOptionsSchema } from './options.js'
 import type { AnalyzeOptions, ContextMetadata } from './types.js'
+
+/** Default key of `turn.vars` under which the middleware stores the {@link ContextMetadata}. */
+export const CONTEXT_METADATA_VARS_KEY = 'contextMeta'
+
+/** Trace stage of the event the middleware records for each analysis (and of its warnings). */
+export const CONTEXT_METADATA_TRACE_STAGE = 'context-metadata'
 
 /** Options of {@link contextMetadata}. */
 export interface ContextMetadataOptions {
   /**
    * Path of a context file, analyzed with `analyzeFile` (streamed, never loaded whole). Takes
-   * precedence over `content`. Re-analyzed only when its size or mtime changes.
+   * precedence over `content`. Re-analyzed only when its size or mtime changes. The hint then
+   * says `[Context available in file <path>]`.
    */
   file?: string
   /**
-   * The context text. Default: the string in `turn.vars[contextVar]`, if there is one.
+   * The context text. Default: the string in `turn.vars[contextVar]`, if there is one. The
+   * middleware does not know where the model can reach text given here, so the hint names no
+   * place (`[Context available]`) unless `hint.contextRef` does.
    */
   content?: string
   /** File name shown as the source (and used for its extension). Default: `file`'s base name. */
   fileName?: string
-  /** Where to read the context text from when neither `file` nor `content` is set. Default `'context'`. */
+  /**
+   * The `turn.vars` key to read the context text from when neither `file` nor `content` is set;
+   * the hint then says `[Context available in __vars.<contextVar>]`. Default `'context'`.
+   */
   contextVar?: string
-  /** Where the metadata object is stored in `turn.vars`. Default `'contextMeta'`. */
+  /** Where the metadata object is stored in `turn.vars`. Default {@link CONTEXT_METADATA_VARS_KEY}. */
   metaVar?: string
   /** Id of the user section. Default `'context-metadata'`. */
   sectionId?: string
@@ -33,44 +47,58 @@ export interface ContextMetadataOptions {
   priority?: number
   /** Cache class of the section. Default `'volatile'`. */
   cache?: 'stable' | 'volatile'
-  /** Hint rendering options (the `style` is decided by the middleware). */
+  /**
+   * Hint rendering options (the `style` is decided by the middleware). `contextRef` overrides
+   * where the hint says the context is; by default that follows the source (see above).
+   */
   hint?: Omit<HintOptions, 'style'>
   /** Analysis options (sniffing limits, and `sniffBytes`/`chunkBytes` for files). */
   analyze?: AnalyzeOptions & Pick<AnalyzeFileOptions, 'sniffBytes' | 'chunkBytes'>
 }
 
+/** How a sandbox reaches `turn.vars[name]`: `__vars.context`, or `__vars["odd name"]`. */
+export function varsRef(name: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(name) ? `__vars.${name}` : `__vars[${JSON.stringify(name)}]`
+}
+
 /**
  * Middleware that describes the context to the model. On `prepare` it analyzes the context
- * (a file or a string), appends the hint as a user section, and stores the metadata object in
- * `turn.vars.contextMeta`. With a file name the section is the block form, with the one-line
- * form as its `shorter` alternative for budget fitting; with no file name it is the one-line
- * inline form. An unreadable file records a `warning` in the trace and leaves the turn as it
- * was; each successful analysis records a `context-metadata` trace event.
+ * (a file, the `content` option, or the string in `turn.vars[contextVar]`), appends the hint as
+ * a user section, and stores the metadata object in `turn.vars[metaVar]`. The hint names where
+ * the context really is: the file's path, the vars key it was read from, or no place for
+ * `content` (override with `hint.contextRef`). With a file name the section is the block form,
+ * with the one-line forms (fields and sample, then counts only) as its `shorter` alternatives
+ * for budget fitting; with no file name it is the one-line form. An unreadable file records a
+ * `warning` in the trace and leaves the turn as it was; each successful analysis records a
+ * {@link CONTEXT_METADATA_TRACE_STAGE} event. Throws a `ValidationError` for invalid options.
  */
 export function contextMetadata(options: ContextMetadataOptions = {}): ContextMiddleware {
-  const contextVar = options.contextVar ?? 'context'
-  const metaVar = options.metaVar ?? 'contextMeta'
-  const sectionId = options.sectionId ?? 'context-metadata'
-  const priority = options.priority ?? 60
-  const cache = options.cache ?? 'volatile'
+  const o = parseWith(ContextMetadataOptionsSchema, options ?? {}, 'contextMetadata options')
+  const contextVar = o.contextVar ?? 'context'
+  const metaVar = o.metaVar ?? CONTEXT_METADATA_VARS_KEY
+  const sectionId = o.sectionId ?? 'context-metadata'
+  const priority = o.priority ?? 60
+  const cache = o.cache ?? 'volatile'
+  const { sniffBytes, chunkBytes, ...analyzeText } = o.analyze ?? {}
+  const fileRead = {
+    ...analyzeText,
+    ...(sniffBytes !== undefined ? { sniffBytes } : {}),
+    ...(chunkBytes !== undefined ? { chunkBytes } : {}),
+    ...(o.fileName !== undefined ? { fileName: o.fileName } : {}),
+  }
   let cached: { key: unknown; meta: ContextMetadata } | undefined
 
   const fromFile = async (path: string, signal: AbortSignal | undefined) => {
     const s = await stat(path).catch(() => undefined)
     const key = s ? `${path}\u0000${s.size}\u0000${s.mtimeMs}` : undefined
     if (key !== undefined && cached?.key === key) return cached.meta
-    const meta = await analyzeFile(path, {
-      ...options.analyze,
-      ...(options.fileName !== undefined ? { fileName: options.fileName } : {}),
-      ...(signal ? { signal } : {}),
-    })
+    const meta = await analyzeFile(path, { ...fileRead, ...(signal ? { signal } : {}) })
     if (key !== undefined) cached = { key, meta }
     return meta
   }
   const fromText = (text: string) => {
     if (cached?.key === text) return cached.meta
-    const { sniffBytes: _s, chunkBytes: _c, ...analyze } = options.analyze ?? {}
-    const meta = analyzeContext(text, options.fileName, analyze)
+    const meta = analyzeContext(text, o.fileName, analyzeText)
     cached = { key: text, meta }
     return meta
   }
@@ -80,28 +108,40 @@ export function contextMetadata(options: ContextMetadataOptions = {}): ContextMi
     async prepare(turn, run) {
       const started = performance.now()
       let meta: ContextMetadata
+      let ref: string | null
       try {
-        if (options.file !== undefined) meta = await fromFile(options.file, run.signal)
-        else {
-          const text = options.content ?? turn.vars[contextVar]
+        if (o.file !== undefined) {
+          meta = await fromFile(o.file, run.signal)
+          ref = `file ${o.file}`
+        } else {
+          const text = o.content ?? turn.vars[contextVar]
           if (typeof text !== 'string') return turn
           meta = fromText(text)
+          ref = o.content !== undefined ? null : varsRef(contextVar)
         }
       } catch (error) {
         // An unreadable file turns the feature off for this turn; anything else is a bug.
         if (!(ContextkitError.isInstance(error) && error.recoverable)) throw error
-        recordWarning(run, 'context-metadata', error)
+        recordWarning(run, CONTEXT_METADATA_TRACE_STAGE, error)
         return turn
       }
-      const block = formatContextHint(meta, { ...options.hint, style: 'auto' })
-      const inline = formatContextHint(meta, { ...options.hint, style: 'inline' })
-      const section: Section = { id: sectionId, text: block, priority, cache }
-      if (block !== inline) section.shorter = [inline]
-      run.trace.record('context-metadata', {
+      const hint = {
+        ...o.hint,
+        contextRef: o.hint?.contextRef !== undefined ? o.hint.contextRef : ref,
+      }
+      const text = formatContextHint(meta, { ...hint, style: 'auto' })
+      const shorter = [
+        formatContextHint(meta, { ...hint, style: 'inline' }),
+        formatContextHint(meta, { ...hint, style: 'brief' }),
+      ].filter((form, i, all) => form.length < text.length && all.indexOf(form) === i)
+      const section: Section = { id: sectionId, text, priority, cache }
+      if (shorter.length > 0) section.shorter = shorter
+      run.trace.record(CONTEXT_METADATA_TRACE_STAGE, {
         format: meta.format,
         chars: meta.chars,
         lines: meta.lines,
         recordCount: meta.recordCount,
+        contextRef: hint.contextRef,
         ms: Math.round((performance.now() - started) * 100) / 100,
       })
       return {

@@ -13,6 +13,8 @@ export interface CsvSniff {
   sepLine: boolean
   /** Data rows seen in the prefix. */
   rows: number
+  /** Fields of the header (or first) row: rows with another count are ragged. */
+  width: number
   sampleRecord?: string
   /**
    * `strong`: the content alone says delimited data (≥ 2 columns, consistent rows, not prose).
@@ -34,9 +36,80 @@ function isNumeric(cell: string): boolean {
   return /^\s*[-+]?(\d+([.,]\d+)*|\.\d+)([eE][-+]?\d+)?\s*$/.test(cell)
 }
 
+function balanced(cell: string): boolean {
+  let round = 0
+  let square = 0
+  let curly = 0
+  for (const ch of cell) {
+    if (ch === '(') round++
+    else if (ch === ')') round--
+    else if (ch === '[') square++
+    else if (ch === ']') square--
+    else if (ch === '{') curly++
+    else if (ch === '}') curly--
+    if (round < 0 || square < 0 || curly < 0) return false
+  }
+  return round === 0 && square === 0 && curly === 0
+}
+
+/**
+ * A header names columns: short cells (at most 6 words, 100 characters), brackets balanced in
+ * each, no code operators, at most one empty cell and no name twice. Source code and prose
+ * split at commas fail this; `Weight (lbs)` passes.
+ */
+export function isConsistentHeader(cells: readonly string[]): boolean {
+  const seen = new Set<string>()
+  let empty = 0
+  for (const raw of cells) {
+    const cell = raw.trim()
+    if (cell === '') {
+      empty++
+      continue
+    }
+    if (cell.length > 100 || words(cell) > 6 || !balanced(cell)) return false
+    if (/(=>|==|!=|&&|\|\||;\s*$)/.test(cell)) return false
+    if (seen.has(cell)) return false
+    seen.add(cell)
+  }
+  return empty <= 1 && seen.size > 0
+}
+
+/** The raw text of the record at `index` (0-based, quote-aware, blank lines skipped). */
+function rawRecord(body: string, index: number, delimiter: string): string | undefined {
+  let pos = 0
+  let n = 0
+  const len = body.length
+  while (pos < len) {
+    let i = pos
+    let quoted = false
+    let fieldStart = true
+    for (; i < len; i++) {
+      const c = body[i]
+      if (quoted) {
+        if (c === '"') {
+          if (body[i + 1] === '"') i++
+          else quoted = false
+        }
+        continue
+      }
+      if (c === '"' && fieldStart) quoted = true
+      else if (c === '\n' || c === '\r') break
+      fieldStart = c === delimiter
+    }
+    const record = body.slice(pos, i)
+    pos = body[i] === '\r' && body[i + 1] === '\n' ? i + 2 : i + 1
+    if (record.trim() === '') continue
+    if (n === index) return record
+    n++
+  }
+  return undefined
+}
+
 /**
  * Sniff CSV/TSV. `delimiterHint` forces the delimiter (e.g. from a `.tsv` extension); a first
- * line `sep=;` always wins. Rows must have a consistent field count (≥ 90% equal to the first).
+ * line `sep=;` always wins. Rows must agree with the header's field count: a few ragged rows (one,
+ * or up to a quarter) are tolerated and reported by the counter; a header must look like one
+ * ({@link isConsistentHeader}).
  */
 export function sniffCsv(
   text: string,
@@ -85,7 +158,10 @@ export function sniffCsv(
     }
     if (/[.!?]["')\]]?$/.test((row[row.length - 1] ?? '').trim())) sentenceEnds++
   }
-  if (consistent / rows.length < 0.9) return undefined
+  // Ragged rows (an extra or a missing field) are tolerated while few; they become a warning.
+  const tolerated = Math.max(1, Math.floor(rows.length / 4))
+  if (consistent < Math.min(2, rows.length) || consistent < rows.length - tolerated)
+    return undefined
   const multiColumn = width >= 2
   // Prose: sentences split at commas (rows ending like sentences, several words per cell).
   const meanWords = cells > 0 ? wordCount / cells : 0
@@ -95,6 +171,7 @@ export function sniffCsv(
   const strength: 'strong' | 'weak' =
     multiColumn && !proseLike && (manyRows || (quotedOrSep && rows.length >= 2)) ? 'strong' : 'weak'
   const hasHeader = !header.some(isNumeric) || rows.length === 1
+  if (hasHeader && !isConsistentHeader(header)) return undefined
   const names = hasHeader
     ? header.map((h, i) => (h.trim() === '' ? `column${i + 1}` : h.trim()))
     : header.map((_, i) => `column${i + 1}`)
@@ -106,10 +183,13 @@ export function sniffCsv(
     hasHeader,
     sepLine,
     rows: rows.length - (hasHeader ? 1 : 0),
+    width,
     strength,
   }
   if (names.length > fields.length) out.fieldsTruncated = true
-  if (dataRow)
-    out.sampleRecord = truncate(Papa.unparse([dataRow], { delimiter: d }), options.sampleChars)
+  if (dataRow) {
+    const raw = rawRecord(body, hasHeader ? 1 : 0, d)
+    if (raw !== undefined) out.sampleRecord = truncate(raw, options.sampleChars)
+  }
   return out
 }

@@ -3,6 +3,7 @@
  * are complete inside it are parsed.
  */
 import { FieldCollector, fieldPath } from './fields.js'
+import { jsonPrefix } from './json-prefix.js'
 import { isRecordObject, skipWs, splitLines, truncate } from './text-utils.js'
 
 /** Limits used while sniffing. */
@@ -15,6 +16,8 @@ export interface SniffLimits {
 /** What JSON sniffing found. */
 export interface JsonSniff {
   format: 'json' | 'json-array'
+  /** `true` when the prefix is not the whole content: a second document may follow (NDJSON). */
+  open: boolean
   fields?: string[]
   fieldsTruncated?: boolean
   sampleRecord?: string
@@ -28,6 +31,11 @@ export interface NdjsonSniff {
   records: number
   /** Sampled non-blank lines that were not a JSON object or array. */
   badLines?: number
+  /**
+   * Of those, lines that start with `{`/`[` and end with `}`/`]` yet do not parse: the whole-
+   * input count (by first and last character) cannot see them, so they are added to it.
+   */
+  hiddenBadLines?: number
   fields?: string[]
   fieldsTruncated?: boolean
   sampleRecord?: string
@@ -145,11 +153,18 @@ function collect(
   return truncated ? { fields, truncated } : { fields }
 }
 
+/** `true` when a trimmed line starts with `{`/`[` and ends with `}`/`]` (the cheap check). */
+export function looksLikeRecord(trimmed: string): boolean {
+  const a = trimmed.charCodeAt(0)
+  const z = trimmed.charCodeAt(trimmed.length - 1)
+  return (a === 123 || a === 91) && (z === 125 || z === 93)
+}
+
 /**
  * Sniff NDJSON over the complete non-blank lines of the prefix (up to `maxSampleRecords`):
- * each should parse as a JSON object or array. A few bad lines are tolerated (at most 1 in 10,
- * and the first good line comes before the second bad one) and counted in `badLines`; more,
- * and it is not NDJSON (`undefined`).
+ * each should parse as a JSON object or array. Bad lines are tolerated while they stay a
+ * minority (fewer than the good ones, and at least two good ones) and counted in `badLines`;
+ * more, and it is not NDJSON (`undefined`).
  */
 export function sniffNdjson(
   text: string,
@@ -161,6 +176,7 @@ export function sniffNdjson(
   const values: unknown[] = []
   let first: string | undefined
   let bad = 0
+  let hidden = 0
   for (const line of lines) {
     if (values.length + bad >= limits.maxSampleRecords) break
     const trimmed = line.trim()
@@ -169,20 +185,22 @@ export function sniffNdjson(
     const parsed = c === 123 || c === 91 ? tryParse(trimmed) : { ok: false as const }
     if (!parsed.ok || typeof parsed.value !== 'object' || parsed.value === null) {
       bad++
-      if (bad > 1 && values.length === 0) return undefined
+      if (looksLikeRecord(trimmed)) hidden++
+      if (bad > 8 && bad > values.length) return undefined
       continue
     }
-    first ??= trimmed
+    first ??= line
     values.push(parsed.value)
   }
   if (values.length === 0 || first === undefined) return undefined
-  if (bad > 0 && (values.length < 2 || bad * 9 > values.length)) return undefined
+  if (bad > 0 && (values.length < 2 || bad >= values.length)) return undefined
   const { fields, truncated } = collect(values, limits)
   const out: NdjsonSniff = {
     records: values.length,
     sampleRecord: truncate(first, limits.sampleChars),
   }
   if (bad > 0) out.badLines = bad
+  if (hidden > 0) out.hiddenBadLines = hidden
   if (fields) out.fields = fields
   if (truncated) out.fieldsTruncated = true
   return out
@@ -190,7 +208,10 @@ export function sniffNdjson(
 
 /**
  * Sniff a JSON document (text already without BOM). `complete` says the text is the whole
- * content: then it must parse as a whole; otherwise the first elements or members must.
+ * content: then it must parse as a whole; otherwise it must be a valid JSON prefix whose first
+ * value does not end before another one starts (that is NDJSON). A root object is described
+ * by the whole-input scan later; here only the record arrays it shows in the prefix get their
+ * field union.
  */
 export function sniffJson(
   text: string,
@@ -201,11 +222,14 @@ export function sniffJson(
   if (open < 0) return undefined
   const c = text.charCodeAt(open)
   if (c !== 91 && c !== 123) return undefined
-  if (complete && !tryParse(text).ok) return undefined
-  if (!complete) {
-    // A second document after the first one (NDJSON-like) is not one JSON value.
-    const end = valueEnd(text, open, false)
-    if (end > 0 && skipWs(text, end) >= 0) return undefined
+  let runsOn = false
+  if (complete) {
+    if (!tryParse(text).ok) return undefined
+  } else {
+    const state = jsonPrefix(text.slice(open))
+    if (state.kind === 'invalid' || (state.kind === 'closed' && state.more)) return undefined
+    // Whether another document follows is only known past the prefix.
+    runsOn = true
   }
   if (c === 91) {
     const elements = arrayElements(text, open, limits.maxSampleRecords, complete)
@@ -215,47 +239,27 @@ export function sniffJson(
       if (!parsed.ok) return undefined
       values.push(parsed.value)
     }
-    if (!complete && values.length === 0) return undefined
-    const out: JsonSniff = { format: 'json-array' }
+    const out: JsonSniff = { format: 'json-array', open: runsOn }
     const { fields, truncated } = collect(values, limits)
     if (fields) out.fields = fields
     if (truncated) out.fieldsTruncated = true
-    if (values.length > 0) {
-      out.sampleRecord = truncate(JSON.stringify(values[0]) ?? '', limits.sampleChars)
-    }
+    if (elements.length > 0) out.sampleRecord = truncate(elements[0]!, limits.sampleChars)
     return out
   }
   const members = objectMembers(text, open, limits.maxFields + 1, complete)
-  if (!complete && members.length === 0) return undefined
-  const collector = new FieldCollector(limits.maxFields)
   const arrayFields = new Map<string, string[]>()
   for (const m of members) {
-    const path = fieldPath(undefined, m.key)
-    const vc = text.charCodeAt(m.start)
-    if (vc === 91) {
-      collector.put(path)
-      const els = arrayElements(text, m.start, limits.maxSampleRecords, complete)
-      const values: unknown[] = []
-      for (const el of els) {
-        const parsed = tryParse(el)
-        if (parsed.ok) values.push(parsed.value)
-      }
-      const { fields } = collect(values, limits)
-      if (fields) arrayFields.set(path, fields)
-      continue
+    if (text.charCodeAt(m.start) !== 91) continue
+    const els = arrayElements(text, m.start, limits.maxSampleRecords, complete)
+    const values: unknown[] = []
+    for (const el of els) {
+      const parsed = tryParse(el)
+      if (parsed.ok) values.push(parsed.value)
     }
-    if (vc === 123 && m.end > 0) {
-      const parsed = tryParse(text.slice(m.start, m.end))
-      if (parsed.ok) {
-        collector.add({ [m.key]: parsed.value })
-        continue
-      }
-    }
-    collector.put(path)
+    const { fields } = collect(values, limits)
+    if (fields) arrayFields.set(fieldPath(undefined, m.key), fields)
   }
-  const { fields, truncated } = collector.result()
-  const out: JsonSniff = { format: 'json', fields }
-  if (truncated) out.fieldsTruncated = true
+  const out: JsonSniff = { format: 'json', open: runsOn }
   if (arrayFields.size > 0) out.arrayFields = arrayFields
   return out
 }

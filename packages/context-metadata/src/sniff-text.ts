@@ -76,7 +76,72 @@ const HTML_TAGS = new Set([
   'img',
   'br',
   'title',
+  'button',
+  'input',
+  'label',
+  'select',
+  'option',
+  'textarea',
+  'fieldset',
+  'legend',
+  'em',
+  'strong',
+  'b',
+  'i',
+  'u',
+  'small',
+  'code',
+  'pre',
+  'blockquote',
+  'hr',
+  'tr',
+  'td',
+  'th',
+  'thead',
+  'tbody',
+  'tfoot',
+  'caption',
+  'dl',
+  'dt',
+  'dd',
+  'figure',
+  'figcaption',
+  'iframe',
+  'canvas',
+  'video',
+  'audio',
+  'source',
+  'picture',
+  'template',
+  'slot',
+  'aside',
+  'details',
+  'summary',
+  'dialog',
+  'noscript',
+  'svg',
+  'base',
+  'abbr',
+  'cite',
+  'mark',
+  'time',
+  'sup',
+  'sub',
+  'kbd',
 ])
+
+/** Share of HTML element names among the first tags of `text` (up to 64 tags). */
+function htmlTagShare(text: string): { tags: number; html: number } {
+  const re = /<([A-Za-z][\w-]*)[\s/>]/g
+  const head = text.slice(0, 16384)
+  let tags = 0
+  let html = 0
+  for (let m = re.exec(head); m && tags < 64; m = re.exec(head)) {
+    tags++
+    if (HTML_TAGS.has(m[1]!.toLowerCase())) html++
+  }
+  return { tags, html }
+}
 
 /** What markup sniffing found. */
 export interface MarkupSniff {
@@ -122,6 +187,12 @@ export function sniffMarkup(text: string): MarkupSniff | undefined {
   if (lower === 'html' || (!sawProlog && HTML_TAGS.has(lower))) {
     return { format: 'html', rootElement: root }
   }
+  // A fragment under a custom element (`<my-app><form><button>…`) is still HTML.
+  if (!sawProlog && !/\sxmlns(:\w+)?=/.test(text.slice(0, 4096))) {
+    const share = htmlTagShare(text)
+    if (share.html >= 2 && share.html * 2 >= share.tags)
+      return { format: 'html', rootElement: root }
+  }
   // An element must close somewhere (or self-close) to count as markup at all.
   if (!sawProlog && !text.includes('</') && !text.includes('/>')) return undefined
   return { format: 'xml', rootElement: root }
@@ -143,10 +214,13 @@ export function hasMarkdownTable(lines: readonly string[]): boolean {
 /**
  * A markdown score over the first lines: ATX headings (`# Title`, not `#hashtag`), fences,
  * tables, links, lists, quotes and emphasis. Shebang scripts score 0. `>= 3` means markdown.
+ * One `#` line alone scores 1 (a comment in a script or a YAML file looks the same); two or
+ * more headings score 3 and up.
  */
 export function markdownScore(lines: readonly string[]): number {
   if (lines[0]?.startsWith('#!')) return 0
   let score = 0
+  let headings = 0
   let fences = 0
   let links = 0
   let lists = 0
@@ -155,7 +229,7 @@ export function markdownScore(lines: readonly string[]): number {
   for (let i = 0; i < n; i++) {
     // Long lines are cut so no pattern below can cost more than linear time in the prefix.
     const line = lines[i]!.length > 2048 ? lines[i]!.slice(0, 2048) : lines[i]!
-    if (/^#{1,6}(\s|$)/.test(line) && line.trim().length > 1) score += 3
+    if (/^#{1,6}(\s|$)/.test(line) && line.trim().length > 1) headings++
     else if (/^\s{0,3}(```|~~~)/.test(line)) fences++
     else if (/^\s*([-*+]|\d{1,3}[.)])\s+\S/.test(line)) lists++
     else if (/^>\s?\S/.test(line)) other++
@@ -166,6 +240,7 @@ export function markdownScore(lines: readonly string[]): number {
     if (i > 0 && /^(=+|-+)\s*$/.test(line) && lines[i - 1]!.trim() !== '') score += 2
   }
   if (hasMarkdownTable(lines.slice(0, n))) score += 4
+  score += headings >= 2 ? 3 + Math.min(headings - 2, 3) : headings
   score += Math.min(fences, 2) * 2 + Math.min(links, 3) + Math.min(lists, 3) + Math.min(other, 2)
   return score
 }

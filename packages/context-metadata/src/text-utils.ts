@@ -56,3 +56,10 @@ export function isRecordObject(value: unknown): value is Record<string, unknown>
 export function splitLines(text: string): string[] {
   return text.split(/\r\n|\n|\r/)
 }
+
+/** `1234567` → `1,234,567` (independent of the locale). */
+export function formatCount(n: number): string {
+  const s = String(Math.trunc(Math.abs(n)))
+  const grouped = s.replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+  return n < 0 ? `-${grouped}` : grouped
+}

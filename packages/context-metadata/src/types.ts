@@ -7,6 +7,7 @@ export type ContextFormat =
   | 'tsv'
   | 'plain-text'
   | 'markdown'
+  | 'yaml'
   | 'xml'
   | 'html'
   | 'unknown'
@@ -20,6 +21,7 @@ export const CONTEXT_FORMATS: readonly ContextFormat[] = [
   'tsv',
   'plain-text',
   'markdown',
+  'yaml',
   'xml',
   'html',
   'unknown',
@@ -33,8 +35,12 @@ export type ContextWarningCode =
   | 'utf16'
   /** Binary data or text decoded with the wrong encoding (many U+FFFD or control characters). */
   | 'misdecoded'
-  /** The content or extension says JSON but it does not parse. */
+  /** The content or extension says JSON but it does not parse, or some NDJSON lines do not. */
   | 'malformed'
+  /** CSV/TSV rows whose number of fields differs from the header's. */
+  | 'ragged'
+  /** A JSON record array looks like one page of a longer list (a `total` above its length). */
+  | 'partial'
 
 /** Something the model (and the caller) should know about the content. */
 export interface ContextWarning {
@@ -51,6 +57,49 @@ export interface RecordArray {
   count: number
   /** Field names of the first elements (bounded union), when they are objects. */
   fields?: string[]
+  /**
+   * A total the object declares beside the array (`total`, `count`, `totalCount`, …) when it is
+   * larger than `count`: the array is one page of a longer list (see the `partial` warning).
+   */
+  declaredTotal?: number
+}
+
+/** What the elements of a JSON array (or the values of a map) are. */
+export type ElementKind =
+  | 'objects'
+  | 'arrays'
+  | 'numbers'
+  | 'strings'
+  | 'booleans'
+  | 'nulls'
+  | 'mixed'
+  | 'none'
+
+/** An array under a top-level key of a JSON object whose elements are not records. */
+export interface ValueArray {
+  /** Top-level key holding the array (dot-path notation). */
+  key: string
+  /** Number of elements, counted over the whole input. */
+  count: number
+  /** What the elements are (`numbers` for coordinates such as a `bbox`). */
+  elements: ElementKind
+}
+
+/**
+ * A JSON object used as a map keyed by ids (`{"AD": {...}, "AE": {...}, …}`): many keys whose
+ * values have one shape.
+ */
+export interface JsonMap {
+  /** Top-level key holding the map; absent when the root object itself is the map. */
+  key?: string
+  /** Number of entries, counted over the whole input. */
+  entries: number
+  /** The first keys (ids), at most 5. */
+  keyExamples: string[]
+  /** What the values are. */
+  values: ElementKind
+  /** Field names of the values, when they are objects. */
+  valueFields?: string[]
 }
 
 /** Line ending style seen in the content. */
@@ -75,14 +124,25 @@ export interface ContextMetadata {
   /**
    * Field names: NDJSON / JSON-array record keys (union over the first records, one-level dot
    * paths such as `author.name`; a literal key containing a dot is written `["a.b"]`), CSV/TSV
-   * header cells, or the top-level keys of a JSON object. Capped (see `fieldsTruncated`).
+   * header cells; for a JSON object its top-level keys (all of them, over the whole text) and
+   * then one level of paths into object values (`app`, `scripts`, `app.server`,
+   * `scripts.build`), or the value fields when the root object is a map keyed by ids. Capped
+   * (see `fieldsTruncated`).
    */
   fields?: string[]
   /** `true` when more fields existed than the cap allowed. */
   fieldsTruncated?: boolean
-  /** Records over the whole input: NDJSON non-blank lines, JSON array elements, CSV data rows. */
+  /**
+   * Records over the whole input: NDJSON lines holding a JSON object or array (malformed lines
+   * are counted in `malformedLines` instead), JSON array elements, CSV data rows, the entries of
+   * a root JSON map.
+   */
   recordCount?: number
-  /** The first record as text, truncated (never ends in half a surrogate pair). */
+  /**
+   * The first record as the file has it (not re-serialized), truncated (never ends in half a
+   * surrogate pair): an NDJSON line, a JSON array element, a CSV row, `"id": value` of a map,
+   * the first element of a JSON object's largest record array, or the start of any other object.
+   */
   sampleRecord?: string
   /** CSV/TSV delimiter. */
   delimiter?: string
@@ -90,6 +150,14 @@ export interface ContextMetadata {
   hasHeader?: boolean
   /** JSON object: arrays of records under its top-level keys. */
   recordArrays?: RecordArray[]
+  /** JSON object: arrays of other values (numbers, strings, arrays) under its top-level keys. */
+  valueArrays?: ValueArray[]
+  /** JSON object: maps keyed by ids (the root itself, or under top-level keys). */
+  maps?: JsonMap[]
+  /** NDJSON: non-blank lines that are not a JSON object or array (not in `recordCount`). */
+  malformedLines?: number
+  /** CSV/TSV: data rows whose number of fields differs from the header's. */
+  raggedRows?: number
   /** XML/HTML: name of the root element. */
   rootElement?: string
   /** Problems worth telling the model about. */

@@ -1,4 +1,4 @@
-import { ContextkitError } from '@contextkit/core'
+import { ContextkitError, RevisionConflictError } from '@contextkit/core'
 
 /**
  * The state file (or its `.bak`) is not valid JSON, not UTF-8, too large, or does not match the
@@ -23,9 +23,10 @@ export class StateLockError extends ContextkitError {
 
 /**
  * A save with `expectedRevision` found another revision on disk: someone else saved in between.
- * Recoverable: reload, merge, save again.
+ * Recoverable: reload, merge, save again. A core `RevisionConflictError` (the `StateStore`
+ * contract's conflict), so `RevisionConflictError.isInstance` matches it too.
  */
-export class StateConflictError extends ContextkitError {
+export class StateConflictError extends RevisionConflictError {
   static override readonly code: string = 'resumption_state_conflict'
 }
 

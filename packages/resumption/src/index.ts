@@ -9,6 +9,8 @@ export {
 } from './errors.js'
 export type { FileLockOptions } from './file-lock.js'
 export { withFileLock } from './file-lock.js'
+export type { FileStateStoreOptions } from './file-state-store.js'
+export { fileStateStore } from './file-state-store.js'
 export type { StripInjectedOptions } from './injected-text.js'
 export { INJECTED_END, INJECTED_START, markInjected, stripInjected } from './injected-text.js'
 export type { Lazy, ResumptionOptions } from './middleware.js'

@@ -7,6 +7,7 @@ import {
   type RunInfo,
   recordWarning,
   type Section,
+  type StateStore,
   setRunState,
   type TokenCounter,
   type TurnContext,
@@ -15,8 +16,9 @@ import {
 import { captureStreamTail, recordStreamTail } from './capture.js'
 import { optionsOf } from './guards.js'
 import { stripInjected } from './injected-text.js'
-import { emptySelfState } from './self-state.js'
-import { loadSelfState, type StateFileOptions, updateSelfState } from './state-file.js'
+import { emptySelfState, type SelfState } from './self-state.js'
+import { loadState, type StateAccess, updateState } from './state-access.js'
+import type { StateFileOptions } from './state-file.js'
 import { buildResumptionMessage, buildResumptionSection, resumptionContextFrom } from './wake-up.js'
 
 /** A value given directly or computed per run (e.g. the current git branch). */
@@ -25,8 +27,16 @@ export type Lazy<T> = T | (() => T | Promise<T>)
 /** Options of {@link resumption}. */
 export interface ResumptionOptions extends StateFileOptions {
   /**
-   * The state file. Default `<run.workspace>/.contextkit/self-state.json`; without a workspace
-   * either, the middleware records a warning and does nothing.
+   * Where the state is kept: any core `StateStore` of self-states, e.g. `fileStateStore(...)` or
+   * `postgresStateStore(db)` from `@contextkit/store-postgres` for workers that share it.
+   * Default: the state file at `path` (the file options here apply to it).
+   */
+  store?: StateStore<SelfState>
+  /** Key of this agent's state in `store`. Default `default`. */
+  agentId?: string
+  /**
+   * The state file, when no `store` is given. Default `<run.workspace>/.contextkit/self-state.json`;
+   * without a workspace either, the middleware records a warning and does nothing.
    */
   path?: string
   /**
@@ -69,6 +79,16 @@ function statePath(options: ResumptionOptions, run: RunInfo): string {
   })
 }
 
+function stateAccess(options: ResumptionOptions, run: RunInfo, source: string): StateAccess {
+  return {
+    store: options.store,
+    agentId: options.agentId ?? 'default',
+    path: () => statePath(options, run),
+    fileOptions: options,
+    warn: (problem) => recordWarning(run, source, problem),
+  }
+}
+
 /**
  * The key (the middleware's name) of the run's state (core `getRunState`) under which `prepare`
  * leaves what it injected, for `finalize`.
@@ -103,12 +123,15 @@ function placeAfterStable(system: readonly Section[], section: Section): Section
 /**
  * Middleware that wakes the agent up where its last session stopped.
  *
- * `prepare` loads the state file and injects the fresh tail and the anchors (see
- * {@link buildResumptionSection}); `finalize` captures the new tail from the final reply of the
- * turn (`info.final`; replies followed by tool results are left alone), leaving out anything
- * resumption injected, and saves it. A missing, corrupt or locked state
- * file never fails the turn: it becomes a `warning` trace event and the turn goes on unchanged.
- * Every decision is recorded in the trace under the stage `resumption`.
+ * `prepare` loads the state (the state file, or `options.store`) and injects the fresh tail and
+ * the anchors (see {@link buildResumptionSection}); `finalize` captures the new tail from the
+ * final reply of the turn (`info.final`; replies followed by tool results are left alone), leaving
+ * out anything resumption injected, and saves it by compare-and-set on the
+ * revision it read. When another worker saved in between, it re-reads and applies the tail on
+ * top of that state once (trace `retried: true`), so neither write is lost; a second conflict is
+ * a warning and nothing is overwritten. A missing, corrupt or locked state never fails the
+ * turn: it becomes a `warning` trace event and the turn goes on unchanged. Every decision is
+ * recorded in the trace under the stage `resumption`.
  */
 export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
   options = optionsOf(options, 'resumption')
@@ -122,9 +145,7 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
     async prepare(turn, run) {
       setRunState(run, RESUMPTION_STATE_KEY, undefined)
       try {
-        const path = statePath(options, run)
-        const loaded = await loadSelfState(path, options)
-        for (const problem of loaded.problems) recordWarning(run, 'resumption.prepare', problem)
+        const loaded = await loadState(stateAccess(options, run, 'resumption.prepare'))
         const resolved = resumptionContextFrom(loaded.state, {
           now: options.now ?? Date.now,
           maxAgeMs: options.maxAgeMs ?? 24 * 60 * 60 * 1000,
@@ -189,10 +210,9 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
         const sessionKey = run.sessionId ?? run.runId
         const cwd = await resolveLazy(options.cwd)
         const branch = await resolveLazy(options.branch)
-        const path = statePath(options, run)
         const clock = options.now ? { now: options.now } : {}
-        const saved = await updateSelfState(
-          path,
+        const saved = await updateState(
+          stateAccess(options, run, 'resumption.finalize'),
           (current) =>
             recordStreamTail(current ?? emptySelfState(sessionKey, clock), text, {
               sessionKey,
@@ -203,12 +223,13 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
               ...(cwd !== undefined ? { cwd } : {}),
               ...(branch !== undefined ? { branch } : {}),
             }),
-          options,
+          options.now ?? Date.now,
         )
         run.trace.record(RESUMPTION_TRACE_STAGES.resumption, {
           action: 'capture',
-          tokens: saved?.streamTail?.tokenCount ?? 0,
-          revision: saved?.revision ?? 0,
+          tokens: saved.state.streamTail?.tokenCount ?? 0,
+          revision: saved.revision,
+          ...(saved.retried ? { retried: true } : {}),
         })
       } catch (error) {
         recordWarning(run, 'resumption.finalize', error)

@@ -277,6 +277,8 @@ export async function updateSelfState(
       if (options.expectedRevision !== undefined && options.expectedRevision !== currentRevision) {
         throw new StateConflictError(
           `${path} is at revision ${currentRevision}, expected ${options.expectedRevision}`,
+          options.expectedRevision,
+          currentRevision,
           {
             recoverable: true,
             details: { path, revision: currentRevision, expected: options.expectedRevision },

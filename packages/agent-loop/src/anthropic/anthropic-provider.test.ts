@@ -168,6 +168,7 @@ describe('anthropicProvider with the real SDK against testkit', () => {
     expect(ProviderError.isInstance(error)).toBe(true)
     expect(error).toMatchObject({ errorType: 'api_error', status: undefined, retryable: true })
     expect(error.message).toContain('Internal')
+    expect(error.requestId).toMatch(/^req_/)
   })
 
   test('HTTP errors: the SDK retries a 529 itself; a 400 is a ProviderError with status and request id', async () => {

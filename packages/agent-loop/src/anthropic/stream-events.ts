@@ -39,6 +39,7 @@ export class AnthropicEventMapper {
   /** `true` once `message_stop` arrived. */
   stopped = false
 
+  /** The provider events one raw SSE event stands for (often none, sometimes several). */
   map(event: RawEvent): ProviderEvent[] {
     switch (event.type) {
       case 'message_start': {

@@ -1,0 +1,387 @@
+/**
+ * One streaming pass over JSON text that learns its shape near the root: the root's kind and
+ * child count, every top-level key of an object (with the kind, size and keys of its value),
+ * the keys of the first children (to tell records and maps by their shape), a raw copy of the
+ * first child of each container near the root (for samples), and whether a second document
+ * follows the first (NDJSON with lines longer than the sniff window). Memory is bounded by the
+ * caps below, whatever the input size; chunk boundaries may fall anywhere.
+ */
+
+import {
+  CAPTURE_CHARS,
+  type ContainerShape,
+  closingQuote,
+  endsInOddBackslashes,
+  KIND,
+  MAX_KEYS,
+  MAX_MEMBERS,
+  SHAPE_SAMPLE,
+  type ShapeScan,
+  type TopMember,
+} from './json-shape.js'
+
+/** Containers near the root whose first child is captured. */
+const MAX_CAPTURES = 12
+const MAX_KEY_CHARS = 256
+const SHALLOW = 3
+
+interface Frame {
+  obj: boolean
+  level: number
+  shape: ContainerShape
+  expectKey: boolean
+  /** Decode this object's keys (own keys list / shape comparison). */
+  wantKeys: boolean
+  /** Parent reference set to compare against (when the parent tracks shapes). */
+  parentRef: Set<string> | undefined
+  matched: number
+  /** Owner record for a top-level member's value. */
+  member: TopMember | undefined
+  lastMember: TopMember | undefined
+  /** Collects this object's keys when it is its parent's first object child. */
+  build: Set<string> | undefined
+  /** The reference shape of this container's object children (its first object child's keys). */
+  childRef: Set<string> | undefined
+  captureFirst: boolean
+}
+
+interface Capture {
+  parts: string[]
+  len: number
+  /** Start index in the current chunk. */
+  from: number
+  /** Depth at which the captured value sits (the value ends when depth returns here). */
+  depth: number
+  shape: ContainerShape
+  cut: boolean
+}
+
+function newShape(): ContainerShape {
+  return { count: 0, kinds: 0, keys: [], objChildren: 0, similar: 0 }
+}
+
+function kindOf(c: number): number {
+  if (c === 123) return KIND.object
+  if (c === 91) return KIND.array
+  if (c === 34) return KIND.string
+  if (c === 116 || c === 102) return KIND.boolean
+  if (c === 110) return KIND.null
+  return KIND.number
+}
+
+function isDelimiter(c: number): boolean {
+  return c <= 32 || c === 44 || c === 93 || c === 125 || c === 58
+}
+
+/** A streaming JSON shape scan; see the module comment. Feed chunks, then read {@link result}. */
+export class JsonShapeScanner {
+  private depth = 0
+  /** Above this depth only brackets and strings are scanned (a container nobody needs inside). */
+  private deepUntil = SHALLOW
+  private readonly frames: Frame[] = []
+  private rootKind = 0
+  private rootValues = 0
+  private rootClosed = false
+  private readonly root = newShape()
+  private readonly members: TopMember[] = []
+  private stopped = false
+  /** Inside a string: 0 no, 1 skipped, 2 a key being decoded, 3 a value near the root. */
+  private inString = 0
+  private escaped = false
+  private keyRaw = ''
+  /** Inside a scalar token (number, true, false, null). */
+  private inScalar = false
+  private scalarRaw: string | undefined
+  private scalarMember: TopMember | undefined
+  private captures: Capture[] = []
+  private capturesStarted = 0
+
+  /**
+   * Where the first root value closed in the chunk last pushed (the index after its last
+   * character), or -1 when it did not close in that chunk.
+   */
+  closedAt = -1
+
+  /** Feed the next chunk of text. */
+  push(s: string): void {
+    this.closedAt = -1
+    if (this.stopped || s.length === 0) return
+    for (const c of this.captures) c.from = 0
+    let i = 0
+    if (this.inString !== 0) i = this.continueString(s, 0)
+    else if (this.inScalar) i = this.continueScalar(s, 0)
+    const len = s.length
+    while (i >= 0 && i < len && !this.stopped) {
+      if (this.depth > this.deepUntil) {
+        i = this.skipDeep(s, i)
+        continue
+      }
+      const c = s.charCodeAt(i)
+      if (c <= 32 || c === 58) {
+        i++
+      } else if (c === 44) {
+        const f = this.frames[this.depth - 1]
+        if (f?.obj) f.expectKey = true
+        i++
+      } else if (c === 34) {
+        const f = this.frames[this.depth - 1]
+        if (f?.obj && f.expectKey) {
+          f.expectKey = false
+          if (f.wantKeys) {
+            this.inString = 2
+            this.keyRaw = ''
+          } else this.inString = 1
+        } else {
+          this.valueStart(KIND.string, i)
+          this.inString = 3
+          this.keyRaw = ''
+        }
+        i = this.continueString(s, i + 1)
+      } else if (c === 123 || c === 91) {
+        this.valueStart(kindOf(c), i)
+        this.open(c === 123)
+        i++
+      } else if (c === 125 || c === 93) {
+        this.close()
+        if (this.depth === 0 && this.closedAt < 0) this.closedAt = i + 1
+        this.valueEnd(s, i + 1)
+        i++
+      } else {
+        this.valueStart(kindOf(c), i)
+        this.inScalar = true
+        i = this.continueScalar(s, i)
+      }
+    }
+    if (i < 0 || i >= len) this.flushCaptures(s)
+  }
+
+  /** The shape learned so far. */
+  result(): ShapeScan {
+    return {
+      rootKind: this.rootKind,
+      rootValues: this.rootValues,
+      rootClosed: this.rootClosed,
+      root: this.root,
+      members: this.members,
+    }
+  }
+
+  /** Depth > deepUntil: only strings and brackets matter until we come back up. */
+  private skipDeep(s: string, from: number): number {
+    let depth = this.depth
+    const len = s.length
+    for (let i = from; i < len; i++) {
+      const c = s.charCodeAt(i)
+      if (c === 34) {
+        const j = closingQuote(s, i + 1, false)
+        if (j === -1) {
+          this.depth = depth
+          this.inString = 1
+          this.escaped = endsInOddBackslashes(s, i + 1, false)
+          return -1
+        }
+        i = j
+      } else if (c === 123 || c === 91) depth++
+      else if (c === 125 || c === 93) {
+        depth--
+        if (depth === this.deepUntil) {
+          this.depth = depth
+          this.deepUntil = SHALLOW
+          this.valueEnd(s, i + 1)
+          return i + 1
+        }
+      }
+    }
+    this.depth = depth
+    return -1
+  }
+
+  private continueString(s: string, from: number): number {
+    const j = closingQuote(s, from, this.escaped)
+    const keep = this.inString === 2 || (this.inString === 3 && this.scalarMember !== undefined)
+    const cap = this.inString === 2 ? MAX_KEY_CHARS : 64
+    if (keep && this.keyRaw.length < cap) {
+      this.keyRaw += s.slice(
+        from,
+        Math.min(j === -1 ? s.length : j, from + cap - this.keyRaw.length),
+      )
+    }
+    if (j === -1) {
+      this.escaped = endsInOddBackslashes(s, from, this.escaped)
+      return -1
+    }
+    this.escaped = false
+    const kind = this.inString
+    this.inString = 0
+    if (kind === 2) this.key(this.keyRaw)
+    else if (kind === 3) {
+      if (this.scalarMember) this.scalarMember.scalar = `"${this.keyRaw}"`
+      this.scalarMember = undefined
+      this.valueEnd(s, j + 1)
+    }
+    return j + 1
+  }
+
+  private continueScalar(s: string, from: number): number {
+    let i = from
+    while (i < s.length && !isDelimiter(s.charCodeAt(i))) i++
+    if (this.scalarRaw !== undefined && this.scalarRaw.length < 64) {
+      this.scalarRaw += s.slice(from, Math.min(i, from + 64 - this.scalarRaw.length))
+    }
+    if (i === s.length) return -1
+    this.inScalar = false
+    if (this.scalarMember && this.scalarRaw !== undefined) this.scalarMember.scalar = this.scalarRaw
+    this.scalarMember = undefined
+    this.scalarRaw = undefined
+    this.valueEnd(s, i)
+    return i
+  }
+
+  private key(raw: string): void {
+    let key = raw
+    if (raw.includes('\\')) {
+      try {
+        key = JSON.parse(`"${raw}"`) as string
+      } catch {
+        key = raw
+      }
+    }
+    const f = this.frames[this.depth - 1]!
+    if (f.shape.keys.length < MAX_KEYS) f.shape.keys.push(key)
+    if (f.parentRef?.has(key)) f.matched++
+    f.build?.add(key)
+    if (f.level === 0 && this.rootValues === 1) {
+      if (f.shape.count === 0) f.shape.firstKey = key
+      f.lastMember = undefined
+      if (this.members.length < MAX_MEMBERS) {
+        f.lastMember = { key, kind: 0 }
+        this.members.push(f.lastMember)
+      }
+    }
+  }
+
+  private valueStart(kind: number, at: number): void {
+    if (this.depth === 0) {
+      this.rootValues++
+      if (this.rootValues > 1) {
+        this.stopped = true
+        return
+      }
+      this.rootKind = kind
+      return
+    }
+    const f = this.frames[this.depth - 1]
+    if (!f) return
+    f.shape.count++
+    f.shape.kinds |= kind
+    if (f.captureFirst && f.shape.count === 1 && this.capturesStarted < MAX_CAPTURES) {
+      this.capturesStarted++
+      this.captures.push({
+        parts: [],
+        len: 0,
+        from: at,
+        depth: this.depth,
+        shape: f.shape,
+        cut: false,
+      })
+    }
+    if (f.level === 0 && f.obj && f.lastMember) {
+      f.lastMember.kind = kind
+      if (kind !== KIND.object && kind !== KIND.array) {
+        this.scalarMember = f.lastMember
+        if (kind !== KIND.string) this.scalarRaw = ''
+      }
+    }
+  }
+
+  private open(obj: boolean): void {
+    this.depth++
+    if (this.depth > SHALLOW || this.rootValues > 1) return
+    const level = this.depth - 1
+    const parent = level > 0 ? this.frames[level - 1] : undefined
+    const compare = parent !== undefined && obj && parent.shape.objChildren < SHAPE_SAMPLE
+    const rootObject = this.rootKind === KIND.object
+    const member = level === 1 && parent?.obj ? parent.lastMember : undefined
+    const wantKeys =
+      level === 0 ||
+      (level === 1 && ((rootObject && member !== undefined) || compare)) ||
+      (level === 2 && compare && rootObject)
+    // Nothing inside is needed (no keys to read, nothing to count): skip it like a deep value.
+    if (level >= 1 && !wantKeys && !member) {
+      this.deepUntil = level
+      return
+    }
+    const shape = level === 0 ? this.root : newShape()
+    const frame: Frame = {
+      obj,
+      level,
+      shape,
+      expectKey: obj,
+      wantKeys,
+      parentRef: compare ? parent.childRef : undefined,
+      matched: 0,
+      member,
+      lastMember: undefined,
+      build: compare && parent.childRef === undefined ? new Set() : undefined,
+      childRef: undefined,
+      captureFirst: level === 0 || (level === 1 && rootObject),
+    }
+    if (member) member.shape = shape
+    this.frames[level] = frame
+  }
+
+  private close(): void {
+    if (this.depth === 0) return
+    if (this.depth <= SHALLOW && this.rootValues <= 1) {
+      const f = this.frames[this.depth - 1]!
+      const parent = this.frames[this.depth - 2]
+      if (parent && f.obj && parent.shape.objChildren < SHAPE_SAMPLE && f.wantKeys) {
+        const ps = parent.shape
+        ps.objChildren++
+        if (f.build) {
+          parent.childRef = f.build
+          ps.ref = [...f.build].slice(0, MAX_KEYS)
+          ps.similar++
+        } else if (parent.childRef) {
+          const own = f.shape.count
+          const refSize = parent.childRef.size
+          if (f.matched * 2 >= Math.max(own, refSize) || (own === 0 && refSize === 0)) {
+            ps.similar++
+          }
+        }
+      }
+    }
+    this.depth--
+    if (this.depth === 0) this.rootClosed = true
+  }
+
+  /** A value ended at `end` (exclusive) with the depth now at its parent's. */
+  private valueEnd(s: string, end: number): void {
+    if (this.captures.length === 0) return
+    for (const c of this.captures) {
+      if (c.depth !== this.depth) continue
+      this.append(c, s.slice(c.from, end))
+      c.shape.first = c.parts.join('')
+      if (c.cut) c.shape.firstCut = true
+      c.depth = -1
+    }
+    this.captures = this.captures.filter((c) => c.depth !== -1)
+  }
+
+  private flushCaptures(s: string): void {
+    for (const c of this.captures) this.append(c, s.slice(c.from))
+  }
+
+  private append(c: Capture, text: string): void {
+    if (c.cut) return
+    const room = CAPTURE_CHARS - c.len
+    if (text.length > room) {
+      c.parts.push(text.slice(0, room))
+      c.len = CAPTURE_CHARS
+      c.cut = true
+    } else {
+      c.parts.push(text)
+      c.len += text.length
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import { RevisionConflictError, type StateStore, ValidationError } from '@contextkit/core'
+import { fileStateStore } from './file-state-store.js'
+import { migrateSelfState, type SelfState } from './self-state.js'
+import type { StateFileOptions } from './state-file.js'
+
+/** Where the middleware's state comes from, for its trace. */
+export type StateSource = 'file' | 'backup' | 'store' | 'none'
+
+/** @internal What {@link loadState} found. */
+export interface LoadedState {
+  state: SelfState | null
+  /** Store revision of `state` (`0`: nothing stored). */
+  revision: number
+  source: StateSource
+}
+
+/** @internal How the middleware reaches its state: a given store, or the state file. */
+export interface StateAccess {
+  store?: StateStore<SelfState> | undefined
+  agentId: string
+  /** The state file, when no store was given. */
+  path: () => string
+  fileOptions: StateFileOptions
+  /** Where problems go (the run's warnings). */
+  warn: (problem: unknown) => void
+}
+
+/**
+ * Load and validate the state. A stored value that is not a valid self-state is reported and
+ * treated as absent (its revision is kept, so a later save replaces it by compare-and-set); a
+ * value from a newer version throws (`StateVersionError`): it must not be overwritten.
+ */
+export async function loadState(access: StateAccess): Promise<LoadedState> {
+  let fileSource: StateSource | undefined
+  const store =
+    access.store ??
+    fileStateStore({
+      ...access.fileOptions,
+      path: access.path(),
+      onLoad: (result) => {
+        fileSource = result.source
+        for (const problem of result.problems) access.warn(problem)
+      },
+    })
+  const loaded = await store.load(access.agentId)
+  const source: StateSource = fileSource ?? (loaded ? 'store' : 'none')
+  if (!loaded) return { state: null, revision: 0, source }
+  try {
+    return { state: migrateSelfState(loaded.state), revision: loaded.revision, source }
+  } catch (error) {
+    if (!ValidationError.isInstance(error)) throw error
+    access.warn(error)
+    return { state: null, revision: loaded.revision, source: 'none' }
+  }
+}
+
+/** @internal What {@link updateState} saved. */
+export interface UpdatedState {
+  state: SelfState
+  revision: number
+  /** The first compare-and-set save met another writer's revision and was redone on top of it. */
+  retried: boolean
+}
+
+/**
+ * Read-modify-write with compare-and-set: load, `update`, save with the loaded revision. When
+ * another writer saved in between (`RevisionConflictError`), re-read and redo `update` on top
+ * of their state once, so neither write is lost; a second conflict is thrown for the caller to
+ * record as a warning (nothing is overwritten).
+ */
+export async function updateState(
+  access: StateAccess,
+  update: (current: SelfState | null) => SelfState,
+  now: () => number,
+): Promise<UpdatedState> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await loadState(access)
+    const next: SelfState = {
+      ...update(current.state),
+      revision: current.revision + 1,
+      updatedAt: new Date(now()).toISOString(),
+    }
+    const store = access.store ?? fileStateStore({ ...access.fileOptions, path: access.path() })
+    try {
+      const { revision } = await store.save(access.agentId, next, {
+        expectedRevision: current.revision,
+      })
+      return { state: { ...next, revision }, revision, retried: attempt > 1 }
+    } catch (error) {
+      if (attempt >= 2 || !RevisionConflictError.isInstance(error)) throw error
+    }
+  }
+}

@@ -1,0 +1,13 @@
+import { defineProject } from 'vitest/config'
+
+export default defineProject({
+  test: {
+    name: 'store-postgres',
+    include: ['src/**/*.test.ts'],
+    benchmark: { include: ['bench/**/*.bench.ts'] },
+    // Every test file runs a real Postgres engine (PGlite, WebAssembly): give the slower
+    // property tests and engine start-ups room on a loaded 2-core machine.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+})
