@@ -62,6 +62,7 @@ export {
   parsePlanAnswer,
   planSection,
 } from './plan.js'
+export { PREFILL_FALLBACK } from './prefill-fallback.js'
 export type {
   ModelProvider,
   ProviderEvent,
@@ -94,4 +95,10 @@ export {
   toolCalled,
   usageTokens,
 } from './stop-conditions.js'
+export type {
+  AsyncTokenCounter,
+  TokenCountPrepareInput,
+  TokenCountPrepareResult,
+} from './token-count-prepass.js'
+export { isAsyncTokenCounter } from './token-count-prepass.js'
 export { AGENT_TRACE_STAGES } from './trace-stages.js'

@@ -23,8 +23,10 @@ import {
 } from './cache-breakpoints.js'
 import { type ProviderError, RequestBuildError } from './errors.js'
 import type { AgentEvent, AgentPhase, AgentWarning } from './events.js'
+import { PREFILL_FALLBACK, prefillFallback } from './prefill-fallback.js'
 import type { ModelProvider, ProviderRequest } from './provider.js'
 import { streamReply } from './stream-reply.js'
+import { prepareSectionCounts } from './token-count-prepass.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 
 /** What every model call of a run shares. */
@@ -160,6 +162,7 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
   const tried = new Set<string>()
   let attempt = 0
   while (true) {
+    await countSections(ctx, spec, turn)
     const { request, formatter, fitted, placement } = buildRequest(ctx, spec, turn)
     ctx.run.trace.record(AGENT_TRACE_STAGES.budget, {
       turn: spec.number,
@@ -204,7 +207,7 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
     if (outcome.kind === 'done')
       return { kind: 'done', reply, invalidCalls: outcome.invalidCalls, turn }
     if (outcome.kind === 'aborted') return { kind: 'aborted', reply, turn }
-    const recovery = await recover(ctx, outcome.error, turn, tried)
+    const recovery = await recover(ctx, outcome.error, turn, tried, request)
     if (!recovery) return { kind: 'failed', reply, turn, error: outcome.error }
     tried.add(recovery.by)
     turn = recovery.turn
@@ -213,6 +216,8 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
       turn: spec.number,
       by: recovery.by,
       error: describeError(outcome.error),
+      status: outcome.error.status,
+      errorType: outcome.error.errorType,
     })
     ctx.emit({
       type: 'retry',
@@ -250,12 +255,46 @@ function recordCache(
   })
 }
 
-function recover(
+async function recover(
   ctx: CallContext,
   error: ProviderError,
   turn: TurnContext,
   tried: ReadonlySet<string>,
+  request: ProviderRequest,
 ): Promise<{ turn: TurnContext; by: string } | undefined> {
-  if (ctx.signal.aborted) return Promise.resolve(undefined)
-  return runRecover(ctx.middleware, error, turn, ctx.run, tried)
+  if (ctx.signal.aborted) return undefined
+  const recovered = await runRecover(ctx.middleware, error, turn, ctx.run, tried)
+  if (recovered || tried.has(PREFILL_FALLBACK)) return recovered
+  const fallback = prefillFallback(error, turn, request)
+  if (!fallback) return undefined
+  if (fallback.dropped) {
+    ctx.warn({
+      code: 'agent_loop_prefill_dropped',
+      message: `Model ${turn.model.id} refused the request's trailing assistant turn; it is sent again without the prefill`,
+      source: 'loop',
+    })
+  }
+  return { turn: fallback.turn, by: PREFILL_FALLBACK }
+}
+
+/** The asynchronous token-count pre-pass (see `AsyncTokenCounter`), traced; never throws. */
+async function countSections(ctx: CallContext, spec: CallSpec, turn: TurnContext): Promise<void> {
+  const counts = await prepareSectionCounts({
+    counter: ctx.counter,
+    turn,
+    extra: spec.extra,
+    maxTokens: spec.maxTokens,
+    budgetTokens: ctx.budgetTokens,
+    signal: ctx.signal,
+  })
+  if (!counts) return
+  for (const w of counts.warnings) ctx.warn({ ...w, source: 'token-counter' })
+  const { counted: _counted, warnings, ...data } = counts
+  ctx.run.trace.record(AGENT_TRACE_STAGES.tokenCount, {
+    turn: spec.number,
+    phase: spec.phase,
+    counter: ctx.counter.counter.id,
+    ...data,
+    warnings: warnings.length,
+  })
 }

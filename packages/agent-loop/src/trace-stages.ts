@@ -11,6 +11,11 @@ export const AGENT_TRACE_STAGES = Object.freeze({
   prepared: 'agent:prepared',
   /** `{ action, plan?, question?, repaired }`: the plan phase's outcome. */
   plan: 'agent:plan',
+  /**
+   * `{ turn, phase, counter, budget, estimate, tokens, exact, requests, warnings }`: an
+   * asynchronous token counter's pre-pass before fitting (see `AsyncTokenCounter`).
+   */
+  tokenCount: 'agent:token-count',
   /** `{ turn, phase, budget, tokens, kept, omissions }`: sections fitted for one call. */
   budget: 'agent:budget',
   /**
@@ -23,7 +28,10 @@ export const AGENT_TRACE_STAGES = Object.freeze({
   request: 'agent:request',
   /** `{ turn, phase, stopReason, blocks, toolCalls, usage }` */
   reply: 'agent:reply',
-  /** `{ turn, by, error }`: a middleware `recover` hook gave a turn to retry with. */
+  /**
+   * `{ turn, by, error }`: a middleware `recover` hook gave a turn to retry with (`by` is its
+   * name, or `agent-loop:prefill-fallback` for the loop's own fallback, `PREFILL_FALLBACK`).
+   */
   recovered: 'agent:recovered',
   /** `{ turn, id, tool, input, isError, code?, chars, durationMs }` */
   tool: 'agent:tool',
