@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { digest, memoryTrace, noopTrace } from './trace.js'
+import { digest, memoryTrace, noopTrace, sha256Hex } from './trace.js'
 
 const clock = () => {
   let t = Date.UTC(2026, 0, 1)
@@ -36,6 +36,14 @@ describe('digest', () => {
       fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
         const expected = createHash('sha256').update(text).digest('hex').slice(0, 12)
         expect(digest(text)).toBe(expected)
+      }),
+    )
+  })
+
+  test('sha256Hex is the full SHA-256 hex digest, as node:crypto computes it', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
+        expect(sha256Hex(text)).toBe(createHash('sha256').update(text).digest('hex'))
       }),
     )
   })

@@ -62,8 +62,16 @@ function isMessageLike(value: unknown): value is { role: string; content: unknow
  * in browsers and edge runtimes too.
  */
 export function digest(value: unknown): string {
-  const text = typeof value === 'string' ? value : safeStringify(value)
-  return bytesToHex(sha256(utf8ToBytes(text))).slice(0, 12)
+  return sha256Hex(typeof value === 'string' ? value : safeStringify(value)).slice(0, 12)
+}
+
+/**
+ * The SHA-256 of a string (UTF-8), as 64 hex digits: the same as `node:crypto`'s
+ * `createHash('sha256').update(text).digest('hex')`, synchronous and free of Node APIs
+ * (`@noble/hashes`). For cache keys and content addresses in pure code.
+ */
+export function sha256Hex(text: string): string {
+  return bytesToHex(sha256(utf8ToBytes(text)))
 }
 
 /**
