@@ -1,3 +1,4 @@
+export { errnoCode } from './errno.js'
 export type { ContextkitErrorOptions } from './errors.js'
 export {
   assertString,
@@ -9,6 +10,16 @@ export {
   ValidationError,
 } from './errors.js'
 export { estimateTokens } from './estimate.js'
+export {
+  isContentBlockArray,
+  isMessageArray,
+  isSectionArray,
+  isToolArray,
+} from './input-checks.js'
+export { insertAfterStable } from './insert-after-stable.js'
+export { isSpace } from './is-space.js'
+export type { LineCount } from './line-count.js'
+export { countLines, LineCounter } from './line-count.js'
 export type {
   AssistantMessage,
   ContentBlock,
