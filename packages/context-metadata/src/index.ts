@@ -19,6 +19,7 @@ export { countLines, LineCounter } from './lines.js'
 export type { ContextMetadataOptions } from './middleware.js'
 export {
   CONTEXT_METADATA_TRACE_STAGE,
+  CONTEXT_METADATA_TRACE_STAGES,
   CONTEXT_METADATA_VARS_KEY,
   contextMetadata,
   varsRef,
