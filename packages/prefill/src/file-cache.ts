@@ -1,5 +1,6 @@
 import { constants, type Stats, statSync } from 'node:fs'
 import { open } from 'node:fs/promises'
+import { errnoCode } from '@contextkit/core'
 import { PrefillReadError } from './errors.js'
 
 /** One cached file: its trimmed text and the identity it was read with. */
@@ -56,8 +57,7 @@ export function statQuiet(path: string): Stats | undefined | NodeJS.ErrnoExcepti
 }
 
 function errnoOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' ? code : 'EIO'
+  return errnoCode(error) ?? 'EIO'
 }
 
 function readError(path: string, reason: string, cause?: unknown): PrefillReadError {

@@ -23,7 +23,12 @@ export type {
   PrefillModel,
 } from './inject.js'
 export { applyPrefill, defaultInstruction, injectPrefill } from './inject.js'
-export type { PrefillMiddleware, PrefillMiddlewareOptions, PrefillState } from './middleware.js'
+export type {
+  PrefillMiddleware,
+  PrefillMiddlewareOptions,
+  PrefillOptions,
+  PrefillState,
+} from './middleware.js'
 export {
   PREFILL_STATE_KEY,
   PREFILL_TRACE_STAGES,

@@ -3,11 +3,9 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  type AssistantMessage,
   createRunInfo,
   createTokenCounter,
   createTurnContext,
-  emptyUsage,
   getModelInfo,
   getRunState,
   memoryTrace,
@@ -15,13 +13,13 @@ import {
   runFinalize,
   runPrepare,
   type Section,
-  type StopReason,
   type TurnContext,
   textMessage,
   textOf,
 } from '@contextkit/core'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { reply } from '../../../test-utils/messages.js'
 import { addAnchor } from './capture.js'
 import { INJECTED_START } from './injected-text.js'
 import { RESUMPTION_STATE_KEY, RESUMPTION_TRACE_STAGES, resumption } from './middleware.js'
@@ -48,15 +46,6 @@ const stable: Section[] = [
   { id: 'tools', text: 'Tools: read, write.', priority: 90, cache: 'stable' },
   { id: 'date', text: 'Today is Sunday.', priority: 10, cache: 'volatile' },
 ]
-
-function reply(text: string, stopReason: StopReason = 'end_turn'): AssistantMessage {
-  return {
-    role: 'assistant',
-    content: [{ type: 'text', text }],
-    stopReason,
-    usage: emptyUsage(),
-  }
-}
 
 function turn(): TurnContext {
   return createTurnContext({
