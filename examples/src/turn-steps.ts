@@ -31,6 +31,8 @@ const BY_STAGE: ReadonlyMap<string, number> = new Map<string, number>([
   [AGENT_TRACE_STAGES.sessionLoaded, 1],
   [MIDDLEWARE_STAGES.preload, 2],
   [MIDDLEWARE_STAGES.contextMetadata, 4],
+  [RESUMPTION_TRACE_STAGES.injected, 3],
+  [RESUMPTION_TRACE_STAGES.skipped, 3],
   [AGENT_TRACE_STAGES.budget, 5],
   [PREFILL_TRACE_STAGES.injected, 6],
   [PREFILL_TRACE_STAGES.skipped, 6],
@@ -44,16 +46,14 @@ const BY_STAGE: ReadonlyMap<string, number> = new Map<string, number>([
   [PREFILL_TRACE_STAGES.kept, 10],
   [AGENT_TRACE_STAGES.finalized, 10],
   [AGENT_TRACE_STAGES.saved, 11],
+  [RESUMPTION_TRACE_STAGES.captured, 11],
+  [RESUMPTION_TRACE_STAGES.captureSkipped, 11],
 ])
 
 /**
  * Which step of the turn table a trace event belongs to (`undefined` for warnings and events
- * outside the table). Resumption's one stage is split by its action (`inject`/`skip` is step 3,
- * `capture` step 11). Every stage name comes from its package's exported constants.
+ * outside the table). Every stage name comes from its package's exported constants.
  */
 export function stepOf(event: Pick<TraceEvent, 'stage' | 'data'>): number | undefined {
-  if (event.stage === RESUMPTION_TRACE_STAGES.resumption) {
-    return typeof event.data.action === 'string' && event.data.action.startsWith('capture') ? 11 : 3
-  }
   return BY_STAGE.get(event.stage)
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { errnoCode } from '@contextkit/core'
 import { StateIoError, StateLockError } from './errors.js'
 
 /** Options of {@link withFileLock}. */
@@ -18,12 +19,6 @@ interface LockInfo {
   pid: number
   token: string
   createdAt: number
-}
-
-function errnoCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null
-    ? ((error as { code?: unknown }).code as string | undefined)
-    : undefined
 }
 
 async function readLockInfo(lockPath: string): Promise<LockInfo | null> {

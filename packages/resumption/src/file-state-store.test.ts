@@ -120,7 +120,7 @@ describe('the middleware on a StateStore', () => {
     expect(saved?.state.streamTail?.raw).toBe('and then we ship the parser')
     expect(saved?.state.verbatimAnchors.map((a) => a.raw)).toEqual(['the rival kept this'])
     expect(saved?.revision).toBe(2)
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({
+    expect(trace.byStage('resumption:captured')[0]?.data).toMatchObject({
       action: 'capture',
       revision: 2,
       retried: true,
@@ -165,7 +165,7 @@ describe('the middleware on a StateStore', () => {
     const trace = memoryTrace()
     const next = await runPrepare([mw], turn(), createRunInfo({ sessionId: 'two', trace }))
     expect(next.system.map((s) => s.id)).toEqual(['resumption'])
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({
+    expect(trace.byStage('resumption:injected')[0]?.data).toMatchObject({
       action: 'inject',
       source: 'store',
     })

@@ -83,7 +83,7 @@ describe('prepare', () => {
     expect(section.text).toContain('• "Keep the API small."')
     expect(renderSections(out.system.slice(0, 2))).toBe(renderSections(stable.slice(0, 2)))
     expect(out.messages).toEqual(turn().messages)
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({
+    expect(trace.byStage('resumption:injected')[0]?.data).toMatchObject({
       action: 'inject',
       placement: 'system',
       source: 'file',
@@ -129,7 +129,10 @@ describe('prepare', () => {
     const t = turn()
     const trace = memoryTrace()
     expect(await runPrepare([resumption({ path })], t, createRunInfo({ trace }))).toBe(t)
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({ action: 'skip', source: 'none' })
+    expect(trace.byStage('resumption:skipped')[0]?.data).toMatchObject({
+      action: 'skip',
+      source: 'none',
+    })
     expect(trace.byStage('warning')).toEqual([])
   })
 
@@ -175,7 +178,9 @@ describe('prepare', () => {
     const text = out.system.find((s) => s.id === 'resumption')!.text
     expect(text).not.toContain('old momentum')
     expect(text).toContain('keep me')
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({ tailDropped: 'stale' })
+    expect(trace.byStage(RESUMPTION_TRACE_STAGES.injected)[0]?.data).toMatchObject({
+      tailDropped: 'stale',
+    })
   })
 
   test('cwd and branch are recorded at capture and compared at wake-up (lazy values)', async () => {
@@ -203,7 +208,10 @@ describe('finalize', () => {
     expect(state.streamTail?.raw.endsWith('and the last idea was to split the parser')).toBe(true)
     expect(state.streamTail?.sessionKey).toBe('sess')
     expect(state.streamTail!.tokenCount).toBeLessThanOrEqual(20)
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({ action: 'capture', revision: 1 })
+    expect(trace.byStage('resumption:captured')[0]?.data).toMatchObject({
+      action: 'capture',
+      revision: 1,
+    })
   })
 
   test('an aborted reply is captured too: that is exactly a thought in motion', async () => {
@@ -218,7 +226,9 @@ describe('finalize', () => {
     const trace = memoryTrace()
     await runFinalize([mw], reply(''), turn(), createRunInfo({ trace }))
     expect((await loadSelfState(path)).state?.streamTail?.raw).toBe('previous tail')
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({ action: 'capture-skip' })
+    expect(trace.byStage('resumption:capture-skipped')[0]?.data).toMatchObject({
+      action: 'capture-skip',
+    })
   })
 
   test('capture: false never writes', async () => {
@@ -270,7 +280,7 @@ describe('finalize', () => {
       final: false,
       step: 1,
     })
-    expect(trace.byStage(RESUMPTION_TRACE_STAGES.resumption)).toEqual([])
+    expect(trace.events.filter((e) => e.stage.startsWith('resumption:'))).toEqual([])
     expect((await loadSelfState(path)).state!.streamTail!.raw).toBe(
       'the cache key must include the model id and the tool list',
     )

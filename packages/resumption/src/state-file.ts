@@ -5,6 +5,7 @@ import { dirname } from 'node:path'
 import {
   assertString,
   ContextkitError,
+  errnoCode,
   invalidArgument,
   parseWith,
   ValidationError,
@@ -57,12 +58,6 @@ type ReadOutcome =
   | { kind: 'bad'; error: ContextkitError; bytes?: Buffer }
 
 const DEFAULT_MAX_BYTES = 1024 * 1024
-
-function errnoCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null
-    ? ((error as { code?: unknown }).code as string | undefined)
-    : undefined
-}
 
 function ioError(message: string, path: string, cause: unknown): StateIoError {
   return new StateIoError(message, { recoverable: true, cause, details: { path } })

@@ -50,7 +50,10 @@ test('a tail saved by one worker wakes the agent up on another', async () => {
   const next = await runPrepare([workerB], turn(), createRunInfo({ sessionId: 'noon', trace }))
   expect(next.system.map((s) => s.id)).toEqual(['resumption'])
   expect(next.system[0]?.text).toContain('backfill the heads table')
-  expect(trace.byStage('resumption')[0]?.data).toMatchObject({ action: 'inject', source: 'store' })
+  expect(trace.byStage('resumption:injected')[0]?.data).toMatchObject({
+    action: 'inject',
+    source: 'store',
+  })
   const row = await store.load('helper')
   expect(row?.revision).toBe(1)
   expect(row?.state.revision).toBe(1)
@@ -70,7 +73,9 @@ test('two workers finishing at once: one saves, the other re-reads and saves on 
       ),
     ),
   )
-  const captures = traces.map((t) => t.byStage('resumption')[0]?.data as Record<string, unknown>)
+  const captures = traces.map(
+    (t) => t.byStage('resumption:captured')[0]?.data as Record<string, unknown>,
+  )
   expect(captures.map((c) => c.action)).toEqual(['capture', 'capture'])
   expect(captures.map((c) => c.revision).sort()).toEqual([1, 2])
   expect(captures.filter((c) => c.retried === true)).toHaveLength(1)
