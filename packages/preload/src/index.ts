@@ -18,13 +18,19 @@ export {
   PathDeniedError,
   PathOutsideRootError,
   PreloadRefusal,
+  PreloadRefusalError,
   REFUSAL_CODES,
   ReadFailedError,
   RootUnavailableError,
 } from './errors.js'
 export { fenceCode, inlineCode, languageFor, longestRun } from './fence.js'
 export type { PreloadOptions, ReferenceSourceOption } from './middleware.js'
-export { PRELOADED_VAR, preload } from './middleware.js'
+export {
+  PRELOAD_TRACE_STAGES,
+  PRELOAD_VARS_KEY,
+  PRELOADED_VAR,
+  preload,
+} from './middleware.js'
 export type { PassLadderParts, PassLadderResult } from './pass-ladder.js'
 export {
   fitPassLadder,

@@ -1,7 +1,7 @@
 import { constants, type Stats } from 'node:fs'
 import { type FileHandle, open, readlink, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { parseWith } from '@contextkit/core'
+import { errnoCode, parseWith } from '@contextkit/core'
 import { z } from 'zod'
 import { compileDenyList, DEFAULT_DENY_LIST, type DenyMatcher } from './deny-list.js'
 import {
@@ -12,7 +12,7 @@ import {
   NotAFileError,
   PathDeniedError,
   PathOutsideRootError,
-  type PreloadRefusal,
+  type PreloadRefusalError,
   ReadFailedError,
   RootUnavailableError,
 } from './errors.js'
@@ -52,12 +52,12 @@ export interface FileText {
 }
 
 /**
- * What {@link readWithinRoot} returns: the text, or a typed refusal (a {@link PreloadRefusal}
+ * What {@link readWithinRoot} returns: the text, or a typed refusal (a {@link PreloadRefusalError}
  * subclass, returned, not thrown).
  */
 export type ReadResult =
   | { ok: true; file: FileText }
-  | { ok: false; path: string; error: PreloadRefusal }
+  | { ok: false; path: string; error: PreloadRefusalError }
 
 /** Bytes sniffed for NUL to call a file binary. */
 export const BINARY_SNIFF_BYTES = 8192
@@ -83,11 +83,6 @@ function denyMatcher(deny: readonly string[] | false | undefined): DenyMatcher |
     denyCache.set(list, matcher)
   }
   return matcher
-}
-
-function errnoOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' ? code : undefined
 }
 
 /** `true` when `target` is strictly inside `root` (both absolute, real paths). */
@@ -150,7 +145,7 @@ export async function readWithinRoot(
   const opts = parseWith(LimitsSchema, limits, 'readWithinRoot limits')
   const maxBytes = opts.maxBytes ?? 1_048_576
   const maxLineLength = opts.maxLineLength ?? 4000
-  const refuse = (error: PreloadRefusal): ReadResult => ({
+  const refuse = (error: PreloadRefusalError): ReadResult => ({
     ok: false,
     path: String(relPath),
     error,
@@ -265,7 +260,7 @@ export async function readWithinRoot(
       new ReadFailedError(`Reading "${rel}" failed`, {
         recoverable: true,
         cause,
-        details: { path: rel, errno: errnoOf(cause) },
+        details: { path: rel, errno: errnoCode(cause) },
       }),
     )
   } finally {
@@ -278,11 +273,11 @@ async function openNoFollow(
   realRoot: string,
   rel: string,
   deny: DenyMatcher | undefined,
-): Promise<{ fh: FileHandle; name: string } | PreloadRefusal> {
+): Promise<{ fh: FileHandle; name: string } | PreloadRefusalError> {
   try {
     return { fh: await open(name, OPEN_FLAGS), name }
   } catch (error) {
-    const errno = errnoOf(error)
+    const errno = errnoCode(error)
     if (errno === 'ELOOP' || errno === 'EMLINK' || errno === 'EFTYPE') {
       return openSymlinkTarget(name, realRoot, rel, deny)
     }
@@ -296,7 +291,7 @@ async function openSymlinkTarget(
   realRoot: string,
   rel: string,
   deny: DenyMatcher | undefined,
-): Promise<{ fh: FileHandle; name: string } | PreloadRefusal> {
+): Promise<{ fh: FileHandle; name: string } | PreloadRefusalError> {
   let target: string
   try {
     target = await realpath(name)
@@ -323,8 +318,8 @@ async function openSymlinkTarget(
   }
 }
 
-function openError(error: unknown, rel: string): PreloadRefusal {
-  const errno = errnoOf(error)
+function openError(error: unknown, rel: string): PreloadRefusalError {
+  const errno = errnoCode(error)
   if (errno === 'ENOENT' || errno === 'ENOTDIR') {
     return new FileNotFoundError(`"${rel}" does not exist`, {
       recoverable: true,
