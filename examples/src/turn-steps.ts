@@ -1,15 +1,14 @@
 import { AGENT_TRACE_STAGES } from '@contextkit/agent-loop'
+import { CONTEXT_METADATA_TRACE_STAGES } from '@contextkit/context-metadata'
 import type { TraceEvent } from '@contextkit/core'
 import { PREFILL_TRACE_STAGES } from '@contextkit/prefill'
+import { PRELOAD_TRACE_STAGES } from '@contextkit/preload'
 import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption'
 
-/**
- * Stages of the two middleware that do not export theirs as constants yet (preload,
- * context-metadata): named once here.
- */
+/** The one stage each of preload and context-metadata records, from their exported constants. */
 export const MIDDLEWARE_STAGES = {
-  preload: 'preload',
-  contextMetadata: 'context-metadata',
+  preload: PRELOAD_TRACE_STAGES.loaded,
+  contextMetadata: CONTEXT_METADATA_TRACE_STAGES.analyzed,
 } as const
 
 /** The ARCHITECTURE turn table, one line per step. */
