@@ -1,8 +1,6 @@
 import {
-  type AssistantMessage,
   createRunInfo,
   createTurnContext,
-  emptyUsage,
   getModelInfo,
   memoryTrace,
   runFinalize,
@@ -12,6 +10,7 @@ import {
 import { resumption, type SelfState } from '@contextkit/resumption'
 import type { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { reply } from '../../../test-utils/messages.js'
 import { postgresStateStore } from './state-store.js'
 import { migratedPglite } from './test-support.js'
 
@@ -26,12 +25,6 @@ afterAll(async () => {
 
 const model = getModelInfo('claude-sonnet-4-6')
 const turn = () => createTurnContext({ model, messages: [textMessage('user', 'continue')] })
-const reply = (text: string): AssistantMessage => ({
-  role: 'assistant',
-  content: [{ type: 'text', text }],
-  stopReason: 'end_turn',
-  usage: emptyUsage(),
-})
 let now = Date.parse('2026-03-01T12:00:00.000Z')
 const clock = () => now
 
