@@ -15,20 +15,23 @@ export function isContextkitError(value: unknown): boolean {
  * What a fuzz property checks about one call of a public function given anything: it either
  * throws (or rejects with) a typed contextkit error, or it returns a value that `check` accepts.
  * `check` is required, so "did not crash" is never all a property asserts: it receives the
- * returned (awaited) value and asserts its shape with `expect`. Any other throw fails the test.
- * Returns the value, or `undefined` when a typed error was thrown.
+ * returned (awaited) value and asserts its shape with `expect` (it may be async, e.g. to close
+ * what was returned). Any other throw fails the test.
+ * `isTyped` narrows which errors count as typed (default: any contextkit error). Returns the
+ * value, or `undefined` when a typed error was thrown.
  */
 export async function onlyTypedErrors<T>(
   f: () => T | Promise<T>,
-  check: (value: Awaited<T>) => void,
+  check: (value: Awaited<T>) => void | Promise<void>,
+  isTyped: (error: unknown) => boolean = isContextkitError,
 ): Promise<Awaited<T> | undefined> {
   let value: Awaited<T>
   try {
     value = await f()
   } catch (error) {
-    if (!isContextkitError(error)) throw error
+    if (!isTyped(error)) throw error
     return undefined
   }
-  check(value)
+  await check(value)
   return value
 }
