@@ -14,12 +14,11 @@ import {
   anthropicProvider,
   toStreamParams,
 } from '@contextkit/agent-loop/anthropic'
-import { contextMetadata } from '@contextkit/context-metadata'
+import { contextMetadata } from '@contextkit/context-metadata/node'
 import {
   type AssistantMessage,
   ConfigurationError,
   type ContextMiddleware,
-  jsonlTrace,
   type MemoryTrace,
   type Message,
   type ModelInfo,
@@ -27,10 +26,11 @@ import {
   type Trace,
   textMessage,
 } from '@contextkit/core'
+import { jsonlTrace } from '@contextkit/core/node'
 import { AnthropicXmlFormatter, NativeFormatter } from '@contextkit/formatters'
-import { prefill } from '@contextkit/prefill'
-import { preload } from '@contextkit/preload'
-import { resumption } from '@contextkit/resumption'
+import { prefill } from '@contextkit/prefill/node'
+import { preload } from '@contextkit/preload/node'
+import { resumption } from '@contextkit/resumption/node'
 import { readFileTool } from './read-file-tool.js'
 import { runnerSessionStore } from './runner-sessions.js'
 import { teeTrace } from './tee-trace.js'

@@ -14,17 +14,19 @@ import {
   ensurePrefillInContent,
   injectPrefill,
   isPrefillRejection,
-  loadPrefill,
   matchPrefill,
+  stripPrefillFromContent,
+  stripPrefillFromMessage,
+  stripPrefillFromResponse,
+} from './index.js'
+import {
+  loadPrefill,
   modelFamily,
   parsePrefillConfig,
   prefill,
   prefillCandidates,
   readPrefillContent,
-  stripPrefillFromContent,
-  stripPrefillFromMessage,
-  stripPrefillFromResponse,
-} from './index.js'
+} from './node.js'
 
 /**
  * Anything at all, or a value of the right shape (a prompt-ish string, a message list, content

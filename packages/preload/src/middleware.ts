@@ -9,7 +9,7 @@ import {
   type TokenCounter,
   type TurnContext,
 } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import {
   type BootstrapOptions,
   BootstrapOptionsSchema,

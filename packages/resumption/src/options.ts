@@ -1,5 +1,5 @@
 import { SessionIdSchema, type StateStore, type TokenCounter } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import type { LoadResult } from './state-file.js'
 
 const isFunction = (v: unknown): boolean => typeof v === 'function'
