@@ -55,6 +55,8 @@ export type TextFileRead =
       size?: number
       /** Present once the file was opened. */
       stats?: Stats
+      /** The bytes read, for `binary` and `not-utf8` (e.g. to move a corrupt file aside). */
+      bytes?: Buffer
       /** The underlying error, if any. */
       cause?: unknown
     }
@@ -100,13 +102,13 @@ export async function readTextFile(
     }
     const sniff = options.binarySniffBytes ?? 0
     if (sniff > 0 && bytes.subarray(0, sniff).includes(0)) {
-      return { ok: false, problem: 'binary', stats }
+      return { ok: false, problem: 'binary', stats, bytes }
     }
     let text: string
     try {
       text = strictUtf8.decode(bytes)
     } catch (cause) {
-      return { ok: false, problem: 'not-utf8', stats, cause }
+      return { ok: false, problem: 'not-utf8', stats, bytes, cause }
     }
     const bom = text.charCodeAt(0) === 0xfeff
     return { ok: true, text: bom ? text.slice(1) : text, bytes, bom, stats }
