@@ -1,9 +1,9 @@
 import { AGENT_TRACE_STAGES } from '@contextkit/agent-loop'
-import { CONTEXT_METADATA_TRACE_STAGES } from '@contextkit/context-metadata/node'
+import { CONTEXT_METADATA_TRACE_STAGES } from '@contextkit/context-metadata'
 import type { TraceEvent } from '@contextkit/core'
-import { PREFILL_TRACE_STAGES } from '@contextkit/prefill/node'
-import { PRELOAD_TRACE_STAGES } from '@contextkit/preload/node'
-import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption/node'
+import { PREFILL_TRACE_STAGES } from '@contextkit/prefill'
+import { PRELOAD_TRACE_STAGES } from '@contextkit/preload'
+import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption'
 
 /** The one stage each of preload and context-metadata records, from their exported constants. */
 export const MIDDLEWARE_STAGES = {

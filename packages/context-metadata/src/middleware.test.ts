@@ -11,13 +11,12 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type ContextMetadataOptions, contextMetadata } from './middleware.js'
 import {
   CONTEXT_METADATA_TRACE_STAGE,
   CONTEXT_METADATA_TRACE_STAGES,
   CONTEXT_METADATA_VARS_KEY,
-  type ContextMetadataOptions,
-  contextMetadata,
-} from './middleware.js'
+} from './names.js'
 import type { ContextMetadata } from './types.js'
 
 let dir: string

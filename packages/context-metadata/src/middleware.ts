@@ -9,23 +9,9 @@ import {
 import { analyzeContext } from './analyze-context.js'
 import { type AnalyzeFileOptions, analyzeFile } from './analyze-file.js'
 import { formatContextHint, type HintOptions } from './hint.js'
+import { CONTEXT_METADATA_TRACE_STAGES, CONTEXT_METADATA_VARS_KEY } from './names.js'
 import { ContextMetadataOptionsSchema } from './options.js'
 import type { AnalyzeOptions, ContextMetadata } from './types.js'
-
-/** Default key of `turn.vars` under which the middleware stores the {@link ContextMetadata}. */
-export const CONTEXT_METADATA_VARS_KEY = 'contextMeta'
-
-/** Trace stages the middleware records (`<package>:<event>`, like every contextkit package). */
-export const CONTEXT_METADATA_TRACE_STAGES = Object.freeze({
-  /** One analysis was turned into a hint: `{ format, chars, lines, recordCount, contextRef, ms }`. */
-  analyzed: 'context-metadata:analyzed',
-} as const)
-
-/**
- * @deprecated Use `CONTEXT_METADATA_TRACE_STAGES.analyzed` (the stage is now
- * `'context-metadata:analyzed'`; kept for one minor release).
- */
-export const CONTEXT_METADATA_TRACE_STAGE = CONTEXT_METADATA_TRACE_STAGES.analyzed
 
 /** Options of {@link contextMetadata}. */
 export interface ContextMetadataOptions {

@@ -21,7 +21,8 @@ import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { reply } from '../../../test-utils/messages.js'
 import { PrefillRejectedError } from './errors.js'
-import { PREFILL_STATE_KEY, PREFILL_TRACE_STAGES, PREFILL_VARS_KEY, prefill } from './middleware.js'
+import { prefill } from './middleware.js'
+import { PREFILL_STATE_KEY, PREFILL_TRACE_STAGES, PREFILL_VARS_KEY } from './names.js'
 
 const REJECTION = {
   type: 'error',

@@ -17,12 +17,12 @@ export type {
   PrefillOptions,
   PrefillState,
 } from './middleware.js'
+export { prefill } from './middleware.js'
 export {
   PREFILL_STATE_KEY,
   PREFILL_TRACE_STAGES,
   PREFILL_VARS_KEY,
-  prefill,
-} from './middleware.js'
+} from './names.js'
 export type { PrefillCandidate, PrefillLoad, ReadPrefillOptions } from './read-prefill.js'
 export {
   hasPrefillEnabled,

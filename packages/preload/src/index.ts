@@ -19,6 +19,11 @@ export {
   RootUnavailableError,
 } from './errors.js'
 export { fenceCode, inlineCode, languageFor, longestRun } from './fence.js'
+export {
+  PRELOAD_TRACE_STAGES,
+  PRELOAD_VARS_KEY,
+  PRELOADED_VAR,
+} from './names.js'
 export type { PassLadderParts, PassLadderResult } from './pass-ladder.js'
 export {
   fitPassLadder,

@@ -11,7 +11,8 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { PRELOAD_TRACE_STAGES, PRELOAD_VARS_KEY, PRELOADED_VAR, preload } from './middleware.js'
+import { preload } from './middleware.js'
+import { PRELOAD_TRACE_STAGES, PRELOAD_VARS_KEY, PRELOADED_VAR } from './names.js'
 
 let ws: string
 const model = getModelInfo('claude-sonnet-4-6')

@@ -17,6 +17,7 @@ import {
   loadBootstrapFiles,
 } from './bootstrap.js'
 import { RootUnavailableError } from './errors.js'
+import { PRELOAD_TRACE_STAGES, PRELOAD_VARS_KEY } from './names.js'
 import {
   buildPreloadedFiles,
   FileOptionsSchema,
@@ -54,21 +55,6 @@ export interface PreloadOptions extends Omit<PreloadFilesOptions, 'root' | 'coun
   /** Workspace for bootstrap files. Default: `run.workspace`, else `root`. */
   workspace?: string
 }
-
-/** Key of `turn.vars` where the middleware lists the preloaded paths, for tools. */
-export const PRELOAD_VARS_KEY = 'preloadedFiles'
-
-/** @deprecated Renamed {@link PRELOAD_VARS_KEY} (same value; kept for one minor release). */
-export const PRELOADED_VAR = PRELOAD_VARS_KEY
-
-/** Trace stages the middleware records (`preload:<event>`). */
-export const PRELOAD_TRACE_STAGES = Object.freeze({
-  /**
-   * One per `prepare`: `{ bootstrap?: { loaded, missing, truncated, skipped }, files?: { loaded,
-   * tokens, skipped } }` (`skipped` entries are `{ path, reason }` with a refusal code).
-   */
-  loaded: 'preload:loaded',
-} as const)
 
 const isFunction = (v: unknown): boolean => typeof v === 'function'
 

@@ -17,6 +17,7 @@ import {
 } from '@contextkit/core'
 import { captureStreamTail, recordStreamTail } from './capture.js'
 import { stripInjected } from './injected-text.js'
+import { RESUMPTION_STATE_KEY, RESUMPTION_TRACE_STAGES } from './names.js'
 import { ResumptionOptionsSchema } from './options.js'
 import { emptySelfState, type SelfState } from './self-state.js'
 import { loadState, type StateAccess, updateState } from './state-access.js'
@@ -90,34 +91,6 @@ function stateAccess(options: ResumptionOptions, run: RunInfo, source: string): 
     warn: (problem) => recordWarning(run, source, problem),
   }
 }
-
-/**
- * The key (the middleware's name) of the run's state (core `getRunState`) under which `prepare`
- * leaves what it injected, for `finalize`.
- */
-export const RESUMPTION_STATE_KEY = 'resumption'
-
-/**
- * @deprecated What `prepare` injected is kept in `run.state` under {@link RESUMPTION_STATE_KEY};
- * nothing is written under this `turn.vars` key any more (kept for one minor release).
- */
-export const RESUMPTION_VARS_KEY = 'contextkit.resumption'
-
-/**
- * Trace stages the middleware records (`resumption:<event>`). Each event's `data.action`
- * (`inject`, `skip`, `capture`, `capture-skip`) is deprecated: it repeats the stage, as it did
- * when all four shared the one stage `'resumption'` (kept for one minor release).
- */
-export const RESUMPTION_TRACE_STAGES = Object.freeze({
-  /** `prepare` injected the wake-up block: `{ placement, source, tokens, tailDropped? }`. */
-  injected: 'resumption:injected',
-  /** `prepare` had nothing to inject: `{ placement, source, tokens: 0, tailDropped? }`. */
-  skipped: 'resumption:skipped',
-  /** `finalize` saved the new tail: `{ tokens, revision, retried? }`. */
-  captured: 'resumption:captured',
-  /** `finalize` saved nothing (`{ reason }`, e.g. no new text in the final reply). */
-  captureSkipped: 'resumption:capture-skipped',
-} as const)
 
 function injectedOf(run: RunInfo): string[] {
   const entry = getRunState(run, RESUMPTION_STATE_KEY) as { injected?: unknown } | undefined
