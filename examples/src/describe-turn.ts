@@ -2,8 +2,8 @@ import type Anthropic from '@anthropic-ai/sdk'
 import { AGENT_TRACE_STAGES } from '@contextkit/agent-loop'
 import type { AnthropicStreamParams } from '@contextkit/agent-loop/anthropic'
 import { CORE_TRACE_STAGES, type Message, type TraceEvent } from '@contextkit/core'
-import { PREFILL_TRACE_STAGES } from '@contextkit/prefill/node'
-import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption/node'
+import { PREFILL_TRACE_STAGES } from '@contextkit/prefill'
+import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption'
 import { MIDDLEWARE_STAGES, stepOf, TURN_STEPS } from './turn-steps.js'
 
 /** Shorten `text` to `max` characters on one line (line breaks shown as ⏎). */
@@ -35,12 +35,13 @@ function summary(event: TraceEvent): string {
       const boot = field(d, 'bootstrap')
       return `loaded ${list(boot.loaded)}; preloaded files: ${list(field(d, 'files').loaded)}`
     }
-    case RESUMPTION_TRACE_STAGES.resumption:
-      return d.action === 'inject'
-        ? `resumption block injected after the stable sections (${d.tokens} tokens)`
-        : d.action === 'capture'
-          ? `resumption tail saved (${d.tokens} tokens, revision ${d.revision})`
-          : `resumption: ${d.action}${d.tailDropped ? ` (${d.tailDropped})` : ''}${d.reason ? ` (${d.reason})` : ''}`
+    case RESUMPTION_TRACE_STAGES.injected:
+      return `resumption block injected after the stable sections (${d.tokens} tokens)`
+    case RESUMPTION_TRACE_STAGES.captured:
+      return `resumption tail saved (${d.tokens} tokens, revision ${d.revision})`
+    case RESUMPTION_TRACE_STAGES.skipped:
+    case RESUMPTION_TRACE_STAGES.captureSkipped:
+      return `${event.stage}${d.tailDropped ? ` (${d.tailDropped})` : ''}${d.reason ? ` (${d.reason})` : ''}`
     case MIDDLEWARE_STAGES.contextMetadata:
       return `context file hint: ${d.format}, ${d.lines} lines, ${d.recordCount} records`
     case AGENT_TRACE_STAGES.budget:

@@ -147,7 +147,7 @@ describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript form
     const order: string[] = [
       AGENT_TRACE_STAGES.sessionLoaded,
       MIDDLEWARE_STAGES.preload,
-      RESUMPTION_TRACE_STAGES.resumption,
+      RESUMPTION_TRACE_STAGES.skipped,
       MIDDLEWARE_STAGES.contextMetadata,
       PREFILL_TRACE_STAGES.injected,
       AGENT_TRACE_STAGES.budget,
@@ -160,7 +160,7 @@ describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript form
       AGENT_TRACE_STAGES.budget,
       AGENT_TRACE_STAGES.request,
       AGENT_TRACE_STAGES.reply,
-      RESUMPTION_TRACE_STAGES.resumption,
+      RESUMPTION_TRACE_STAGES.captured,
       AGENT_TRACE_STAGES.finalized,
       AGENT_TRACE_STAGES.saved,
     ]
@@ -192,7 +192,7 @@ describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript form
     const all = systemOf(body)
     expect(all.indexOf('You are Ada')).toBeLessThan(all.indexOf('Your own last words'))
     expect(second.requests).toHaveLength(1)
-    expect(second.trace.byStage(RESUMPTION_TRACE_STAGES.resumption)[0]?.data.action).toBe('inject')
+    expect(second.trace.byStage(RESUMPTION_TRACE_STAGES.injected)).toHaveLength(1)
     const { messages } = await savedLines(second.sessionPath)
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant'])
   })

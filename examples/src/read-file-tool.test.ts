@@ -32,11 +32,11 @@ test('read_file reads inside the workspace and refuses the rest as error results
     const outside = await run(call({ path: '../../etc/passwd' }))
     expect(outside.isError).toBe(true)
     expect(outside.content[0]).toMatchObject({
-      text: expect.stringMatching(/^Tool "read_file" failed: path_outside_root: /),
+      text: expect.stringMatching(/^Tool "read_file" failed: preload_path_outside_root: /),
     })
     const missing = await run(call({ path: 'nope.txt' }))
     expect(missing.content[0]).toMatchObject({
-      text: expect.stringMatching(/^Tool "read_file" failed: file_not_found: /),
+      text: expect.stringMatching(/^Tool "read_file" failed: preload_file_not_found: /),
     })
     const empty = await run(call({}))
     expect(empty.isError).toBe(true)

@@ -14,7 +14,7 @@ export interface ReadFileInput {
  * The one tool of the embedded runner: read a UTF-8 text file inside `workspace`, through
  * preload's `readWithinRoot`, so escapes, symlinks out of the workspace, secrets and binary files
  * are refused. A refusal throws, which the loop turns into an error result naming its code
- * (`path_outside_root: …`): the model is told and the turn goes on.
+ * (`preload_path_outside_root: …`): the model is told and the turn goes on.
  */
 export function readFileTool(workspace: string): AgentTool<ReadFileInput> {
   return defineTool({

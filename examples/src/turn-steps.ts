@@ -1,15 +1,14 @@
 import { AGENT_TRACE_STAGES } from '@contextkit/agent-loop'
+import { CONTEXT_METADATA_TRACE_STAGES } from '@contextkit/context-metadata'
 import type { TraceEvent } from '@contextkit/core'
-import { PREFILL_TRACE_STAGES } from '@contextkit/prefill/node'
-import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption/node'
+import { PREFILL_TRACE_STAGES } from '@contextkit/prefill'
+import { PRELOAD_TRACE_STAGES } from '@contextkit/preload'
+import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption'
 
-/**
- * Stages of the two middleware that do not export theirs as constants yet (preload,
- * context-metadata): named once here.
- */
+/** The one stage each of preload and context-metadata records, from their exported constants. */
 export const MIDDLEWARE_STAGES = {
-  preload: 'preload',
-  contextMetadata: 'context-metadata',
+  preload: PRELOAD_TRACE_STAGES.loaded,
+  contextMetadata: CONTEXT_METADATA_TRACE_STAGES.analyzed,
 } as const
 
 /** The ARCHITECTURE turn table, one line per step. */
@@ -31,6 +30,8 @@ const BY_STAGE: ReadonlyMap<string, number> = new Map<string, number>([
   [AGENT_TRACE_STAGES.sessionLoaded, 1],
   [MIDDLEWARE_STAGES.preload, 2],
   [MIDDLEWARE_STAGES.contextMetadata, 4],
+  [RESUMPTION_TRACE_STAGES.injected, 3],
+  [RESUMPTION_TRACE_STAGES.skipped, 3],
   [AGENT_TRACE_STAGES.budget, 5],
   [PREFILL_TRACE_STAGES.injected, 6],
   [PREFILL_TRACE_STAGES.skipped, 6],
@@ -44,16 +45,14 @@ const BY_STAGE: ReadonlyMap<string, number> = new Map<string, number>([
   [PREFILL_TRACE_STAGES.kept, 10],
   [AGENT_TRACE_STAGES.finalized, 10],
   [AGENT_TRACE_STAGES.saved, 11],
+  [RESUMPTION_TRACE_STAGES.captured, 11],
+  [RESUMPTION_TRACE_STAGES.captureSkipped, 11],
 ])
 
 /**
  * Which step of the turn table a trace event belongs to (`undefined` for warnings and events
- * outside the table). Resumption's one stage is split by its action (`inject`/`skip` is step 3,
- * `capture` step 11). Every stage name comes from its package's exported constants.
+ * outside the table). Every stage name comes from its package's exported constants.
  */
 export function stepOf(event: Pick<TraceEvent, 'stage' | 'data'>): number | undefined {
-  if (event.stage === RESUMPTION_TRACE_STAGES.resumption) {
-    return typeof event.data.action === 'string' && event.data.action.startsWith('capture') ? 11 : 3
-  }
   return BY_STAGE.get(event.stage)
 }

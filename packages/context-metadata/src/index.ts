@@ -16,6 +16,11 @@ export type { JsonCounts } from './json-record-counter.js'
 export { JsonRecordCounter } from './json-record-counter.js'
 export type { LineCount } from './lines.js'
 export { countLines, LineCounter } from './lines.js'
+export {
+  CONTEXT_METADATA_TRACE_STAGE,
+  CONTEXT_METADATA_TRACE_STAGES,
+  CONTEXT_METADATA_VARS_KEY,
+} from './names.js'
 export { ANALYZE_DEFAULTS } from './options.js'
 export type { CsvCounterOptions, RecordCounter } from './record-counters.js'
 export {

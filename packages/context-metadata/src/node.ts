@@ -4,8 +4,11 @@ export type { AnalyzeFileOptions } from './analyze-file.js'
 export { analyzeFile } from './analyze-file.js'
 export type { ContextMetadataOptions } from './middleware.js'
 export {
-  CONTEXT_METADATA_TRACE_STAGE,
-  CONTEXT_METADATA_VARS_KEY,
   contextMetadata,
   varsRef,
 } from './middleware.js'
+export {
+  CONTEXT_METADATA_TRACE_STAGE,
+  CONTEXT_METADATA_TRACE_STAGES,
+  CONTEXT_METADATA_VARS_KEY,
+} from './names.js'

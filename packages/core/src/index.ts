@@ -1,5 +1,6 @@
 // The pure API of @contextkit/core: no Node built-ins, safe to bundle for browsers and edge
 // runtimes. The Node-only parts are in `@contextkit/core/node` (src/node.ts).
+export { errnoCode } from './errno.js'
 export type { ContextkitErrorOptions } from './errors.js'
 export {
   assertString,
@@ -11,6 +12,16 @@ export {
   ValidationError,
 } from './errors.js'
 export { estimateTokens } from './estimate.js'
+export {
+  isContentBlockArray,
+  isMessageArray,
+  isSectionArray,
+  isToolArray,
+} from './input-checks.js'
+export { insertAfterStable } from './insert-after-stable.js'
+export { isSpace } from './is-space.js'
+export type { LineCount } from './line-count.js'
+export { countLines, LineCounter } from './line-count.js'
 export type {
   AssistantMessage,
   ContentBlock,

@@ -28,7 +28,7 @@ describe('jsonlTrace', () => {
   test('writes one JSON line per event; message lists become roles and digests', async () => {
     const path = join(dir, 'nested', 'trace.jsonl')
     const trace = jsonlTrace(path, { now: clock() })
-    trace.record('session:prefill-injected', { prefill: 'Sure', messages })
+    trace.record('prefill:injected', { prefill: 'Sure', messages })
     trace.record('done', { last: messages[1], big: 10n })
     const lines = (await readFile(path, 'utf8')).trimEnd().split('\n')
     expect(lines).toHaveLength(2)
@@ -36,7 +36,7 @@ describe('jsonlTrace', () => {
     expect(first).toEqual({
       ts: '2026-01-01T00:00:01.000Z',
       seq: 0,
-      stage: 'session:prefill-injected',
+      stage: 'prefill:injected',
       data: {
         prefill: 'Sure',
         messages: {

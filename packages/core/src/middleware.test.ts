@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
+import { reply } from '../../../test-utils/messages.js'
 import { ContextkitError } from './errors.js'
-import { type AssistantMessage, emptyUsage, textMessage } from './messages.js'
+import { textMessage } from './messages.js'
 import {
   CORE_TRACE_STAGES,
   type ContextMiddleware,
@@ -21,13 +22,6 @@ import { memoryTrace } from './trace.js'
 class FeatureOffError extends ContextkitError {
   static override readonly code = 'feature_off'
 }
-
-const reply = (text: string): AssistantMessage => ({
-  role: 'assistant',
-  content: [{ type: 'text', text }],
-  stopReason: 'end_turn',
-  usage: emptyUsage(),
-})
 
 const tagger = (name: string, log: string[]): ContextMiddleware => ({
   name,

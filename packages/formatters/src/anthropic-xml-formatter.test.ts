@@ -308,7 +308,7 @@ describe('AnthropicXmlFormatter', () => {
         caught = e
       }
       expect(InvalidParticipantError.isInstance(caught)).toBe(true)
-      expect((caught as ContextkitError).code).toBe('invalid_participant')
+      expect((caught as ContextkitError).code).toBe('formatters_invalid_participant')
     }
     expect(() => f.buildMessages([], { assistantName: 'A:B' })).toThrow(InvalidParticipantError)
     expect(() => f.buildMessages([{ role: 'robot' } as never])).toThrow(ValidationError)

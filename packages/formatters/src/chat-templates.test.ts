@@ -2,10 +2,11 @@ import { type Message, type ToolDefinition, textMessage } from '@contextkit/core
 import { Template } from '@huggingface/jinja'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { chunksOf } from '../../../test-utils/chunks.js'
 import { CHAT_TEMPLATES, type ChatTemplatePreset } from './chat-templates.js'
 import { ChatMLFormatter } from './chatml-formatter.js'
 import { SpecialTokenError } from './errors.js'
-import { cutAt, parseAll } from './test-support.js'
+import { parseAll } from './test-support.js'
 
 /**
  * The families' published chat templates (the `chat_template` of each model's
@@ -343,7 +344,7 @@ describe('ChatMLFormatter presets: guards, parsers and round trips', () => {
           const f = new ChatMLFormatter()
           const chunked = f.createStreamParser()
           let done = ''
-          for (const chunk of cutAt(text, cuts)) {
+          for (const chunk of chunksOf(text, cuts)) {
             chunked.processChunk(chunk)
             done += chunk
             const whole = f.createStreamParser()

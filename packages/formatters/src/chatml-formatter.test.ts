@@ -1,10 +1,11 @@
 import { type Message, type ToolDefinition, textMessage } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { chunksOf } from '../../../test-utils/chunks.js'
 import { ChatMLFormatter, renderQwenToolCall } from './chatml-formatter.js'
 import { ChatMLStreamParser } from './chatml-parser.js'
 import { SpecialTokenError, UnsupportedContentError } from './errors.js'
-import { cutAt, parseAll } from './test-support.js'
+import { parseAll } from './test-support.js'
 import type { StreamEvent } from './types.js'
 
 const tool: ToolDefinition = {
@@ -217,7 +218,7 @@ describe('ChatMLStreamParser', () => {
           .map((a) => a.join('')),
         fc.array(fc.nat(), { maxLength: 10 }),
         (text, cuts) => {
-          const chunks = cutAt(text, cuts)
+          const chunks = chunksOf(text, cuts)
           expect(run(chunks)).toEqual(run([text]))
         },
       ),

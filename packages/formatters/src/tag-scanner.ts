@@ -64,7 +64,11 @@ function isNameChar(c: number): boolean {
   )
 }
 
-function isSpace(c: number): boolean {
+/**
+ * XML white space (the spec's `S`: space, tab, CR, LF) — narrower than core's `isSpace` on
+ * purpose: a tag like `<tool_call\u00a0>` is text, as an XML parser would read it.
+ */
+function isXmlSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 9 || c === 13
 }
 
@@ -98,7 +102,7 @@ export function matchTagAt(data: string, at: number, cands: readonly TagCandidat
   }
   if (!tag) return NONE
   if (tag.attribute === undefined) {
-    while (k < limit && isSpace(data.charCodeAt(k))) k++
+    while (k < limit && isXmlSpace(data.charCodeAt(k))) k++
     if (k >= limit) return ranOut
     return data.charCodeAt(k) === 62 ? { kind: 'match', tag, end: k + 1, selfClosing: false } : NONE
   }
@@ -106,7 +110,7 @@ export function matchTagAt(data: string, at: number, cands: readonly TagCandidat
   let value: string | undefined
   for (;;) {
     const before = k
-    while (k < limit && isSpace(data.charCodeAt(k))) k++
+    while (k < limit && isXmlSpace(data.charCodeAt(k))) k++
     if (k >= limit) return ranOut
     const c = data.charCodeAt(k)
     if (c === 62 || c === 47) {
@@ -123,11 +127,11 @@ export function matchTagAt(data: string, at: number, cands: readonly TagCandidat
     if (k >= limit) return ranOut
     if (k === attrStart) return NONE
     const attr = data.slice(attrStart, k)
-    while (k < limit && isSpace(data.charCodeAt(k))) k++
+    while (k < limit && isXmlSpace(data.charCodeAt(k))) k++
     if (k >= limit) return ranOut
     if (data.charCodeAt(k) !== 61) return NONE
     k++
-    while (k < limit && isSpace(data.charCodeAt(k))) k++
+    while (k < limit && isXmlSpace(data.charCodeAt(k))) k++
     if (k >= limit) return ranOut
     const quote = data.charCodeAt(k)
     if (quote !== 34 && quote !== 39) return NONE

@@ -1,4 +1,7 @@
 import {
+  isMessageArray,
+  isSectionArray,
+  isToolArray,
   type Message,
   MessageSchema,
   parseWith,
@@ -8,7 +11,6 @@ import {
   ToolResultBlockSchema,
   ValidationError,
 } from '@contextkit/core'
-import { isMessageArray, isSectionArray, isToolArray } from './input-checks.js'
 import type { BuildOptions } from './types.js'
 
 function fail(what: string, path: string, message: string): never {

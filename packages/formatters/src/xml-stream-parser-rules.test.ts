@@ -1,8 +1,9 @@
 import type { ToolCallBlock } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { chunksOf } from '../../../test-utils/chunks.js'
 import { escapeBlockText } from './block-text.js'
-import { cutAt, parseAll } from './test-support.js'
+import { parseAll } from './test-support.js'
 import type { StreamEvent } from './types.js'
 import { unescapeXml } from './xml-escape.js'
 import { XmlStreamParser } from './xml-stream-parser.js'
@@ -133,7 +134,7 @@ describe('XmlStreamParser: calls that used to vanish', () => {
       .map((a) => a.join(''))
     fc.assert(
       fc.property(doc, fc.array(fc.nat(), { maxLength: 8 }), (text, cuts) => {
-        const events = run(cutAt(text, cuts))
+        const events = run(chunksOf(text, cuts))
         expect(content(said(events))).toBe(content(text))
       }),
       { numRuns: 600 },
@@ -185,7 +186,7 @@ describe('XmlStreamParser: parameter values containing </parameter>', () => {
         (values, cuts) => {
           const params = values.map((v, i) => `<parameter name="p${i}">${v}</parameter>`).join('\n')
           const text = `<function_calls>\n<invoke name="t">\n${params}\n</invoke>\n</function_calls>`
-          const calls = callsOf(run(cutAt(text, cuts)))
+          const calls = callsOf(run(chunksOf(text, cuts)))
           const expected = Object.fromEntries(values.map((v, i) => [`p${i}`, unescapeXml(v)]))
           expect(calls.map((c) => c.input)).toEqual([expected])
           expect(calls[0]?.raw).toBe(`<invoke name="t">\n${params}\n</invoke>`)
@@ -295,7 +296,7 @@ describe('XmlStreamParser: getBlockIndex', () => {
         (text, cuts) => {
           const chunked = new XmlStreamParser()
           let done = ''
-          for (const chunk of cutAt(text, cuts)) {
+          for (const chunk of chunksOf(text, cuts)) {
             chunked.processChunk(chunk)
             done += chunk
             const whole = new XmlStreamParser()

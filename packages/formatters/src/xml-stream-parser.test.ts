@@ -1,8 +1,9 @@
 import type { ToolDefinition } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { chunksOf } from '../../../test-utils/chunks.js'
 import { MAX_TAG_LENGTH } from './tag-scanner.js'
-import { cutAt, parseAll } from './test-support.js'
+import { parseAll } from './test-support.js'
 import type { StreamEvent } from './types.js'
 import { XmlStreamParser } from './xml-stream-parser.js'
 
@@ -255,7 +256,7 @@ describe('XmlStreamParser', () => {
         doc,
         fc.array(fc.integer({ min: 0, max: 200 }), { maxLength: 12 }),
         (text, cuts) => {
-          const chunks = cutAt(text, cuts)
+          const chunks = chunksOf(text, cuts)
           expect(parseChunks(chunks)).toEqual(parseChunks([text]))
         },
       ),

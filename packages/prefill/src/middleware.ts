@@ -18,36 +18,10 @@ import { DynamicPrefillLoader } from './dynamic-prefill.js'
 import { PrefillRejectedError } from './errors.js'
 import { createPrefillCache, type PrefillCache } from './file-cache.js'
 import { type AppliedPrefill, applyPrefill, fallback } from './inject.js'
+import { PREFILL_STATE_KEY, PREFILL_TRACE_STAGES } from './names.js'
 import { loadWithConfig } from './read-prefill.js'
 import { isPrefillRejection } from './rejection.js'
 import { ensurePrefillInContent, stripPrefillFromContent } from './strip.js'
-
-/**
- * The key (the middleware's name) under which the middleware keeps its per-run notes in
- * `run.state` (core `getRunState(run, PREFILL_STATE_KEY)`): what it sent, for `finalize` and
- * `recover`.
- */
-export const PREFILL_STATE_KEY = 'prefill'
-
-/**
- * @deprecated The notes moved from `turn.vars` to `run.state` under {@link PREFILL_STATE_KEY};
- * nothing is written under this `turn.vars` key any more (kept for one minor release).
- */
-export const PREFILL_VARS_KEY = 'prefillState'
-
-/** Trace stages the prefill middleware records. */
-export const PREFILL_TRACE_STAGES = Object.freeze({
-  /** `prepare` added a prefill: `{ prefill, mode, placement, reason?, source, model, messages }`. */
-  injected: 'session:prefill-injected',
-  /** `prepare` found a prefill the turn cannot take: `{ reason, model, source }`. */
-  skipped: 'session:prefill-skipped',
-  /** `finalize` removed it: `{ original, stripped, match, mode, stopReason }`. */
-  stripped: 'session:prefill-stripped',
-  /** `finalize` kept a non-ephemeral prefill at the start of the reply: `{ prefill, mode }`. */
-  kept: 'session:prefill-kept',
-  /** `recover` retried without a native prefill: `{ model, mode, error, messages }`. */
-  fallback: 'session:prefill-fallback',
-} as const)
 
 const PrefillStateSchema = z.object({
   text: z.string().min(1),
@@ -61,7 +35,7 @@ const PrefillStateSchema = z.object({
 export type PrefillState = z.infer<typeof PrefillStateSchema>
 
 /** Options of {@link prefill}: the config fields plus wiring. */
-export interface PrefillMiddlewareOptions extends PrefillConfigInput {
+export interface PrefillOptions extends PrefillConfigInput {
   /** Workspace to read prefill files from. Default: `run.workspace` (no workspace → off). */
   workspace?: string
   /**
@@ -81,7 +55,13 @@ export interface PrefillMiddlewareOptions extends PrefillConfigInput {
   cache?: PrefillCache
 }
 
-/** The middleware returned by {@link prefill}. */
+/** @deprecated Renamed {@link PrefillOptions} (kept for one minor release). */
+export type PrefillMiddlewareOptions = PrefillOptions
+
+/**
+ * The middleware returned by {@link prefill}: a core `ContextMiddleware` (use it wherever one is
+ * expected) that also exposes its validated `config` and always has all three hooks.
+ */
 export interface PrefillMiddleware extends ContextMiddleware {
   readonly name: 'prefill'
   /** The validated configuration, defaults applied. */
@@ -99,7 +79,7 @@ export interface PrefillMiddleware extends ContextMiddleware {
    * middleware's native prefill, returns the turn to retry with — the prefill moved into the last
    * user turn (`'instruct'`) or dropped (`'skip'`), and `model.supportsPrefill: false` so the loop
    * picks a format without a trailing assistant turn — once per run, recording
-   * `session:prefill-fallback`; the model is then treated as prefill-less by later `prepare`
+   * `prefill:fallback`; the model is then treated as prefill-less by later `prepare`
    * calls of this middleware. Throws {@link PrefillRejectedError} when `onUnsupported` is
    * `'error'`. Returns `undefined` for any other error, or when this run already fell back.
    */
@@ -126,14 +106,14 @@ function readState(run: RunInfo): PrefillState | undefined {
 /**
  * The prefill middleware: `prepare` reads the workspace's prefill (`PREFILL.md`, a per-model file
  * or a dynamic module; an explicit `turn.prefill` wins) and adds it to the turn the way the model
- * can take it, recording `session:prefill-injected`; `finalize` strips it from the reply of the
+ * can take it, recording `prefill:injected`; `finalize` strips it from the reply of the
  * first model call of the turn (the only one a prefill goes with) — whatever the stop reason,
- * `aborted` and `error` included — recording `session:prefill-stripped`, so it never reaches
+ * `aborted` and `error` included — recording `prefill:stripped`, so it never reaches
  * saved history; `recover` falls back when the provider rejects the prefill. What it sent is kept
  * in `run.state` under {@link PREFILL_STATE_KEY}. Read failures are warnings in `run.trace` and
  * the turn goes on without a prefill. Throws a `ValidationError` for invalid options.
  */
-export function prefill(options: PrefillMiddlewareOptions = {}): PrefillMiddleware {
+export function prefill(options: PrefillOptions = {}): PrefillMiddleware {
   const parsed = parseWith(OptionsSchema, options, 'prefill options')
   const { workspace, placement, isThinking, instruction, cache: givenCache, ...config } = parsed
   const cache = givenCache ?? createPrefillCache()

@@ -11,13 +11,18 @@ export type {
 export { DynamicPrefillLoader } from './dynamic-prefill.js'
 export type { FileRead, PrefillCache, PrefillCacheOptions } from './file-cache.js'
 export { createPrefillCache } from './file-cache.js'
-export type { PrefillMiddleware, PrefillMiddlewareOptions, PrefillState } from './middleware.js'
+export type {
+  PrefillMiddleware,
+  PrefillMiddlewareOptions,
+  PrefillOptions,
+  PrefillState,
+} from './middleware.js'
+export { prefill } from './middleware.js'
 export {
   PREFILL_STATE_KEY,
   PREFILL_TRACE_STAGES,
   PREFILL_VARS_KEY,
-  prefill,
-} from './middleware.js'
+} from './names.js'
 export type { PrefillCandidate, PrefillLoad, ReadPrefillOptions } from './read-prefill.js'
 export {
   hasPrefillEnabled,

@@ -2,6 +2,7 @@ import { extname, join } from 'node:path'
 import {
   assertString,
   type ContextkitError,
+  errnoCode,
   getModelInfo,
   invalidArgument,
   type Message,
@@ -124,7 +125,7 @@ async function runDynamic(
   if (st === undefined || (st instanceof Error && isMissing(st))) return undefined
   if (st instanceof Error || !st.isFile()) {
     const reason =
-      st instanceof Error ? String(st.code ?? 'EIO') : st.isDirectory() ? 'EISDIR' : 'not-a-file'
+      st instanceof Error ? (errnoCode(st) ?? 'EIO') : st.isDirectory() ? 'EISDIR' : 'not-a-file'
     const warning = new PrefillReadError(`Cannot load prefill module ${path} (${reason})`, {
       recoverable: true,
       cause: st instanceof Error ? st : undefined,

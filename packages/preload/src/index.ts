@@ -13,11 +13,17 @@ export {
   PathDeniedError,
   PathOutsideRootError,
   PreloadRefusal,
+  PreloadRefusalError,
   REFUSAL_CODES,
   ReadFailedError,
   RootUnavailableError,
 } from './errors.js'
 export { fenceCode, inlineCode, languageFor, longestRun } from './fence.js'
+export {
+  PRELOAD_TRACE_STAGES,
+  PRELOAD_VARS_KEY,
+  PRELOADED_VAR,
+} from './names.js'
 export type { PassLadderParts, PassLadderResult } from './pass-ladder.js'
 export {
   fitPassLadder,

@@ -8,7 +8,12 @@ export {
   truncateHeadTail,
 } from './bootstrap.js'
 export type { PreloadOptions, ReferenceSourceOption } from './middleware.js'
-export { PRELOADED_VAR, preload } from './middleware.js'
+export { preload } from './middleware.js'
+export {
+  PRELOAD_TRACE_STAGES,
+  PRELOAD_VARS_KEY,
+  PRELOADED_VAR,
+} from './names.js'
 export type { PreloadedFiles, PreloadFilesOptions, SkippedFile } from './preloaded-files.js'
 export {
   buildPreloadedFiles,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { link, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { errnoCode } from '@contextkit/core'
 import { StateIoError, StateLockError } from './errors.js'
 
 /** Options of {@link withFileLock}. */
@@ -31,12 +32,6 @@ interface LockInfo {
 
 /** What is at the lock path: nothing, an unreadable file, or a lock with its owner. */
 type LockState = { kind: 'missing' } | { kind: 'unreadable' } | { kind: 'held'; info: LockInfo }
-
-function errnoCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null
-    ? ((error as { code?: unknown }).code as string | undefined)
-    : undefined
-}
 
 async function readLock(lockPath: string): Promise<LockState> {
   let text: string

@@ -11,6 +11,11 @@ export {
 } from './errors.js'
 export type { StripInjectedOptions } from './injected-text.js'
 export { INJECTED_END, INJECTED_START, markInjected, stripInjected } from './injected-text.js'
+export {
+  RESUMPTION_STATE_KEY,
+  RESUMPTION_TRACE_STAGES,
+  RESUMPTION_VARS_KEY,
+} from './names.js'
 export type { Anchor, EmptySelfStateOptions, SelfState, StreamTail } from './self-state.js'
 export {
   AnchorSchema,

@@ -3,11 +3,9 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  type AssistantMessage,
   createRunInfo,
   createTokenCounter,
   createTurnContext,
-  emptyUsage,
   getModelInfo,
   getRunState,
   memoryTrace,
@@ -15,16 +13,17 @@ import {
   runFinalize,
   runPrepare,
   type Section,
-  type StopReason,
   type TurnContext,
   textMessage,
   textOf,
 } from '@contextkit/core'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { reply } from '../../../test-utils/messages.js'
 import { addAnchor } from './capture.js'
 import { INJECTED_START } from './injected-text.js'
-import { RESUMPTION_STATE_KEY, RESUMPTION_TRACE_STAGES, resumption } from './middleware.js'
+import { resumption } from './middleware.js'
+import { RESUMPTION_STATE_KEY, RESUMPTION_TRACE_STAGES } from './names.js'
 import { emptySelfState, type SelfState } from './self-state.js'
 import { loadSelfState, saveSelfState } from './state-file.js'
 
@@ -48,15 +47,6 @@ const stable: Section[] = [
   { id: 'tools', text: 'Tools: read, write.', priority: 90, cache: 'stable' },
   { id: 'date', text: 'Today is Sunday.', priority: 10, cache: 'volatile' },
 ]
-
-function reply(text: string, stopReason: StopReason = 'end_turn'): AssistantMessage {
-  return {
-    role: 'assistant',
-    content: [{ type: 'text', text }],
-    stopReason,
-    usage: emptyUsage(),
-  }
-}
 
 function turn(): TurnContext {
   return createTurnContext({
@@ -94,7 +84,7 @@ describe('prepare', () => {
     expect(section.text).toContain('• "Keep the API small."')
     expect(renderSections(out.system.slice(0, 2))).toBe(renderSections(stable.slice(0, 2)))
     expect(out.messages).toEqual(turn().messages)
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({
+    expect(trace.byStage('resumption:injected')[0]?.data).toMatchObject({
       action: 'inject',
       placement: 'system',
       source: 'file',
@@ -140,7 +130,10 @@ describe('prepare', () => {
     const t = turn()
     const trace = memoryTrace()
     expect(await runPrepare([resumption({ path })], t, createRunInfo({ trace }))).toBe(t)
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({ action: 'skip', source: 'none' })
+    expect(trace.byStage('resumption:skipped')[0]?.data).toMatchObject({
+      action: 'skip',
+      source: 'none',
+    })
     expect(trace.byStage('warning')).toEqual([])
   })
 
@@ -186,7 +179,9 @@ describe('prepare', () => {
     const text = out.system.find((s) => s.id === 'resumption')!.text
     expect(text).not.toContain('old momentum')
     expect(text).toContain('keep me')
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({ tailDropped: 'stale' })
+    expect(trace.byStage(RESUMPTION_TRACE_STAGES.injected)[0]?.data).toMatchObject({
+      tailDropped: 'stale',
+    })
   })
 
   test('cwd and branch are recorded at capture and compared at wake-up (lazy values)', async () => {
@@ -214,7 +209,10 @@ describe('finalize', () => {
     expect(state.streamTail?.raw.endsWith('and the last idea was to split the parser')).toBe(true)
     expect(state.streamTail?.sessionKey).toBe('sess')
     expect(state.streamTail!.tokenCount).toBeLessThanOrEqual(20)
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({ action: 'capture', revision: 1 })
+    expect(trace.byStage('resumption:captured')[0]?.data).toMatchObject({
+      action: 'capture',
+      revision: 1,
+    })
   })
 
   test('an aborted reply is captured too: that is exactly a thought in motion', async () => {
@@ -229,7 +227,9 @@ describe('finalize', () => {
     const trace = memoryTrace()
     await runFinalize([mw], reply(''), turn(), createRunInfo({ trace }))
     expect((await loadSelfState(path)).state?.streamTail?.raw).toBe('previous tail')
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({ action: 'capture-skip' })
+    expect(trace.byStage('resumption:capture-skipped')[0]?.data).toMatchObject({
+      action: 'capture-skip',
+    })
   })
 
   test('capture: false never writes', async () => {
@@ -281,7 +281,7 @@ describe('finalize', () => {
       final: false,
       step: 1,
     })
-    expect(trace.byStage(RESUMPTION_TRACE_STAGES.resumption)).toEqual([])
+    expect(trace.events.filter((e) => e.stage.startsWith('resumption:'))).toEqual([])
     expect((await loadSelfState(path)).state!.streamTail!.raw).toBe(
       'the cache key must include the model id and the tool list',
     )

@@ -4,6 +4,8 @@ import {
   type ContextMiddleware,
   createTokenCounter,
   getRunState,
+  insertAfterStable,
+  parseWith,
   type RunInfo,
   recordWarning,
   type Section,
@@ -14,8 +16,9 @@ import {
   textOf,
 } from '@contextkit/core'
 import { captureStreamTail, recordStreamTail } from './capture.js'
-import { optionsOf } from './guards.js'
 import { stripInjected } from './injected-text.js'
+import { RESUMPTION_STATE_KEY, RESUMPTION_TRACE_STAGES } from './names.js'
+import { ResumptionOptionsSchema } from './options.js'
 import { emptySelfState, type SelfState } from './self-state.js'
 import { loadState, type StateAccess, updateState } from './state-access.js'
 import type { StateFileOptions } from './state-file.js'
@@ -40,8 +43,8 @@ export interface ResumptionOptions extends StateFileOptions {
    */
   path?: string
   /**
-   * `system` (default): a `volatile` system section placed right after the last `stable` one, so
-   * the cached prompt prefix survives. `message`: a user message placed before the history (the
+   * `system` (default): a `volatile` system section placed right after the last `stable` one
+   * (core `insertAfterStable`), so the cached prompt prefix survives. `message`: a user message placed before the history (the
    * seed's option B).
    */
   placement?: 'system' | 'message'
@@ -89,35 +92,10 @@ function stateAccess(options: ResumptionOptions, run: RunInfo, source: string): 
   }
 }
 
-/**
- * The key (the middleware's name) of the run's state (core `getRunState`) under which `prepare`
- * leaves what it injected, for `finalize`.
- */
-export const RESUMPTION_STATE_KEY = 'resumption'
-
-/**
- * @deprecated What `prepare` injected is kept in `run.state` under {@link RESUMPTION_STATE_KEY};
- * nothing is written under this `turn.vars` key any more (kept for one minor release).
- */
-export const RESUMPTION_VARS_KEY = 'contextkit.resumption'
-
-/** Trace stages the middleware records (`data.action` says what happened). */
-export const RESUMPTION_TRACE_STAGES = Object.freeze({
-  /** `{ action: 'inject' | 'skip' | 'capture' | 'capture-skip', … }`. */
-  resumption: 'resumption',
-} as const)
-
 function injectedOf(run: RunInfo): string[] {
   const entry = getRunState(run, RESUMPTION_STATE_KEY) as { injected?: unknown } | undefined
   const list = entry?.injected
   return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : []
-}
-
-/** Insert `section` right after the last stable section (or first when there is none). */
-function placeAfterStable(system: readonly Section[], section: Section): Section[] {
-  let at = 0
-  for (let i = 0; i < system.length; i++) if (system[i]!.cache === 'stable') at = i + 1
-  return [...system.slice(0, at), section, ...system.slice(at)]
 }
 
 /**
@@ -131,10 +109,11 @@ function placeAfterStable(system: readonly Section[], section: Section): Section
  * top of that state once (trace `retried: true`), so neither write is lost; a second conflict is
  * a warning and nothing is overwritten. A missing, corrupt or locked state never fails the
  * turn: it becomes a `warning` trace event and the turn goes on unchanged. Every decision is
- * recorded in the trace under the stage `resumption`.
+ * recorded in the trace ({@link RESUMPTION_TRACE_STAGES}). Throws a `ValidationError` for
+ * invalid options.
  */
 export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
-  options = optionsOf(options, 'resumption')
+  parseWith(ResumptionOptionsSchema, options, 'resumption options')
   const placement = options.placement ?? 'system'
   const counterFor = (turn: TurnContext) =>
     options.counter ?? createTokenCounter({ model: turn.model })
@@ -157,13 +136,16 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
         const counter = counterFor(turn)
         const wake = { counter, budgetTokens: options.budgetTokens ?? 300 }
         const text = buildResumptionSection(resolved.context, wake)
-        run.trace.record(RESUMPTION_TRACE_STAGES.resumption, {
-          action: text ? 'inject' : 'skip',
-          placement,
-          source: loaded.source,
-          tokens: text ? counter.count(text) : 0,
-          ...(resolved.tailDropped ? { tailDropped: resolved.tailDropped } : {}),
-        })
+        run.trace.record(
+          text ? RESUMPTION_TRACE_STAGES.injected : RESUMPTION_TRACE_STAGES.skipped,
+          {
+            action: text ? 'inject' : 'skip',
+            placement,
+            source: loaded.source,
+            tokens: text ? counter.count(text) : 0,
+            ...(resolved.tailDropped ? { tailDropped: resolved.tailDropped } : {}),
+          },
+        )
         if (!text || !resolved.context) return turn
         const ctx = resolved.context
         // What was injected is noted in the run's state, so finalize never captures it back
@@ -184,7 +166,7 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
           priority: options.priority ?? 50,
           cache: 'volatile',
         }
-        return { ...turn, system: placeAfterStable(turn.system, section) }
+        return { ...turn, system: insertAfterStable(turn.system, [section]) }
       } catch (error) {
         recordWarning(run, 'resumption.prepare', error)
         return turn
@@ -201,7 +183,7 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
         const tokens = options.tailTokens ?? 100
         const text = textOf(reply)
         if (captureStreamTail(stripInjected(text, injected), { counter, tokens }) === '') {
-          run.trace.record(RESUMPTION_TRACE_STAGES.resumption, {
+          run.trace.record(RESUMPTION_TRACE_STAGES.captureSkipped, {
             action: 'capture-skip',
             reason: 'no new text',
           })
@@ -225,7 +207,7 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
             }),
           options.now ?? Date.now,
         )
-        run.trace.record(RESUMPTION_TRACE_STAGES.resumption, {
+        run.trace.record(RESUMPTION_TRACE_STAGES.captured, {
           action: 'capture',
           tokens: saved.state.streamTail?.tokenCount ?? 0,
           revision: saved.revision,

@@ -5,11 +5,11 @@ export { UNREADABLE_LOCK_GRACE_MS, withFileLock } from './file-lock.js'
 export type { FileStateStoreOptions } from './file-state-store.js'
 export { fileStateStore } from './file-state-store.js'
 export type { Lazy, ResumptionOptions } from './middleware.js'
+export { resumption } from './middleware.js'
 export {
   RESUMPTION_STATE_KEY,
   RESUMPTION_TRACE_STAGES,
   RESUMPTION_VARS_KEY,
-  resumption,
-} from './middleware.js'
+} from './names.js'
 export type { LoadResult, SaveOptions, StateFileOptions } from './state-file.js'
 export { loadSelfState, saveSelfState, updateSelfState } from './state-file.js'

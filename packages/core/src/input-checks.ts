@@ -1,10 +1,12 @@
 /**
- * Fast structural checks of the inputs every `buildMessages` call receives. Each accepts only
- * what core's zod schema accepts (a property test holds them to that), and is an order of
- * magnitude cheaper than a zod parse, so the hot path validates without paying zod per message
- * per call. When a check says no, the caller runs the zod schema to report the exact issues.
+ * Fast structural checks of messages, content blocks, tools and sections. Each accepts only what
+ * the matching zod schema of this package accepts (a property test holds them to that), and is an
+ * order of magnitude cheaper than a zod parse, so a hot path (every `buildMessages` call, every
+ * prefill) validates without paying zod per message per call. When a check says no, run the zod
+ * schema (`parseWith`) to report the exact issues.
  */
-import type { Message, Section, ToolDefinition } from '@contextkit/core'
+import type { ContentBlock, Message, ToolDefinition } from './messages.js'
+import type { Section } from './sections.js'
 
 type Obj = Record<string, unknown>
 
@@ -72,7 +74,14 @@ function isBlock(v: unknown): boolean {
   }
 }
 
-/** Whether `v` is a `Message[]` that core's `MessageSchema.array()` accepts. */
+/** Whether `v` is a `ContentBlock[]` that `ContentBlockSchema.array()` accepts. */
+export function isContentBlockArray(v: unknown): v is ContentBlock[] {
+  if (!Array.isArray(v)) return false
+  for (const b of v) if (!isBlock(b)) return false
+  return true
+}
+
+/** Whether `v` is a `Message[]` that `MessageSchema.array()` accepts. */
 export function isMessageArray(v: unknown): v is Message[] {
   if (!Array.isArray(v)) return false
   for (const m of v) {
@@ -80,16 +89,14 @@ export function isMessageArray(v: unknown): v is Message[] {
     if (m.role !== 'user' && m.role !== 'assistant') return false
     if (m.participant !== undefined && !nonEmpty(m.participant)) return false
     if (!optional(m.cacheBreakpoint, 'boolean')) return false
-    const content = m.content
-    if (!Array.isArray(content)) return false
-    for (const b of content) if (!isBlock(b)) return false
+    if (!isContentBlockArray(m.content)) return false
   }
   return true
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/
 
-/** Whether `v` is a `ToolDefinition[]` that core's `ToolDefinitionSchema.array()` accepts. */
+/** Whether `v` is a `ToolDefinition[]` that `ToolDefinitionSchema.array()` accepts. */
 export function isToolArray(v: unknown): v is ToolDefinition[] {
   if (!Array.isArray(v)) return false
   for (const t of v) {
@@ -107,7 +114,7 @@ export function isToolArray(v: unknown): v is ToolDefinition[] {
   return true
 }
 
-/** Whether `v` is a `Section[]` that core's `SectionSchema.array()` accepts. */
+/** Whether `v` is a `Section[]` that `SectionSchema.array()` accepts. */
 export function isSectionArray(v: unknown): v is Section[] {
   if (!Array.isArray(v)) return false
   for (const s of v) {

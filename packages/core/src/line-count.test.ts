@@ -1,8 +1,8 @@
-import { ValidationError } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { countLines, LineCounter } from './lines.js'
-import { chunksOf } from './test-support.js'
+import { chunksOf } from '../../../test-utils/chunks.js'
+import { ValidationError } from './errors.js'
+import { countLines, LineCounter } from './line-count.js'
 
 /** The documented rule, written the slow and obvious way. */
 function reference(text: string): number {
