@@ -105,10 +105,6 @@ function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
 }
 
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
-}
-
 function skippedOf(preload: Record<string, unknown> | undefined): Map<string, string> {
   const out = new Map<string, string>()
   for (const s of Array.isArray(record(preload?.files).skipped)

@@ -186,7 +186,10 @@ export class LiveOutput {
   #resume(): void {
     if (!this.#animate) return
     const text = this.#spinnerText()
-    if (text === undefined) return this.#pause()
+    if (text === undefined) {
+      this.#pause()
+      return
+    }
     this.#newline()
     if (this.#spinner) {
       this.#spinner.update({ text })
