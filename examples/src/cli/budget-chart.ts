@@ -105,6 +105,10 @@ function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
 }
 
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+}
+
 function skippedOf(preload: Record<string, unknown> | undefined): Map<string, string> {
   const out = new Map<string, string>()
   for (const s of Array.isArray(record(preload?.files).skipped)
@@ -144,8 +148,12 @@ function detailFor(key: BudgetRowKey, ids: string[], input: BudgetChartInput): s
         typeof meta.recordCount === 'number' ? `, ${num(meta.recordCount)} records` : ''
       return `${String(meta.fileName ?? 'context file')} (${String(meta.format ?? '?')}${records})`
     }
-    case 'preloaded':
-      return ids.length > 0 ? ids.map(short).join(', ') : 'none named in the message'
+    case 'preloaded': {
+      const files = record(input.preload?.files)
+      const asked = strings(files.loaded).length + (Array.isArray(files.skipped) ? files.skipped.length : 0)
+      if (ids.length > 0) return ids.map(short).join(', ')
+      return asked > 0 ? `none kept (${asked} left out, see below)` : 'none named in the message'
+    }
     case 'plan':
       return ids.length > 0 ? 'from the plan phase' : 'no plan phase in this run'
     default:
