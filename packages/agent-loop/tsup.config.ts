@@ -6,6 +6,7 @@ export default defineConfig({
   entry: {
     index: 'src/index.ts',
     anthropic: 'src/anthropic/index.ts',
+    completions: 'src/completions/index.ts',
     testing: 'src/testing/index.ts',
   },
   external: ['@anthropic-ai/sdk'],

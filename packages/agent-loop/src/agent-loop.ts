@@ -20,12 +20,15 @@ import {
 import { RunTokenCounter } from './budget.js'
 import { toolDefinition } from './define-tool.js'
 import { AgentAbortedError, AgentLoopError } from './errors.js'
-import type {
-  AgentEvent,
-  AgentResult,
-  AgentStopReason,
-  AgentWarning,
-  EventChannel,
+import {
+  type AgentCallUsage,
+  type AgentEvent,
+  type AgentResult,
+  type AgentRunUsage,
+  type AgentStopReason,
+  type AgentWarning,
+  type EventChannel,
+  withCacheHitRate,
 } from './events.js'
 import { LoopGuard } from './loop-guard.js'
 import { type CallContext, callModel } from './model-call.js'
@@ -55,6 +58,10 @@ function addUsage(a: Usage, b: Usage): Usage {
   }
 }
 
+function runUsage(total: Usage, calls: readonly AgentCallUsage[]): AgentRunUsage {
+  return { ...withCacheHitRate(total), calls: [...calls] }
+}
+
 /** What is left of an interrupted reply: its text and signed thinking (no call of it ran). */
 function interrupted(reply: AssistantMessage): AssistantMessage {
   const content = reply.content.filter(
@@ -74,6 +81,7 @@ export class AgentLoop {
   readonly #produced: Message[] = []
   readonly #toolCalls: ToolCallBlock[] = []
   #usage: Usage = emptyUsage()
+  readonly #calls: AgentCallUsage[] = []
   #turns = 0
   #pendingUser: Message[] = []
   #session: SessionRun | undefined
@@ -171,10 +179,11 @@ export class AgentLoop {
       budgetTokens: o.raw.budgetTokens,
       emit: this.#emit,
       warn: this.#warn,
-      addUsage: (usage) => {
+      addUsage: (usage, turn, phase) => {
         this.#usage = addUsage(this.#usage, usage)
-        return this.#usage
+        this.#calls.push({ ...withCacheHitRate(usage), turn, phase })
       },
+      cache: { mode: o.cache, warnedDropped: false },
     }
     let turn = await runPrepare(
       ctx.middleware,
@@ -218,13 +227,18 @@ export class AgentLoop {
       })
       this.#turns++
       turn = result.turn
-      this.#emit({ type: 'usage', turn: step, usage: result.reply.usage, total: this.#usage })
+      this.#emit({
+        type: 'usage',
+        turn: step,
+        usage: withCacheHitRate(result.reply.usage),
+        total: withCacheHitRate(this.#usage),
+      })
       this.#run.trace.record(AGENT_TRACE_STAGES.reply, {
         turn: step,
         stopReason: result.reply.stopReason,
         blocks: result.reply.content.map((b) => b.type),
         toolCalls: result.reply.content.flatMap((b) => (b.type === 'tool_call' ? [b.name] : [])),
-        usage: result.reply.usage,
+        usage: withCacheHitRate(result.reply.usage),
       })
       if (result.kind !== 'done') {
         // nothing of an interrupted reply ran: it is finalized and reported, never saved, so the
@@ -357,7 +371,7 @@ export class AgentLoop {
       runId: this.#runId,
       messages: [...this.#saved],
       turns: this.#turns,
-      usage: this.#usage,
+      usage: runUsage(this.#usage, this.#calls),
       stopReason,
       warnings: [...this.#warnings],
       text: last ? textOf(last) : '',

@@ -83,6 +83,14 @@ export class RunTokenCounter {
     return total
   }
 
+  /**
+   * Forget the memoized counts of `texts` (an asynchronous counter now answers them exactly; see
+   * `AsyncTokenCounter`).
+   */
+  forget(texts: Iterable<string>): void {
+    for (const t of texts) this.#texts.delete(t)
+  }
+
   /** A `TokenCounter` view with the text memo, for `fitSections`. */
   asCounter(): TokenCounter {
     return { id: this.counter.id, kind: this.counter.kind, count: (t) => this.text(t) }
@@ -117,13 +125,16 @@ export interface FitInput {
 }
 
 /**
- * Step 5 of a turn, per model call: fit the system and user sections together with core
- * `fitSections` into `budgetTokens` (default: context window − `maxTokens` − messages − tool
- * definitions), keep each kept section on its side, and append core's omission notice as the
- * last, volatile system section when anything was left out, so truncation is never silent.
+ * The token budget of the system and user sections: `budgetTokens` when given, else what the
+ * context window leaves after the reply (`maxTokens`), the messages and the tool definitions.
  */
-export function fitRequestSections(input: FitInput): FittedSections {
-  const budget =
+export function sectionBudget(
+  input: Pick<
+    FitInput,
+    'messages' | 'extra' | 'tools' | 'contextWindow' | 'maxTokens' | 'budgetTokens' | 'counter'
+  >,
+): number {
+  return (
     input.budgetTokens ??
     Math.max(
       0,
@@ -133,6 +144,17 @@ export function fitRequestSections(input: FitInput): FittedSections {
         extraTokens(input.counter, input.extra) -
         input.counter.tools(input.tools),
     )
+  )
+}
+
+/**
+ * Step 5 of a turn, per model call: fit the system and user sections together with core
+ * `fitSections` into `budgetTokens` (default: context window − `maxTokens` − messages − tool
+ * definitions), keep each kept section on its side, and append core's omission notice as the
+ * last, volatile system section when anything was left out, so truncation is never silent.
+ */
+export function fitRequestSections(input: FitInput): FittedSections {
+  const budget = sectionBudget(input)
   const all = [...input.system, ...input.userSections]
   const fit = fitSections(all, budget, input.counter.asCounter())
   const userIds = new Set(input.userSections.map((s) => s.id))

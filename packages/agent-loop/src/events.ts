@@ -7,6 +7,48 @@ import type {
   Usage,
 } from '@contextkit/core'
 
+/** Token usage with the share of input tokens that were read from the prompt cache. */
+export interface AgentUsage extends Usage {
+  /**
+   * `cacheRead ÷ (input + cacheRead + cacheWrite)`: the share of all input tokens (uncached,
+   * read from the cache, written to it) that were cache reads; `0` when no input was reported.
+   */
+  cacheHitRate: number
+}
+
+/** The usage of one model call of a run. */
+export interface AgentCallUsage extends AgentUsage {
+  /** The call's event number (`0` for the plan phase); a retried call appears once per attempt. */
+  turn: number
+  phase: AgentPhase
+}
+
+/** A run's usage: the sums and the run's hit rate, and every call's own figures. */
+export interface AgentRunUsage extends AgentUsage {
+  /** One entry per model call, in order (plan calls and retried attempts included). */
+  calls: AgentCallUsage[]
+}
+
+/**
+ * The share of input tokens read from the prompt cache: `cacheRead ÷ (input + cacheRead +
+ * cacheWrite)`, `0` when there were none.
+ */
+export function cacheHitRate(usage: Usage): number {
+  const total = usage.input + usage.cacheRead + usage.cacheWrite
+  return total > 0 ? usage.cacheRead / total : 0
+}
+
+/** `usage` with its {@link cacheHitRate}. */
+export function withCacheHitRate(usage: Usage): AgentUsage {
+  return {
+    input: usage.input,
+    output: usage.output,
+    cacheRead: usage.cacheRead,
+    cacheWrite: usage.cacheWrite,
+    cacheHitRate: cacheHitRate(usage),
+  }
+}
+
 /** Why a run ended. Core stop reasons of the last reply when the model simply stopped. */
 export type AgentStopReason =
   | 'end_turn'
@@ -43,8 +85,11 @@ export interface AgentResult {
   messages: Message[]
   /** Model calls made, the plan call included. */
   turns: number
-  /** Usage summed over every model call. */
-  usage: Usage
+  /**
+   * Usage summed over every model call, with the run's cache hit rate, and each call's figures
+   * and hit rate in `calls`.
+   */
+  usage: AgentRunUsage
   stopReason: AgentStopReason
   warnings: AgentWarning[]
   /** Text of the last reply (`''` when there is none). */
@@ -82,7 +127,14 @@ export type AgentEvent =
       /** The typed reason when `result.isError`. */
       error?: ContextkitError
     }
-  | { type: 'usage'; turn: number; usage: Usage; total: Usage }
+  | {
+      type: 'usage'
+      turn: number
+      /** This call's usage and cache hit rate. */
+      usage: AgentUsage
+      /** The run's so far (sums and hit rate). */
+      total: AgentUsage
+    }
   | { type: 'warning'; warning: AgentWarning }
   | {
       type: 'retry'

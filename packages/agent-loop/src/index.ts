@@ -1,6 +1,20 @@
 // Public API of @contextkit/agent-loop.
 export type { FittedSections } from './budget.js'
 export { fitRequestSections, OMISSION_NOTICE_ID } from './budget.js'
+export type {
+  CacheBreakpoint,
+  CacheBreakpointReason,
+  CacheMode,
+  CachePlacement,
+  PlaceCacheBreakpointsInput,
+} from './cache-breakpoints.js'
+export {
+  CACHE_BREAKPOINTS_DROPPED,
+  CACHE_MODES,
+  placeCacheBreakpoints,
+  stableFirst,
+  TOOLS_CACHE_MIN_TOKENS,
+} from './cache-breakpoints.js'
 export type { AgentTool, DefineToolOptions, ToolContext, ToolOutput } from './define-tool.js'
 export { defineTool, toolDefinition, toolOutputContent } from './define-tool.js'
 export type { ProviderErrorOptions } from './errors.js'
@@ -18,13 +32,16 @@ export {
   UnknownToolError,
 } from './errors.js'
 export type {
+  AgentCallUsage,
   AgentEvent,
   AgentPhase,
   AgentResult,
+  AgentRunUsage,
   AgentStopReason,
+  AgentUsage,
   AgentWarning,
 } from './events.js'
-export { AGENT_EVENT_TYPES } from './events.js'
+export { AGENT_EVENT_TYPES, cacheHitRate } from './events.js'
 export type { LimitHistoryOptions } from './history.js'
 export {
   IMAGE_TOKENS,
@@ -45,6 +62,7 @@ export {
   parsePlanAnswer,
   planSection,
 } from './plan.js'
+export { PREFILL_FALLBACK } from './prefill-fallback.js'
 export type {
   ModelProvider,
   ProviderEvent,
@@ -77,4 +95,10 @@ export {
   toolCalled,
   usageTokens,
 } from './stop-conditions.js'
+export type {
+  AsyncTokenCounter,
+  TokenCountPrepareInput,
+  TokenCountPrepareResult,
+} from './token-count-prepass.js'
+export { isAsyncTokenCounter } from './token-count-prepass.js'
 export { AGENT_TRACE_STAGES } from './trace-stages.js'

@@ -10,12 +10,23 @@ import {
   type TurnContext,
   type Usage,
 } from '@contextkit/core'
-import { type Formatter, formatterFor } from '@contextkit/formatters'
+import { type Formatter, formatterFor, MAX_CACHE_MARKERS } from '@contextkit/formatters'
 import { type FittedSections, fitRequestSections, type RunTokenCounter } from './budget.js'
+import {
+  CACHE_BREAKPOINTS_DROPPED,
+  type CachePlacement,
+  type CacheState,
+  finishCacheMarkers,
+  hasStableSystem,
+  placeCacheBreakpoints,
+  stableFirst,
+} from './cache-breakpoints.js'
 import { type ProviderError, RequestBuildError } from './errors.js'
 import type { AgentEvent, AgentPhase, AgentWarning } from './events.js'
+import { PREFILL_FALLBACK, prefillFallback } from './prefill-fallback.js'
 import type { ModelProvider, ProviderRequest } from './provider.js'
 import { streamReply } from './stream-reply.js'
+import { prepareSectionCounts } from './token-count-prepass.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 
 /** What every model call of a run shares. */
@@ -30,8 +41,10 @@ export interface CallContext {
   budgetTokens: number | undefined
   emit(event: AgentEvent): void
   warn(warning: AgentWarning): void
-  /** Adds a call's usage to the run's total and returns the total. */
-  addUsage(usage: Usage): Usage
+  /** Adds a call's usage to the run's figures. */
+  addUsage(usage: Usage, turn: number, phase: AgentPhase): void
+  /** Prompt-cache placement across the run's calls. */
+  cache: CacheState
 }
 
 /** One model call to make. */
@@ -79,11 +92,15 @@ export function withPrefillInReply(
   return out
 }
 
-function buildRequest(
-  ctx: CallContext,
-  spec: CallSpec,
-  turn: TurnContext,
-): { request: ProviderRequest; formatter: Formatter; fitted: FittedSections } {
+/** A built request, with how its sections were fitted and where its breakpoints went. */
+interface BuiltRequest {
+  request: ProviderRequest
+  formatter: Formatter
+  fitted: FittedSections
+  placement: CachePlacement
+}
+
+function buildRequest(ctx: CallContext, spec: CallSpec, turn: TurnContext): BuiltRequest {
   const formatter = formatterFor(turn.model, ctx.formatter)
   const messages = spec.extra.length > 0 ? [...turn.messages, ...spec.extra] : turn.messages
   const fitted = fitRequestSections({
@@ -101,10 +118,21 @@ function buildRequest(
   // formats that write the model's turn themselves open thinking in text; others use the API's
   const textThinking = formatter.usesPrefill && turn.thinking?.enabled === true
   const prefill = spec.withPrefill ? turn.prefill : undefined
+  // stable sections first: the formatter's breakpoint after them never has volatile text before it
+  const system = stableFirst(fitted.system)
+  const mode = ctx.cache.mode
+  const toolText = formatter.formatToolDefinitions?.(turn.tools)
+  const placement = placeCacheBreakpoints({
+    mode,
+    messages,
+    stableSystem: mode === 'auto' && hasStableSystem(system, toolText),
+    toolTokens: toolText === undefined ? ctx.counter.tools(turn.tools) : 0,
+    ...(ctx.cache.previous ? { previous: ctx.cache.previous } : {}),
+  })
   let formatted: ReturnType<Formatter['buildMessages']>
   try {
-    formatted = formatter.buildMessages(messages, {
-      system: fitted.system,
+    formatted = formatter.buildMessages(placement.messages, {
+      system,
       userSections: fitted.userSections,
       tools: turn.tools,
       model: turn.model,
@@ -119,7 +147,9 @@ function buildRequest(
   }
   const request: ProviderRequest = { ...formatted, model: turn.model, maxTokens: spec.maxTokens }
   if (turn.thinking?.enabled && !textThinking) request.thinking = turn.thinking
-  return { request, formatter, fitted }
+  const breakpoints = finishCacheMarkers(request, mode, placement)
+  ctx.cache.previous = messages[messages.length - 1]
+  return { request, formatter, fitted, placement: { ...placement, breakpoints } }
 }
 
 /**
@@ -132,7 +162,8 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
   const tried = new Set<string>()
   let attempt = 0
   while (true) {
-    const { request, formatter, fitted } = buildRequest(ctx, spec, turn)
+    await countSections(ctx, spec, turn)
+    const { request, formatter, fitted, placement } = buildRequest(ctx, spec, turn)
     ctx.run.trace.record(AGENT_TRACE_STAGES.budget, {
       turn: spec.number,
       phase: spec.phase,
@@ -141,6 +172,7 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
       kept: [...fitted.system, ...fitted.userSections].map((s) => s.id),
       omissions: fitted.omitted,
     })
+    recordCache(ctx, spec, request, placement)
     ctx.run.trace.record(AGENT_TRACE_STAGES.request, {
       turn: spec.number,
       phase: spec.phase,
@@ -171,11 +203,11 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
       ...outcome.reply,
       content: withPrefillInReply(outcome.reply.content, prefill, request.assistantPrefill),
     }
-    ctx.addUsage(reply.usage)
+    ctx.addUsage(reply.usage, spec.number, spec.phase)
     if (outcome.kind === 'done')
       return { kind: 'done', reply, invalidCalls: outcome.invalidCalls, turn }
     if (outcome.kind === 'aborted') return { kind: 'aborted', reply, turn }
-    const recovery = await recover(ctx, outcome.error, turn, tried)
+    const recovery = await recover(ctx, outcome.error, turn, tried, request)
     if (!recovery) return { kind: 'failed', reply, turn, error: outcome.error }
     tried.add(recovery.by)
     turn = recovery.turn
@@ -184,6 +216,8 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
       turn: spec.number,
       by: recovery.by,
       error: describeError(outcome.error),
+      status: outcome.error.status,
+      errorType: outcome.error.errorType,
     })
     ctx.emit({
       type: 'retry',
@@ -197,12 +231,70 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
   }
 }
 
-function recover(
+/** Trace where the breakpoints went; warn once per run when messages' own ones were left out. */
+function recordCache(
+  ctx: CallContext,
+  spec: CallSpec,
+  request: ProviderRequest,
+  placement: CachePlacement,
+): void {
+  ctx.run.trace.record(AGENT_TRACE_STAGES.cache, {
+    turn: spec.number,
+    phase: spec.phase,
+    mode: ctx.cache.mode,
+    breakpoints: placement.breakpoints,
+    dropped: placement.dropped,
+    applied: request.cacheMarkersApplied,
+  })
+  if (placement.dropped.length === 0 || ctx.cache.warnedDropped) return
+  ctx.cache.warnedDropped = true
+  ctx.warn({
+    code: CACHE_BREAKPOINTS_DROPPED,
+    message: `${placement.dropped.length} message cache breakpoint(s) not sent: a request carries at most ${MAX_CACHE_MARKERS}, and the loop's own come first`,
+    source: 'loop',
+  })
+}
+
+async function recover(
   ctx: CallContext,
   error: ProviderError,
   turn: TurnContext,
   tried: ReadonlySet<string>,
+  request: ProviderRequest,
 ): Promise<{ turn: TurnContext; by: string } | undefined> {
-  if (ctx.signal.aborted) return Promise.resolve(undefined)
-  return runRecover(ctx.middleware, error, turn, ctx.run, tried)
+  if (ctx.signal.aborted) return undefined
+  const recovered = await runRecover(ctx.middleware, error, turn, ctx.run, tried)
+  if (recovered || tried.has(PREFILL_FALLBACK)) return recovered
+  const fallback = prefillFallback(error, turn, request)
+  if (!fallback) return undefined
+  if (fallback.dropped) {
+    ctx.warn({
+      code: 'agent_loop_prefill_dropped',
+      message: `Model ${turn.model.id} refused the request's trailing assistant turn; it is sent again without the prefill`,
+      source: 'loop',
+    })
+  }
+  return { turn: fallback.turn, by: PREFILL_FALLBACK }
+}
+
+/** The asynchronous token-count pre-pass (see `AsyncTokenCounter`), traced; never throws. */
+async function countSections(ctx: CallContext, spec: CallSpec, turn: TurnContext): Promise<void> {
+  const counts = await prepareSectionCounts({
+    counter: ctx.counter,
+    turn,
+    extra: spec.extra,
+    maxTokens: spec.maxTokens,
+    budgetTokens: ctx.budgetTokens,
+    signal: ctx.signal,
+  })
+  if (!counts) return
+  for (const w of counts.warnings) ctx.warn({ ...w, source: 'token-counter' })
+  const { counted: _counted, warnings, ...data } = counts
+  ctx.run.trace.record(AGENT_TRACE_STAGES.tokenCount, {
+    turn: spec.number,
+    phase: spec.phase,
+    counter: ctx.counter.counter.id,
+    ...data,
+    warnings: warnings.length,
+  })
 }

@@ -15,6 +15,7 @@ import {
 } from '@contextkit/core'
 import type { Formatter } from '@contextkit/formatters'
 import { z } from 'zod'
+import { CACHE_MODES, type CacheMode } from './cache-breakpoints.js'
 import type { AgentTool } from './define-tool.js'
 import type { LoopGuardOptions } from './loop-guard.js'
 import type { AnalyzeOptions } from './plan.js'
@@ -72,6 +73,15 @@ export interface RunAgentOptions {
   vars?: Record<string, unknown>
   /** The run's id (core `RunInfo.runId`). Default: a random `run_…` id. */
   runId?: string
+  /**
+   * Prompt-cache breakpoints. `'auto'` (default): one after the stable system sections (stable
+   * sections are sent before volatile ones), one on the tool definitions when they reach
+   * `TOOLS_CACHE_MIN_TOKENS`, and a rolling one on the last message, so each call reads what the
+   * previous one wrote; at most four per request, the messages' own `cacheBreakpoint`s included
+   * (see `placeCacheBreakpoints` for the precedence). `'off'`: the loop sends no breakpoint of
+   * its own (only the messages' own `cacheBreakpoint`s).
+   */
+  cache?: CacheMode
 }
 
 const fn = (what: string) =>
@@ -154,6 +164,7 @@ const OptionsSchema = z.object({
   ).optional(),
   vars: z.record(z.string(), z.unknown()).optional(),
   runId: z.string().min(1).optional(),
+  cache: z.enum(CACHE_MODES).optional(),
 })
 
 /** Options after checking, with defaults resolved. */
@@ -166,6 +177,7 @@ export interface ResolvedOptions {
   conditions: StopCondition[]
   concurrency: number
   analyze: AnalyzeOptions | undefined
+  cache: CacheMode
 }
 
 /**
@@ -200,5 +212,6 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
     conditions: stopConditions(options.stopWhen),
     concurrency: options.toolConcurrency ?? Number.POSITIVE_INFINITY,
     analyze: options.analyze === true ? {} : options.analyze,
+    cache: options.cache ?? 'auto',
   }
 }

@@ -68,11 +68,22 @@ function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: st
     .join('; ')
 }
 
+/**
+ * One listener on the run's signal for a whole batch of calls (not one per call, which passes
+ * EventTarget's listener warning threshold with more than ten parallel calls): on abort it fires
+ * every running tool's own signal and resolves `aborted`.
+ */
+interface BatchAbort {
+  aborted: Promise<typeof ABORTED>
+  running: Set<AbortController>
+}
+
 async function runOne(
   call: ToolCallBlock,
   tool: AgentTool | undefined,
   options: RunToolCallsOptions,
   available: string,
+  batch: BatchAbort,
 ): Promise<Omit<ToolOutcome, 'call'>> {
   if (!tool) {
     const error = new UnknownToolError(`Unknown tool "${call.name}". ${available}`, {
@@ -90,9 +101,8 @@ async function runOne(
   }
   const now = options.now ?? (() => performance.now())
   const controller = new AbortController()
-  const stopOnRunAbort = (): void => controller.abort(options.signal.reason)
-  options.signal.addEventListener('abort', stopOnRunAbort, { once: true })
-  const aborted = whenAborted(options.signal)
+  if (options.signal.aborted) controller.abort(options.signal.reason)
+  batch.running.add(controller)
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
     if (tool.timeoutMs !== undefined) timer = setTimeout(() => resolve(TIMED_OUT), tool.timeoutMs)
@@ -107,7 +117,7 @@ async function runOne(
       }),
     )
     work.catch(() => undefined) // a late rejection after a timeout or abort is not unhandled
-    const output = await Promise.race([work, timeout, aborted.promise])
+    const output = await Promise.race([work, timeout, batch.aborted])
     const durationMs = now() - started
     if (output === TIMED_OUT) {
       const error = new ToolTimeoutError(
@@ -139,8 +149,7 @@ async function runOne(
     return { result: errorResult(call, error), error, durationMs: now() - started }
   } finally {
     clearTimeout(timer)
-    aborted.done()
-    options.signal.removeEventListener('abort', stopOnRunAbort)
+    batch.running.delete(controller)
   }
 }
 
@@ -182,15 +191,21 @@ export async function runToolCalls(
         settle(index, { result: errorResult(call, refused), error: refused, durationMs: 0 })
         continue
       }
-      settle(index, await runOne(call, options.tools.get(call.name), options, available))
+      settle(index, await runOne(call, options.tools.get(call.name), options, available, batch))
     }
   }
   const width = Math.max(1, Math.min(options.concurrency, calls.length))
   const aborted = whenAborted(options.signal)
+  const batch: BatchAbort = { aborted: aborted.promise, running: new Set() }
+  const stopRunning = (): void => {
+    for (const controller of batch.running) controller.abort(options.signal.reason)
+  }
+  options.signal.addEventListener('abort', stopRunning, { once: true })
   try {
     await Promise.race([Promise.all(Array.from({ length: width }, worker)), aborted.promise])
   } finally {
     aborted.done()
+    options.signal.removeEventListener('abort', stopRunning)
   }
   calls.forEach((call, index) => {
     if (!outcomes[index]) {

@@ -26,7 +26,7 @@ test.skipIf(!existsSync(join(dist, 'index.js')))(
   return next(specifier, context)
 }\n`,
       )
-      const entries = ['index.js', 'testing.js', 'anthropic.js'].map(
+      const entries = ['index.js', 'testing.js', 'anthropic.js', 'completions.js'].map(
         (f) => pathToFileURL(join(dist, f)).href,
       )
       const script = `import { register } from 'node:module'
@@ -34,15 +34,16 @@ register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)})
 const main = await import(${JSON.stringify(entries[0])})
 const testing = await import(${JSON.stringify(entries[1])})
 const anthropic = await import(${JSON.stringify(entries[2])})
+const completions = await import(${JSON.stringify(entries[3])})
 const control = await import('@anthropic-ai/sdk').then(() => 'loaded', (e) => e.message)
-console.log(typeof main.runAgent, typeof testing.scriptedProvider, typeof anthropic.anthropicProvider)
+console.log(typeof main.runAgent, typeof testing.scriptedProvider, typeof anthropic.anthropicProvider, typeof anthropic.anthropicTokenCounter, typeof anthropic.refreshModels, typeof completions.openAICompatibleCompletionsProvider)
 console.log(control)`
       const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
         cwd: dir,
       })
       // the hook works: a direct import of the SDK is refused by it
       expect(stdout.trim().split('\n')).toEqual([
-        'function function function',
+        'function function function function function function',
         'the SDK was loaded: @anthropic-ai/sdk',
       ])
     } finally {

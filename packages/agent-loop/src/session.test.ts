@@ -133,7 +133,8 @@ describe('runAgent({ session })', () => {
         is_error: true,
         content: [{ type: 'text', text: MISSING_TOOL_RESULT_TEXT }],
       }),
-      { type: 'text', text: 'three' },
+      // the rolling prompt-cache breakpoint (cache: 'auto') sits on the last message
+      { type: 'text', text: 'three', cache_control: { type: 'ephemeral' } },
     ])
   })
 

@@ -90,6 +90,14 @@ describe('tool calls become results the model sees; the run goes on', () => {
     let running = 0
     let peak = 0
     const order: string[] = []
+    // Parallel: no call may finish before all three started (a deadlock if they ran one by
+    // one); then they finish in the order second, third, first — whatever the machine's load.
+    const finishOrder = ['second', 'third', 'first']
+    let releaseAll: () => void = () => {}
+    const allStarted = new Promise<void>((resolve) => {
+      releaseAll = resolve
+    })
+    let parallelMode = true
     const wait = defineTool({
       name: 'wait',
       description: 'Wait a while',
@@ -97,7 +105,15 @@ describe('tool calls become results the model sees; the run goes on', () => {
       execute: async ({ id, ms }) => {
         running++
         peak = Math.max(peak, running)
-        await new Promise((r) => setTimeout(r, ms))
+        if (parallelMode) {
+          if (running === 3) releaseAll()
+          await allStarted
+          while (order.length !== finishOrder.indexOf(id)) {
+            await new Promise((r) => setImmediate(r))
+          }
+        } else {
+          await new Promise((r) => setTimeout(r, ms))
+        }
         running--
         order.push(id)
         return id
@@ -127,6 +143,7 @@ describe('tool calls become results the model sees; the run goes on', () => {
 
     peak = 0
     order.length = 0
+    parallelMode = false
     const serial = await emulated(script)
     await runAgent({
       provider: serial.provider,
@@ -213,5 +230,42 @@ describe('tool calls become results the model sees; the run goes on', () => {
       true,
       true,
     ])
+  })
+})
+
+describe('many calls in one reply', () => {
+  test('twelve parallel calls all run and leave no listener warning on the run signal', async () => {
+    const warnings: string[] = []
+    const onWarning = (w: Error): void => {
+      warnings.push(w.name)
+    }
+    process.on('warning', onWarning)
+    try {
+      const echo = defineTool({
+        name: 'echo',
+        description: 'Echo an id',
+        input: z.object({ id: z.number() }),
+        execute: async ({ id }) => {
+          await new Promise((r) => setTimeout(r, 5))
+          return `#${id}`
+        },
+      })
+      const calls = Array.from({ length: 12 }, (_, id) => ({ name: 'echo', input: { id } }))
+      const run = await emulated([{ toolUse: calls }, 'done'])
+      const result = await runAgent({
+        provider: run.provider,
+        model: 'claude-haiku-4-5',
+        messages: [textMessage('user', 'go')],
+        tools: [echo],
+      }).result
+      expect(result.stopReason).toBe('end_turn')
+      expect(resultsOf(run.bodies()[1]).map(resultText)).toEqual(
+        Array.from({ length: 12 }, (_, id) => `#${id}`),
+      )
+      await new Promise((r) => setImmediate(r))
+      expect(warnings).not.toContain('MaxListenersExceededWarning')
+    } finally {
+      process.off('warning', onWarning)
+    }
   })
 })

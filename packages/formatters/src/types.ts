@@ -79,6 +79,8 @@ export interface NativeToolDefinition {
   name: string
   description: string
   input_schema: Record<string, unknown>
+  /** A prompt-cache breakpoint after the tool definitions (formatters never set it; callers may). */
+  cache_control?: CacheControl
 }
 
 /** Something a formatter changed or dropped on purpose (e.g. a stripped image). */
