@@ -3,11 +3,11 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { runToolCalls } from '@contextkit/agent-loop'
 import { expect, test } from 'vitest'
-import { createDemoWorkspace, DEMO_SOURCE_FILE } from './demo-workspace.js'
+import { createDemoWorkspace, DEMO_SOURCE_FILE, DEMO_TEMPLATE_FILES } from './demo-workspace.js'
 import { LIST_FILES_TOOL_NAME, listFilesTool } from './list-files-tool.js'
 
 async function list(workspace: string, input: Record<string, unknown>) {
-  const tool = listFilesTool(workspace, { maxEntries: 6 })
+  const tool = listFilesTool(workspace, { maxEntries: 9 })
   const [outcome] = await runToolCalls(
     [{ type: 'tool_call', id: 'toolu_1', name: LIST_FILES_TOOL_NAME, input }],
     {
@@ -30,11 +30,13 @@ test('list_files lists the workspace with sizes, leaving out secrets, tool state
     await symlink('/etc', join(ws.dir, 'etc-link'))
     const all = await list(ws.dir, {})
     expect(all.isError).toBe(false)
-    const files = ['AGENTS.md', 'PREFILL.md', 'SOUL.md', 'data/orders.ndjson', DEMO_SOURCE_FILE]
+    const files = DEMO_TEMPLATE_FILES
     const sized = (f: string) => `${f} (${statSync(join(ws.dir, f)).size} bytes)`
     expect(all.text.split('\n')).toEqual(files.map(sized))
-    expect((await list(ws.dir, { path: 'src/' })).text).toBe(sized(DEMO_SOURCE_FILE))
-    for (let i = 0; i < 3; i++) await writeFile(join(ws.dir, `extra-${i}.txt`), 'x')
+    expect((await list(ws.dir, { path: 'src/' })).text).toBe(
+      [DEMO_SOURCE_FILE, 'src/report.ts'].map(sized).join('\n'),
+    )
+    for (let i = 0; i < 4; i++) await writeFile(join(ws.dir, `extra-${i}.txt`), 'x')
     expect((await list(ws.dir, {})).text).toContain('… and 2 more files')
     const outside = await list(ws.dir, { path: '../' })
     expect(outside).toMatchObject({ isError: true })

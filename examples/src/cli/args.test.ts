@@ -41,13 +41,24 @@ test('an unknown flag names the closest known one; a missing or unwanted value i
       parseDemoArgs(argv)
     } catch (error) {
       expect(DemoUsageError.isInstance(error)).toBe(true)
-      return { message: (error as DemoUsageError).message, problem: (error as DemoUsageError).problem }
+      return {
+        message: (error as DemoUsageError).message,
+        problem: (error as DemoUsageError).problem,
+      }
     }
     throw new Error('expected a DemoUsageError')
   }
-  expect(problem(['--jsno'])).toEqual({ problem: 'unknown_flag', message: 'unknown flag --jsno (did you mean --json?)' })
-  expect(problem(['--base-ulr=http://x'])).toMatchObject({ message: 'unknown flag --base-ulr (did you mean --base-url?)' })
-  expect(problem(['--workspace'])).toEqual({ problem: 'bad_flag', message: '--workspace needs a value' })
+  expect(problem(['--jsno'])).toEqual({
+    problem: 'unknown_flag',
+    message: 'unknown flag --jsno (did you mean --json?)',
+  })
+  expect(problem(['--base-ulr=http://x'])).toMatchObject({
+    message: 'unknown flag --base-ulr (did you mean --base-url?)',
+  })
+  expect(problem(['--workspace'])).toEqual({
+    problem: 'bad_flag',
+    message: '--workspace needs a value',
+  })
   expect(problem(['--json=yes'])).toEqual({ problem: 'bad_flag', message: '--json takes no value' })
   expect(problem(['--model='])).toEqual({ problem: 'bad_flag', message: '--model needs a value' })
 })

@@ -56,9 +56,10 @@ test('one chart per run, before the first call, with every row and the loop’s 
     chart.sectionTokens,
   )
   // the formula is the loop's: window − reply − messages − tools
-  const [, window, reply, messages, tools] = /^([\d,]+) window − ([\d,]+) reply − ([\d,]+) messages − ([\d,]+) tools$/
-    .exec(chart.budgetFormula)!
-    .map((s) => Number(s.replaceAll(',', '')))
+  const [, window, reply, messages, tools] =
+    /^([\d,]+) window − ([\d,]+) reply − ([\d,]+) messages − ([\d,]+) tools$/
+      .exec(chart.budgetFormula)!
+      .map((s) => Number(s.replaceAll(',', '')))
   expect(window! - reply! - messages! - tools!).toBe(chart.budget)
   expect(tools).toBe(row(chart, 'tools').tokens)
   expect(row(chart, 'bootstrap').detail).toBe('AGENTS.md, SOUL.md')
@@ -74,21 +75,30 @@ test('one chart per run, before the first call, with every row and the loop’s 
   const same = await run({ sessionId: 'b', userText: 'And src/parse-orders.ts?' })
   expect(row(same.chart, 'history').detail).toBe('4 messages')
   expect(row(same.chart, 'history').tokens).toBeGreaterThan(0)
-  expect(row(same.chart, 'resumption').detail).toBe('last words are already in this session’s history')
+  expect(row(same.chart, 'resumption').detail).toBe(
+    'last words are already in this session’s history',
+  )
 })
 
 test('what was left out, and why: a refused file, a file over preload’s budget, a section dropped to fit', async () => {
   const { run } = await chartOf()
-  const { chart } = await run({ preloadFiles: ['src/report.ts', '.env', 'nope.ts'], budgetTokens: 300 })
+  const { chart } = await run({
+    preloadFiles: ['src/report.ts', '.env', 'nope.ts'],
+    budgetTokens: 300,
+  })
   expect(chart.budgetFormula).toBe('set by budgetTokens')
   const omitted = Object.fromEntries(chart.omitted.map((o) => [o.what, o.why]))
   expect(omitted['preload:.env']).toBe('refused: path_denied')
   expect(omitted['preload:nope.ts']).toBe('refused: file_not_found')
-  expect(omitted['preload:src/report.ts']).toBe('dropped to fit the section budget (lowest priority first)')
+  expect(omitted['preload:src/report.ts']).toBe(
+    'dropped to fit the section budget (lowest priority first)',
+  )
   expect(row(chart, 'preloaded').tokens).toBe(0)
   expect(chart.sectionTokens).toBeLessThanOrEqual(300)
   const lines = renderBudgetChart(chart, picocolors.createColors(false))
-  expect(lines[0]).toBe('context budget · claude-haiku-4-5 · 200,000-token window · before the first call')
+  expect(lines[0]).toBe(
+    'context budget · claude-haiku-4-5 · 200,000-token window · before the first call',
+  )
   expect(lines).toContain('  omitted:')
   expect(lines.some((l) => l.startsWith('    ✂ preload:src/report.ts (−'))).toBe(true)
   expect(lines.find((l) => l.includes('preloaded files'))).toMatch(
@@ -98,15 +108,21 @@ test('what was left out, and why: a refused file, a file over preload’s budget
 
 test('bars: at least a sliver for any tokens, never wider than the chart, longer for more', () => {
   fc.assert(
-    fc.property(fc.nat(10_000), fc.nat(10_000), fc.integer({ min: 1, max: 100_000 }), (a, b, extra) => {
-      const max = Math.max(a, b) + extra
-      const [x, y] = [bar(a, max, 24), bar(b, max, 24)]
-      expect(x.length).toBeLessThanOrEqual(24)
-      if (a > 0) expect(x.length).toBeGreaterThan(0)
-      if (a === 0) expect(x).toBe('')
-      const cells = (s: string) => [...s].reduce((n, ch) => n + (ch === '█' ? 8 : ' ▏▎▍▌▋▊▉'.indexOf(ch)), 0)
-      if (a <= b) expect(cells(x)).toBeLessThanOrEqual(cells(y))
-    }),
+    fc.property(
+      fc.nat(10_000),
+      fc.nat(10_000),
+      fc.integer({ min: 1, max: 100_000 }),
+      (a, b, extra) => {
+        const max = Math.max(a, b) + extra
+        const [x, y] = [bar(a, max, 24), bar(b, max, 24)]
+        expect(x.length).toBeLessThanOrEqual(24)
+        if (a > 0) expect(x.length).toBeGreaterThan(0)
+        if (a === 0) expect(x).toBe('')
+        const cells = (s: string) =>
+          [...s].reduce((n, ch) => n + (ch === '█' ? 8 : ' ▏▎▍▌▋▊▉'.indexOf(ch)), 0)
+        if (a <= b) expect(cells(x)).toBeLessThanOrEqual(cells(y))
+      },
+    ),
   )
   expect(bar(5, 5, 4)).toBe('████')
   expect(bar(1, 16, 4)).toBe('▎')

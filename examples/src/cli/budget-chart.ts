@@ -150,7 +150,8 @@ function detailFor(key: BudgetRowKey, ids: string[], input: BudgetChartInput): s
     }
     case 'preloaded': {
       const files = record(input.preload?.files)
-      const asked = strings(files.loaded).length + (Array.isArray(files.skipped) ? files.skipped.length : 0)
+      const asked =
+        strings(files.loaded).length + (Array.isArray(files.skipped) ? files.skipped.length : 0)
       if (ids.length > 0) return ids.map(short).join(', ')
       return asked > 0 ? `none kept (${asked} left out, see below)` : 'none named in the message'
     }

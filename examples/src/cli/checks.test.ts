@@ -26,9 +26,14 @@ test('model ids: known ones (dated too) pass; an unknown one gets the closest su
 })
 
 test('probeBaseUrl reads the model list of an OpenAI-compatible server; any HTTP answer is reachable', async () => {
-  const url = await serve((req, res) => {
+  const url = await serve((_req, res) => {
     res.setHeader('content-type', 'application/json')
-    res.end(JSON.stringify({ object: 'list', data: [{ id: 'qwen2.5-7b-instruct' }, { id: 'llama-3.1-8b' }] }))
+    res.end(
+      JSON.stringify({
+        object: 'list',
+        data: [{ id: 'qwen2.5-7b-instruct' }, { id: 'llama-3.1-8b' }],
+      }),
+    )
   })
   const probe = await probeBaseUrl(`${url}/`)
   expect(probe).toEqual({ baseURL: url, models: ['qwen2.5-7b-instruct', 'llama-3.1-8b'] })
@@ -47,7 +52,9 @@ test('probeBaseUrl reads the model list of an OpenAI-compatible server; any HTTP
 test('probeBaseUrl: a closed port, a silent server and a non-http URL are usage errors', async () => {
   const closed = await serve(() => {})
   await new Promise((r) => servers.pop()?.close(r))
-  await expect(probeBaseUrl(closed)).rejects.toThrow(`cannot reach --base-url ${closed} (ECONNREFUSED)`)
+  await expect(probeBaseUrl(closed)).rejects.toThrow(
+    `cannot reach --base-url ${closed} (ECONNREFUSED)`,
+  )
   const silent = await serve(() => {}) // never answers
   await expect(probeBaseUrl(silent, { timeoutMs: 50 })).rejects.toThrow('(no answer in time)')
   await expect(probeBaseUrl('ftp://x/v1')).rejects.toMatchObject({ problem: 'base_url' })

@@ -18,7 +18,10 @@ async function tempDir(): Promise<string> {
   return dir
 }
 
-async function cli(argv: string[], options: { env?: Record<string, string>; tty?: boolean; cwd?: string } = {}) {
+async function cli(
+  argv: string[],
+  options: { env?: Record<string, string>; tty?: boolean; cwd?: string } = {},
+) {
   const stdout = collector(options.tty ?? false)
   const stderr = collector()
   const io: CliIO = { stdout, stderr, env: options.env ?? {}, cwd: options.cwd ?? tmpdir() }
@@ -31,7 +34,9 @@ test('a message, offline: the headline first, the chart before the reply, tool l
   const first = await cli(['--workspace', ws, 'What', 'files', 'are', 'in', 'this', 'workspace?'])
   expect(first.err).toBe('')
   expect(first.code).toBe(0)
-  expect(first.lines[0]).toMatch(/^contextkit demo · offline: the testkit emulator answers at http:\/\/127\.0\.0\.1:\d+/)
+  expect(first.lines[0]).toMatch(
+    /^contextkit demo · offline: the testkit emulator answers at http:\/\/127\.0\.0\.1:\d+/,
+  )
   expect(first.lines[1]).toContain(`workspace ${ws} (created from the demo template)`)
   const at = (text: string) => first.out.indexOf(text)
   expect(at('context budget · claude-haiku-4-5')).toBeGreaterThan(0)
@@ -43,31 +48,57 @@ test('a message, offline: the headline first, the chart before the reply, tool l
   expect(existsSync(session)).toBe(true)
   expect(readFileSync(session, 'utf8')).toContain('What files are in this workspace?')
   expect(first.out).toMatch(/^trace {4}\S+\.jsonl$/m)
-  expect(first.out).toMatch(/^usage {4}3 model call\(s\) · [\d,]+ input tokens \(0 from the cache, 0 written to it; hit rate 0 %\) · \d+ output tokens$/m)
+  expect(first.out).toMatch(
+    /^usage {4}3 model call\(s\) · [\d,]+ input tokens \(0 from the cache, 0 written to it; hit rate 0 %\) · \d+ output tokens$/m,
+  )
   expect(first.out).not.toMatch(ANSI_COLOR)
   // the same command again: a new session that wakes up with the first one's last words
   const second = await cli(['--workspace', ws, 'What files are in this workspace?'])
   expect(second.code).toBe(0)
   expect(second.lines[1]).not.toContain('created from the demo template')
-  expect(second.out).toMatch(/resumption\s+█[█▏▎▍▌▋▊▉]*\s+\d+ {2}your last words from the previous session/)
+  expect(second.out).toMatch(
+    /resumption\s+█[█▏▎▍▌▋▊▉]*\s+\d+ {2}your last words from the previous session/,
+  )
   expect(second.out).toContain('Picking up where I stopped last time')
 })
 
 test('--json: only JSON lines — the start, the budget before the first delta, agent events, the end', async () => {
   const ws = join(await tempDir(), 'ws')
-  const { code, lines } = await cli(['--json', '--workspace', ws, '--session', 'js-1', 'What does src/report.ts do?'])
+  const { code, lines } = await cli([
+    '--json',
+    '--workspace',
+    ws,
+    '--session',
+    'js-1',
+    'What does src/report.ts do?',
+  ])
   expect(code).toBe(0)
-  const events = lines.filter((l) => l !== '').map((l) => JSON.parse(l) as { type: string; [k: string]: unknown })
+  const events = lines
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { type: string; [k: string]: unknown })
   const types = events.map((e) => e.type)
   expect(types[0]).toBe('demo-start')
-  expect(events[0]).toMatchObject({ mode: 'offline', model: 'claude-haiku-4-5', workspace: ws, created: true })
+  expect(events[0]).toMatchObject({
+    mode: 'offline',
+    model: 'claude-haiku-4-5',
+    workspace: ws,
+    created: true,
+  })
   expect(types.indexOf('budget')).toBeLessThan(types.indexOf('text-delta'))
-  for (const t of ['run-start', 'turn-start', 'usage', 'turn-end', 'run-end']) expect(types).toContain(t)
+  for (const t of ['run-start', 'turn-start', 'usage', 'turn-end', 'run-end'])
+    expect(types).toContain(t)
   expect(types).not.toContain('tool-call') // the file was named, so it was preloaded
   const end = events.at(-1)!
-  expect(end).toMatchObject({ type: 'demo-turn-end', sessionId: 'js-1', stopReason: 'end_turn', turns: 1 })
+  expect(end).toMatchObject({
+    type: 'demo-turn-end',
+    sessionId: 'js-1',
+    stopReason: 'end_turn',
+    turns: 1,
+  })
   expect(existsSync(String(end.session))).toBe(true)
-  const budget = events.find((e) => e.type === 'budget') as { rows: Array<{ key: string; detail: string }> }
+  const budget = events.find((e) => e.type === 'budget') as unknown as {
+    rows: Array<{ key: string; detail: string }>
+  }
   expect(budget.rows.find((r) => r.key === 'preloaded')?.detail).toBe('src/report.ts')
 })
 
@@ -76,7 +107,9 @@ test('colours only on a TTY, and never with NO_COLOR', async () => {
   const ask = ['--workspace', ws, 'Where were we?']
   // CI set: no spinner redraws in these runs; colours are decided on the TTY alone
   expect((await cli(ask, { tty: true, env: { CI: '1' } })).out).toMatch(ANSI_COLOR)
-  expect((await cli(ask, { tty: true, env: { CI: '1', NO_COLOR: '1' } })).out).not.toMatch(ANSI_COLOR)
+  expect((await cli(ask, { tty: true, env: { CI: '1', NO_COLOR: '1' } })).out).not.toMatch(
+    ANSI_COLOR,
+  )
   expect((await cli(ask, { tty: false, env: { CI: '1' } })).out).not.toMatch(ANSI_COLOR)
   expect((await cli(['--help'])).out).toContain('Usage: pnpm demo [options] ["message"]')
 })
@@ -93,27 +126,55 @@ test('bad input: one line on stderr, nothing on stdout, exit code 2', async () =
   const ws = join(dir, 'ws')
   const cases: Array<[string[], string]> = [
     [['--jsn', 'hi'], 'demo: unknown flag --jsn (did you mean --json?)'],
-    [['--workspace', join(dir, 'file.txt'), 'hi'], `demo: cannot use --workspace ${join(dir, 'file.txt')}: not a directory`],
-    [['--workspace', ws, '--model', 'claude-haiku-4.5', 'hi'], 'demo: unknown model "claude-haiku-4.5" (did you mean claude-haiku-4-5?)'],
-    [['--workspace', ws, '--base-url', `http://127.0.0.1:${port}/v1`, 'hi'], `demo: cannot reach --base-url http://127.0.0.1:${port}/v1 (ECONNREFUSED)`],
-    [['--workspace', ws, '--store', 'mysql://x', 'hi'], 'demo: unknown --store "mysql://x" (use files, postgres:<connection url> or pglite:<dir>)'],
-    [['--workspace', ws, '--context-file', 'nope.csv', 'hi'], `demo: --context-file nope.csv: no such file in ${ws}`],
+    [
+      ['--workspace', join(dir, 'file.txt'), 'hi'],
+      `demo: cannot use --workspace ${join(dir, 'file.txt')}: not a directory`,
+    ],
+    [
+      ['--workspace', ws, '--model', 'claude-haiku-4.5', 'hi'],
+      'demo: unknown model "claude-haiku-4.5" (did you mean claude-haiku-4-5?)',
+    ],
+    [
+      ['--workspace', ws, '--base-url', `http://127.0.0.1:${port}/v1`, 'hi'],
+      `demo: cannot reach --base-url http://127.0.0.1:${port}/v1 (ECONNREFUSED)`,
+    ],
+    [
+      ['--workspace', ws, '--store', 'mysql://x', 'hi'],
+      'demo: unknown --store "mysql://x" (use files, postgres:<connection url> or pglite:<dir>)',
+    ],
+    [
+      ['--workspace', ws, '--context-file', 'nope.csv', 'hi'],
+      `demo: --context-file nope.csv: no such file in ${ws}`,
+    ],
     [['--session', '../x', 'hi'], 'demo: --session "../x": use 1–200 of A-Z a-z 0-9 . _ -'],
   ]
   for (const [argv, message] of cases) {
     const r = await cli(argv)
-    expect({ argv, code: r.code, err: r.err, out: r.out }).toEqual({ argv, code: 2, err: `${message}\n`, out: '' })
+    expect({ argv, code: r.code, err: r.err, out: r.out }).toEqual({
+      argv,
+      code: 2,
+      err: `${message}\n`,
+      out: '',
+    })
   }
 })
 
 test('--store pglite:<dir>: sessions and resumption state in Postgres (PGlite), resumed by the next run', async () => {
   const dir = await tempDir()
   const ws = join(dir, 'ws')
-  const first = await cli(['--workspace', ws, '--store', 'pglite:db', '--session', 'pg-1', 'What does src/report.ts do?'], { cwd: dir })
+  const first = await cli(
+    ['--workspace', ws, '--store', 'pglite:db', '--session', 'pg-1', 'What does src/report.ts do?'],
+    { cwd: dir },
+  )
   expect(first.err).toBe('')
-  expect(first.lines[1]).toContain('store pglite:db (migrated; sessions in table contextkit_sessions)')
+  expect(first.lines[1]).toContain(
+    'store pglite:db (migrated; sessions in table contextkit_sessions)',
+  )
   expect(first.out).toContain('session  pglite:db → contextkit_sessions, session "pg-1"')
-  const second = await cli(['--workspace', ws, '--store', 'pglite:db', '--session', 'pg-2', 'Where were we?'], { cwd: dir })
+  const second = await cli(
+    ['--workspace', ws, '--store', 'pglite:db', '--session', 'pg-2', 'Where were we?'],
+    { cwd: dir },
+  )
   expect(second.code).toBe(0)
   expect(second.out).toMatch(/resumption\s+█[█▏▎▍▌▋▊▉]*\s+\d+ {2}your last words/)
   expect(second.out).toContain('Next I would add a test for totalsByCustomer in src/report.ts')

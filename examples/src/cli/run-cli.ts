@@ -135,7 +135,7 @@ function preloadFor(message: string, workspace: string, contextFile: string | un
 function usageLine(result: EmbeddedTurnResult, c: Terminal['c']): string {
   const u = result.result.usage
   const total = u.input + u.cacheRead + u.cacheWrite
-  const rate = total > 0 ? `${((u.cacheRead / total) * 100).toFixed(0)} %` : 'n/a'
+  const rate = total > 0 ? `${(u.cacheHitRate * 100).toFixed(0)} %` : 'n/a'
   return `${c.bold('usage')}    ${result.result.turns} model call(s) · ${num(total)} input tokens (${num(u.cacheRead)} from the cache, ${num(u.cacheWrite)} written to it; hit rate ${rate}) · ${num(u.output)} output tokens`
 }
 
