@@ -55,6 +55,9 @@ test('an unknown flag names the closest known one; a missing or unwanted value i
   expect(problem(['--base-ulr=http://x'])).toMatchObject({
     message: 'unknown flag --base-ulr (did you mean --base-url?)',
   })
+  expect(problem(['--verbose']).message).toBe(
+    'unknown flag --verbose (known: --workspace, --session, --model, --base-url, --store, --context-file, --json, --help)',
+  )
   expect(problem(['--workspace'])).toEqual({
     problem: 'bad_flag',
     message: '--workspace needs a value',

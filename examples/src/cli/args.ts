@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { closest } from 'fastest-levenshtein'
+import { closestMatch } from './checks.js'
 import { DemoUsageError } from './errors.js'
 
 /** What `pnpm demo` was asked to do. */
@@ -51,10 +51,9 @@ Options:
 function unknownFlag(error: Error): DemoUsageError {
   const flag = /'(-[^']*)'/.exec(error.message)?.[1] ?? 'flag'
   const name = flag.split('=')[0] ?? flag
-  const guess = closest(name, [...DEMO_FLAGS])
-  return new DemoUsageError('unknown_flag', `unknown flag ${name} (did you mean ${guess}?)`, {
-    cause: error,
-  })
+  const guess = closestMatch(name, DEMO_FLAGS)
+  const hint = guess === undefined ? `known: ${DEMO_FLAGS.join(', ')}` : `did you mean ${guess}?`
+  return new DemoUsageError('unknown_flag', `unknown flag ${name} (${hint})`, { cause: error })
 }
 
 /**

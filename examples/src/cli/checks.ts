@@ -1,12 +1,26 @@
 import { BUILTIN_MODELS, getModelInfo } from '@contextkit/core'
-import { closest } from 'fastest-levenshtein'
+import { closest, distance } from 'fastest-levenshtein'
 import { DemoUsageError } from './errors.js'
 
 /** Model ids core's table knows, for suggestions. */
 export const KNOWN_MODEL_IDS: readonly string[] = Object.keys(BUILTIN_MODELS)
 
+/**
+ * The candidate closest to `input` (Levenshtein distance, `fastest-levenshtein`), when it is
+ * close enough to be a typo: at most 40 % of the input's length apart (3 edits at least), or
+ * the shortest candidate that starts with it (a name cut short).
+ */
+export function closestMatch(input: string, candidates: readonly string[]): string | undefined {
+  if (candidates.length === 0) return undefined
+  const extended = candidates.filter((c) => c.startsWith(input)).sort((a, b) => a.length - b.length)
+  if (extended[0] !== undefined) return extended[0]
+  const best = closest(input, [...candidates])
+  return distance(input, best) <= Math.max(3, Math.floor(input.length * 0.4)) ? best : undefined
+}
+
 function suggestion(id: string, candidates: readonly string[]): string {
-  return candidates.length === 0 ? '' : ` (did you mean ${closest(id, [...candidates])}?)`
+  const best = closestMatch(id, candidates)
+  return best === undefined ? '' : ` (did you mean ${best}?)`
 }
 
 /**

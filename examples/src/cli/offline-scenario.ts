@@ -118,9 +118,19 @@ function resumeAnswer(tail: string): string {
 }
 
 function lead(view: ConversationView, req: ScriptRequest): string {
-  // native prefill: the reply continues it; asked by instruction, it begins with it
+  // native prefill: the reply continues it; asked by instruction, the turn's first reply begins with it
   if (req.prefill !== undefined) return ' '
+  if (view.exchanges.length > 0) return ''
   return view.instructedPrefix === '' ? '' : `${view.instructedPrefix} `
+}
+
+/** A reply as a ChatML completion: Qwen `<tool_call>` JSON after the text, then the end token. */
+function asCompletion(reply: ReplySpec): string {
+  const calls = reply.toolUse === undefined ? [] : [reply.toolUse].flat()
+  const rendered = calls.map(
+    (c) => `\n<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.input })}\n</tool_call>`,
+  )
+  return `${reply.text ?? ''}${rendered.join('')}<|im_end|>`
 }
 
 function readsOf(view: ConversationView) {
@@ -191,9 +201,16 @@ function answer(view: ConversationView): string {
  * 3. Then answer from what the tools returned, the preloaded files, the context-file hint, and
  *    the resumption block ("Picking up where I stopped…") when there is one.
  *
- * Every answer says it came from the emulator. It is a function of the request only.
+ * Every answer says it came from the emulator. It is a function of the request only, and it
+ * answers the OpenAI-compatible `/v1/completions` endpoint too (a ChatML prompt in, Qwen-style
+ * `<tool_call>` JSON out), so the same scenario stands in for a local model.
  */
-export const offlineScenario: Script = (req): ReplySpec => {
+export const offlineScenario: Script = (req): ReplySpec | string => {
+  const reply = scenarioReply(req)
+  return req.endpoint === 'completions' ? asCompletion(reply) : reply
+}
+
+function scenarioReply(req: ScriptRequest): ReplySpec {
   const view = readConversation(req)
   const start = lead(view, req)
   if (view.exchanges.length === 0) {

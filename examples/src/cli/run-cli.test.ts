@@ -4,6 +4,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
+import { offlineScenario } from './offline-scenario.js'
 import { type CliIO, newSessionId, runDemoCli } from './run-cli.js'
 import { ANSI_COLOR, collector } from './test-support.js'
 
@@ -192,6 +193,38 @@ test('--store pglite:<dir>: sessions and resumption state in Postgres (PGlite), 
   ])
   await db.close()
 }, 60_000)
+
+test('--base-url: a local OpenAI-compatible server (testkit’s /v1/completions) through the completions provider', async () => {
+  const { startAnthropicEmulator } = await import('@contextkit/testkit')
+  const server = await startAnthropicEmulator({ script: offlineScenario })
+  try {
+    const ws = join(await tempDir(), 'ws')
+    const r = await cli([
+      '--workspace',
+      ws,
+      '--base-url',
+      `${server.url}/v1`,
+      '--model',
+      'qwen2.5-7b-instruct',
+      'What files are in this workspace?',
+    ])
+    expect(r.err).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.lines[0]).toBe(
+      `contextkit demo · qwen2.5-7b-instruct on the OpenAI-compatible server at ${server.url}/v1`,
+    )
+    const completions = server.requests.filter((q) => q.path === '/v1/completions')
+    expect(completions).toHaveLength(3)
+    expect((completions[0]?.body as { prompt: string }).prompt).toContain(
+      '<|im_start|>user\nWhat files are in this workspace?',
+    )
+    expect(r.out).toMatch(/ {2}✔ list_files · \d+ ms/)
+    expect(r.out).toMatch(/ {2}✔ read_file src\/report\.ts · \d+ ms/)
+    expect(r.out).toContain('The workspace has 7 files')
+  } finally {
+    await server.close()
+  }
+})
 
 test('new session ids are valid and sortable', () => {
   expect(newSessionId(new Date('2026-03-01T09:00:00.123Z'))).toBe('chat-2026-03-01T09-00-00-123')

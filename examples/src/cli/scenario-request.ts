@@ -77,8 +77,68 @@ function transcriptTurns(text: string, role: 'user' | 'assistant'): Conversation
   return out
 }
 
+const CHATML_TURN = /<\|im_start\|>(\w+)\n([\s\S]*?)(?:<\|im_end\|>|$)/g
+const TOOL_CALL = /<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g
+const TOOL_RESPONSE = /<tool_response>\n?([\s\S]*?)\n?<\/tool_response>/g
+
+/**
+ * A ChatML prompt (what a completions server gets from `ChatMLFormatter`) as system text and
+ * events: Qwen-style `<tool_call>` JSON in assistant turns, `<tool_response>` in user turns
+ * (matched to the calls in order).
+ */
+export function chatmlConversation(prompt: string): {
+  system: string
+  events: ConversationEvent[]
+} {
+  let system = ''
+  const events: ConversationEvent[] = []
+  const pending: string[] = []
+  let calls = 0
+  for (const m of prompt.matchAll(CHATML_TURN)) {
+    const [role, body = ''] = [m[1], m[2]]
+    if (role === 'system') {
+      system += body
+    } else if (role === 'assistant') {
+      const text = body.replace(TOOL_CALL, '').trim()
+      if (text !== '') events.push({ kind: 'assistant', text })
+      for (const call of body.matchAll(TOOL_CALL)) {
+        let parsed: { name?: unknown; arguments?: unknown } = {}
+        try {
+          parsed = JSON.parse(call[1] ?? '{}') as typeof parsed
+        } catch {
+          // a call the model wrote badly: still a call
+        }
+        const id = `call_${++calls}`
+        pending.push(id)
+        events.push({
+          kind: 'tool_use',
+          id,
+          name: String(parsed.name ?? 'unknown'),
+          input: (parsed.arguments ?? {}) as Record<string, unknown>,
+        })
+      }
+    } else {
+      const responses = [...body.matchAll(TOOL_RESPONSE)]
+      if (responses.length === 0) {
+        events.push({ kind: 'user', text: body.trim() })
+        continue
+      }
+      for (const r of responses) {
+        events.push({
+          kind: 'tool_result',
+          id: pending.shift() ?? 'call_?',
+          text: r[1] ?? '',
+          isError: false,
+        })
+      }
+    }
+  }
+  return { system, events }
+}
+
 /** The conversation of a request as one list of events, transcripts unrolled. */
 export function conversationEvents(req: ScriptRequest): ConversationEvent[] {
+  if (req.endpoint === 'completions') return chatmlConversation(req.lastUserText).events
   const out: ConversationEvent[] = []
   for (const message of req.messages) {
     for (const block of message.content as Block[]) {
@@ -144,8 +204,8 @@ function resumedTail(system: string): string | undefined {
   return quoted.replace(/^…/, '').trim()
 }
 
-function instructedPrefix(req: ScriptRequest): string {
-  const match = /<reply_prefix>\n([\s\S]*?)\n<\/reply_prefix>/.exec(req.lastUserText)
+function instructedPrefix(turnText: string): string {
+  const match = /<reply_prefix>\n([\s\S]*?)\n<\/reply_prefix>/.exec(turnText)
   return match?.[1] ?? ''
 }
 
@@ -170,8 +230,10 @@ export function readConversation(req: ScriptRequest): ConversationView {
     const result = results.get(e.id)
     exchanges.push({ name: e.name, input: e.input, ...(result ? { result } : {}) })
   }
+  const system =
+    req.endpoint === 'completions' ? chatmlConversation(req.lastUserText).system : req.system
   const hint = contextHint(turnText)
-  const tail = resumedTail(req.system)
+  const tail = resumedTail(system)
   return {
     turnText,
     question: turnText.split(/\n\n(?=\[Context available|#### `|## )/)[0]?.trim() ?? '',
@@ -180,7 +242,7 @@ export function readConversation(req: ScriptRequest): ConversationView {
     preloaded: preloadedFiles(turnText),
     ...(hint ? { hint } : {}),
     ...(tail ? { resumedTail: tail } : {}),
-    systemFiles: [...req.system.matchAll(/^## ([^\n]+\.md)$/gm)].map((m) => m[1] ?? ''),
-    instructedPrefix: instructedPrefix(req),
+    systemFiles: [...system.matchAll(/^## ([^\n]+\.md)$/gm)].map((m) => m[1] ?? ''),
+    instructedPrefix: instructedPrefix(req.endpoint === 'completions' ? turnText : req.lastUserText),
   }
 }
