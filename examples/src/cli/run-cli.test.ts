@@ -215,7 +215,7 @@ test('--base-url: a local OpenAI-compatible server (testkit’s /v1/completions)
     )
     const completions = server.requests.filter((q) => q.path === '/v1/completions')
     expect(completions).toHaveLength(3)
-    expect((completions[0]?.body as { prompt: string }).prompt).toContain(
+    expect((completions[0]!.body as { prompt: string }).prompt).toContain(
       '<|im_start|>user\nWhat files are in this workspace?',
     )
     expect(r.out).toMatch(/ {2}✔ list_files · \d+ ms/)

@@ -243,6 +243,8 @@ export function readConversation(req: ScriptRequest): ConversationView {
     ...(hint ? { hint } : {}),
     ...(tail ? { resumedTail: tail } : {}),
     systemFiles: [...system.matchAll(/^## ([^\n]+\.md)$/gm)].map((m) => m[1] ?? ''),
-    instructedPrefix: instructedPrefix(req.endpoint === 'completions' ? turnText : req.lastUserText),
+    instructedPrefix: instructedPrefix(
+      req.endpoint === 'completions' ? turnText : req.lastUserText,
+    ),
   }
 }
