@@ -115,7 +115,7 @@ export async function main(deps: CodeEditorDeps): Promise<CodeEditorResult> {
         if (!changed.includes(path)) changed.push(path)
       }),
     ],
-    analyze: deps.analyze ?? true,
+    ...(deps.analyze === false ? {} : { analyze: true as const }),
     stopWhen: maxTurns(deps.maxTurns ?? 12),
     maxTokens: 8192,
     workspace: root,
