@@ -67,7 +67,7 @@ export interface CodeEditorResult {
   /** With `stopReason: 'clarify'`: the question for the user, and why. */
   question?: string
   context?: string
-  /** Files written, in order, each once. */
+  /** Files written, each once, sorted (the calls of one turn run in parallel). */
   filesChanged: string[]
   /** The agent's closing text. */
   summary: string
@@ -140,7 +140,7 @@ export async function main(deps: CodeEditorDeps): Promise<CodeEditorResult> {
     ...(result.plan === undefined ? {} : { plan: result.plan }),
     ...(result.question === undefined ? {} : { question: result.question }),
     ...(result.context === undefined ? {} : { context: result.context }),
-    filesChanged: changed,
+    filesChanged: [...changed].sort(),
     summary: result.text,
     prompt,
     result,

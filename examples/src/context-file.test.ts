@@ -91,11 +91,11 @@ test('runaway scripts are stopped, reported to the model, and the run goes on', 
     contextFileScript,
   ]
   const { result } = await run(script, {
-    sandbox: { timeLimitMs: 200, memoryLimitBytes: 32 * 1024 * 1024 },
+    sandbox: { timeLimitMs: 1000, memoryLimitBytes: 32 * 1024 * 1024 },
   })
   const [loop, bomb, count] = result.iterations
   expect(loop).toMatchObject({ isError: true })
-  expect(loop!.output).toContain('Script stopped: it ran over the 200 ms time limit.')
+  expect(loop!.output).toContain('Script stopped: it ran over the 1000 ms time limit.')
   expect(bomb!.output).toContain('Script stopped: it went over the 32 MB memory limit')
   expect(count).toMatchObject({ isError: false })
   expect(result.answer).toBe(37)
