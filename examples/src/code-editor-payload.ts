@@ -1,11 +1,6 @@
 import type { Omission, TokenCounter } from '@contextkit/core'
-import {
-  buildPreloadedFiles,
-  collectReferences,
-  fitPassLadder,
-  type PassLadderParts,
-  type SkippedFile,
-} from '@contextkit/preload'
+import { collectReferences, fitPassLadder, type PassLadderParts } from '@contextkit/preload'
+import { buildPreloadedFiles, type SkippedFile } from '@contextkit/preload/node'
 
 /** A DOM element the user selected in the page, with where it comes from. */
 export interface SelectedElement {

@@ -2,8 +2,8 @@ import type Anthropic from '@anthropic-ai/sdk'
 import { AGENT_TRACE_STAGES } from '@contextkit/agent-loop'
 import type { AnthropicStreamParams } from '@contextkit/agent-loop/anthropic'
 import { CORE_TRACE_STAGES, type Message, type TraceEvent } from '@contextkit/core'
-import { PREFILL_TRACE_STAGES } from '@contextkit/prefill'
-import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption'
+import { PREFILL_TRACE_STAGES } from '@contextkit/prefill/node'
+import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption/node'
 import { MIDDLEWARE_STAGES, stepOf, TURN_STEPS } from './turn-steps.js'
 
 /** Shorten `text` to `max` characters on one line (line breaks shown as ⏎). */

@@ -3,8 +3,9 @@ import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
 import { AGENT_TRACE_STAGES } from '@contextkit/agent-loop'
 import { memoryTrace, SessionEntrySchema, sessionMessages } from '@contextkit/core'
-import { defaultInstruction, PREFILL_TRACE_STAGES } from '@contextkit/prefill'
-import { loadSelfState, RESUMPTION_TRACE_STAGES } from '@contextkit/resumption'
+import { defaultInstruction } from '@contextkit/prefill'
+import { PREFILL_TRACE_STAGES } from '@contextkit/prefill/node'
+import { loadSelfState, RESUMPTION_TRACE_STAGES } from '@contextkit/resumption/node'
 import {
   type AnthropicEmulator,
   type EmulatorModel,

@@ -16,12 +16,11 @@ import {
   anthropicProvider,
   toStreamParams,
 } from '@contextkit/agent-loop/anthropic'
-import { contextMetadata } from '@contextkit/context-metadata'
+import { contextMetadata } from '@contextkit/context-metadata/node'
 import {
   type AssistantMessage,
   ConfigurationError,
   type ContextMiddleware,
-  jsonlTrace,
   type MemoryTrace,
   type Message,
   type ModelInfo,
@@ -32,15 +31,17 @@ import {
   type TurnContext,
   textMessage,
 } from '@contextkit/core'
+import { jsonlTrace } from '@contextkit/core/node'
 import {
   AnthropicXmlFormatter,
   ChatMLFormatter,
   type Formatter,
   NativeFormatter,
 } from '@contextkit/formatters'
-import { prefill } from '@contextkit/prefill'
-import { preload } from '@contextkit/preload'
-import { resumption, type SelfState } from '@contextkit/resumption'
+import { prefill } from '@contextkit/prefill/node'
+import { preload } from '@contextkit/preload/node'
+import type { SelfState } from '@contextkit/resumption'
+import { resumption } from '@contextkit/resumption/node'
 import { listFilesTool } from './list-files-tool.js'
 import { readFileTool } from './read-file-tool.js'
 import { runnerSessionStore } from './runner-sessions.js'

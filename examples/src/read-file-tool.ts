@@ -1,5 +1,5 @@
 import { type AgentTool, defineTool } from '@contextkit/agent-loop'
-import { readWithinRoot } from '@contextkit/preload'
+import { readWithinRoot } from '@contextkit/preload/node'
 import { z } from 'zod'
 
 /** Name of the embedded runner's one tool. */

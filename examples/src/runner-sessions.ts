@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { type JsonlSessionStore, jsonlSessionStore } from '@contextkit/agent-loop'
+import { type JsonlSessionStore, jsonlSessionStore } from '@contextkit/agent-loop/node'
 import { type Message, type SessionWarning, sessionMessages } from '@contextkit/core'
 
 /** Where the embedded runner keeps sessions: `<workspace>/.contextkit/sessions/<id>.jsonl`. */

@@ -1,7 +1,7 @@
 import { AGENT_TRACE_STAGES } from '@contextkit/agent-loop'
 import type { TraceEvent } from '@contextkit/core'
-import { PREFILL_TRACE_STAGES } from '@contextkit/prefill'
-import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption'
+import { PREFILL_TRACE_STAGES } from '@contextkit/prefill/node'
+import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption/node'
 
 /**
  * Stages of the two middleware that do not export theirs as constants yet (preload,

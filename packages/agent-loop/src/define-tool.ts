@@ -10,7 +10,7 @@ import {
   ToolDefinitionSchema,
   ValidationError,
 } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** What a tool's `execute` learns about its call. */
 export interface ToolContext {

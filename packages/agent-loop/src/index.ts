@@ -1,4 +1,5 @@
-// Public API of @contextkit/agent-loop.
+// The pure API of @contextkit/agent-loop: no Node built-ins, safe to bundle for browsers and edge
+// runtimes. The Node-only parts are in `@contextkit/agent-loop/node` (src/node.ts).
 export type { FittedSections } from './budget.js'
 export { fitRequestSections, OMISSION_NOTICE_ID } from './budget.js'
 export type {
@@ -77,12 +78,6 @@ export { runToolCalls } from './run-tools.js'
 export type { SessionMessageEntriesOptions } from './session/entries.js'
 export { lastEntryId, sessionMessageEntries } from './session/entries.js'
 export { SessionIoError, SessionLockError } from './session/errors.js'
-export type { JsonlSessionStore, JsonlSessionStoreOptions } from './session/jsonl-store.js'
-export {
-  jsonlSessionStore,
-  SESSION_FILE_SUFFIX,
-  SESSION_LOCK_SUFFIX,
-} from './session/jsonl-store.js'
 export type { ParsedSessionLines } from './session/lines.js'
 export { parseSessionLines, SESSION_WARNING_CODES } from './session/lines.js'
 export type { HistoryLimit, SessionOptions } from './session-run.js'

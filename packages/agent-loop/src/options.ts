@@ -14,7 +14,7 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import type { Formatter } from '@contextkit/formatters'
-import { z } from 'zod'
+import * as z from 'zod'
 import { CACHE_MODES, type CacheMode } from './cache-breakpoints.js'
 import type { AgentTool } from './define-tool.js'
 import type { LoopGuardOptions } from './loop-guard.js'

@@ -8,7 +8,7 @@ import {
   textMessage,
   textOf,
 } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { PlanError } from './errors.js'
 import { type CallContext, callModel } from './model-call.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'

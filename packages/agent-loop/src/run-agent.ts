@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { randomId } from '@contextkit/core'
 import { AgentLoop } from './agent-loop.js'
 import { type AgentEvent, type AgentResult, EventChannel } from './events.js'
 import { type RunAgentOptions, resolveOptions } from './options.js'
@@ -45,7 +45,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   if (external?.aborted) controller.abort(external.reason)
   else external?.addEventListener('abort', onExternalAbort, { once: true })
   const channel = new EventChannel<AgentEvent>()
-  const runId = options.runId ?? `run_${randomUUID()}`
+  const runId = options.runId ?? `run_${randomId()}`
   const loop = new AgentLoop(resolved, controller.signal, channel, runId)
   const result = loop.run().finally(() => {
     external?.removeEventListener('abort', onExternalAbort)

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,8 +26,12 @@ test.skipIf(!existsSync(join(dist, 'index.js')))(
   return next(specifier, context)
 }\n`,
       )
-      const entries = ['index.js', 'testing.js', 'anthropic.js', 'completions.js'].map(
-        (f) => pathToFileURL(join(dist, f)).href,
+      // the built files of the entries, as the exports map names them
+      const pkg = JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')) as {
+        exports: Record<string, { default: string }>
+      }
+      const entries = ['.', './testing', './anthropic', './completions'].map(
+        (subpath) => pathToFileURL(join(dist, '..', pkg.exports[subpath]!.default)).href,
       )
       const script = `import { register } from 'node:module'
 register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)})

@@ -7,7 +7,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bench, describe } from 'vitest'
-import { analyzeFile } from '../src/index.js'
+import { analyzeFile } from '../src/node.js'
 
 const MB = 1024 * 1024
 const GB = 1024 * MB

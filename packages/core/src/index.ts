@@ -1,3 +1,5 @@
+// The pure API of @contextkit/core: no Node built-ins, safe to bundle for browsers and edge
+// runtimes. The Node-only parts are in `@contextkit/core/node` (src/node.ts).
 export type { ContextkitErrorOptions } from './errors.js'
 export {
   assertString,
@@ -66,6 +68,7 @@ export type { ModelEntry, ModelInfo, ThinkingMode } from './model-info.js'
 export { ModelEntrySchema, ModelInfoSchema, THINKING_MODES } from './model-info.js'
 export { BUILTIN_MODELS, BUILTIN_MODELS_AS_OF, UNKNOWN_MODEL_DEFAULTS } from './model-table.js'
 export { getModelInfo, ModelRegistry, registerModel } from './models.js'
+export { randomId } from './random-id.js'
 export type {
   ModelsListSource,
   RefreshModelsOptions,
@@ -100,12 +103,5 @@ export type { StateSaveOptions, StateStore, StoredState } from './state-store.js
 export { RevisionConflictError } from './state-store.js'
 export type { CalibratedCounter, TokenCounter, TokenCounterOptions } from './tokens.js'
 export { calibrate, createTokenCounter, defaultTokenCounter } from './tokens.js'
-export type {
-  JsonlTrace,
-  JsonlTraceOptions,
-  MemoryTrace,
-  Trace,
-  TraceEvent,
-  TraceOptions,
-} from './trace.js'
-export { digest, jsonlTrace, memoryTrace, noopTrace } from './trace.js'
+export type { MemoryTrace, Trace, TraceEvent, TraceOptions } from './trace.js'
+export { digest, memoryTrace, noopTrace, sha256Hex } from './trace.js'

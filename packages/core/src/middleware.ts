@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
 import { ContextkitError, describeError } from './errors.js'
 import type { AssistantMessage, Message, ToolDefinition } from './messages.js'
 import type { ModelInfo } from './models.js'
+import { randomId } from './random-id.js'
 import type { Omission, Section } from './sections.js'
 import { noopTrace, type Trace } from './trace.js'
 
@@ -118,7 +118,7 @@ export function createTurnContext(
  */
 export function createRunInfo(init: Partial<RunInfo> = {}): RunInfo {
   return {
-    runId: init.runId ?? `run_${randomUUID()}`,
+    runId: init.runId ?? `run_${randomId()}`,
     trace: noopTrace,
     ...init,
     state: init.state ?? new Map<string, unknown>(),

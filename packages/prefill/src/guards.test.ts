@@ -6,17 +6,19 @@ import {
   ensurePrefillInContent,
   injectPrefill,
   isPrefillRejection,
-  loadPrefill,
   matchPrefill,
+  stripPrefillFromContent,
+  stripPrefillFromMessage,
+  stripPrefillFromResponse,
+} from './index.js'
+import {
+  loadPrefill,
   modelFamily,
   parsePrefillConfig,
   prefill,
   prefillCandidates,
   readPrefillContent,
-  stripPrefillFromContent,
-  stripPrefillFromMessage,
-  stripPrefillFromResponse,
-} from './index.js'
+} from './node.js'
 
 const anything = fc.anything({
   withBigInt: true,

@@ -12,7 +12,7 @@ import {
   setRunState,
   type TurnContext,
 } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { type PrefillConfig, type PrefillConfigInput, PrefillConfigSchema } from './config.js'
 import { DynamicPrefillLoader } from './dynamic-prefill.js'
 import { PrefillRejectedError } from './errors.js'

@@ -1,5 +1,5 @@
 import { parseWith, type Section } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { FileNotFoundError } from './errors.js'
 import type { SkippedFile } from './preloaded-files.js'
 import { readWithinRoot } from './read-within-root.js'

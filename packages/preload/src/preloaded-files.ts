@@ -5,7 +5,7 @@ import {
   type Section,
   type TokenCounter,
 } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { FileTooLargeError, type PreloadRefusal } from './errors.js'
 import { fenceCode, inlineCode, languageFor } from './fence.js'
 import { checkRelativePath } from './path-checks.js'

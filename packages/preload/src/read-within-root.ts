@@ -2,7 +2,7 @@ import { constants, type Stats } from 'node:fs'
 import { type FileHandle, open, readlink, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { parseWith } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { compileDenyList, DEFAULT_DENY_LIST, type DenyMatcher } from './deny-list.js'
 import {
   BinaryFileError,

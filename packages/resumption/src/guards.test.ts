@@ -10,16 +10,13 @@ import {
   buildResumptionSection,
   captureStreamTail,
   emptySelfState,
-  loadSelfState,
   markInjected,
   migrateSelfState,
   recordStreamTail,
-  resumption,
   resumptionContextFrom,
-  saveSelfState,
   stripInjected,
-  updateSelfState,
 } from './index.js'
+import { loadSelfState, resumption, saveSelfState, updateSelfState } from './node.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'resumption-guards-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -10,7 +10,7 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import { StateConflictError, StateCorruptError, StateIoError, StateVersionError } from './errors.js'
-import { withFileLock } from './file-lock.js'
+import { sweepAbandonedSideFiles, withFileLock } from './file-lock.js'
 import { optionsOf } from './guards.js'
 import { migrateSelfState, type SelfState, SelfStateSchema } from './self-state.js'
 
@@ -262,6 +262,8 @@ export async function updateSelfState(
   return withFileLock(
     lockPath,
     async () => {
+      // Temp files of writers killed before their rename (only lock holders write them).
+      await sweepAbandonedSideFiles([path, backupPath], lock.staleMs ?? 30_000)
       const outcome = await readStateFile(path, maxBytes)
       let current: SelfState | null = null
       if (outcome.kind === 'ok') current = outcome.state

@@ -9,7 +9,8 @@ import {
   runPrepare,
   textMessage,
 } from '@contextkit/core'
-import { resumption, type SelfState } from '@contextkit/resumption'
+import type { SelfState } from '@contextkit/resumption'
+import { resumption } from '@contextkit/resumption/node'
 import type { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { postgresStateStore } from './state-store.js'

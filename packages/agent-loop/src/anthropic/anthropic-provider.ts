@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import { parseWith } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { ProviderError } from '../errors.js'
 import type { ModelProvider, ProviderEvent } from '../provider.js'
 import { toProviderError } from './provider-errors.js'

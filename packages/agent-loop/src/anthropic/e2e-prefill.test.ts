@@ -14,7 +14,7 @@ import {
   NativeFormatter,
   type PrefillFormatter,
 } from '@contextkit/formatters'
-import { PREFILL_TRACE_STAGES, prefill } from '@contextkit/prefill'
+import { PREFILL_TRACE_STAGES, prefill } from '@contextkit/prefill/node'
 import { NO_PREFILL_MESSAGE } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
 import type { AgentEvent } from '../events.js'

@@ -6,7 +6,7 @@ import {
   refreshModels as registerModels,
   ValidationError,
 } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { toProviderError } from './provider-errors.js'
 
 /** A client that can list models (`client.models.list()`). */

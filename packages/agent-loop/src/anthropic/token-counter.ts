@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type Anthropic from '@anthropic-ai/sdk'
 import {
   createTokenCounter,
@@ -6,9 +5,10 @@ import {
   type ModelInfo,
   ModelInfoSchema,
   parseWith,
+  sha256Hex,
   type TokenCounter,
 } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import type {
   AsyncTokenCounter,
   TokenCountPrepareInput,
@@ -75,7 +75,7 @@ const OptionsSchema = z.object({
 export const TOKEN_COUNT_FAILED = 'agent_loop_token_count_failed'
 
 function digestOf(text: string): string {
-  return createHash('sha256').update(text).digest('hex')
+  return sha256Hex(text)
 }
 
 /** A text the endpoint can count: the API refuses empty and whitespace-only text blocks. */

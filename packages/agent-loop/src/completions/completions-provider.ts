@@ -1,5 +1,5 @@
 import { parseWith } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { ProviderError } from '../errors.js'
 import { IDLE, within } from '../idle.js'
 import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'

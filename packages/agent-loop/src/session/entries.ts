@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
 import {
   invalidArgument,
   type Message,
+  randomId,
   type SessionEntry,
   type SessionMessageEntry,
 } from '@contextkit/core'
@@ -12,7 +12,7 @@ export interface SessionMessageEntriesOptions {
   parentId?: string | null
   /** Clock for `ts`. Default `() => new Date()`. */
   now?: () => Date
-  /** Makes entry ids. Default `crypto.randomUUID`. */
+  /** Makes entry ids. Default core's `randomId` (a v4 UUID from Web Crypto). */
   newId?: () => string
 }
 
@@ -28,7 +28,7 @@ export function sessionMessageEntries(
     invalidArgument('sessionMessageEntries', 'messages', 'an array of messages', messages)
   }
   const now = options.now ?? (() => new Date())
-  const newId = options.newId ?? randomUUID
+  const newId = options.newId ?? randomId
   let parentId = options.parentId ?? null
   return messages.map((message) => {
     const id = newId()

@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer'
 import {
   SESSION_FORMAT_VERSION,
   type SessionEntry,
@@ -32,6 +31,8 @@ export interface ParsedSessionLines {
 
 const NEWLINE = 0x0a
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+/** Same, keeping a leading byte order mark as U+FEFF (what `Buffer#toString` did). */
+const strictUtf8KeepBom = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 /**
  * Read the entries of a JSONL session file. Never throws: a line that is not UTF-8, not JSON or
@@ -96,10 +97,14 @@ function endsWithNewline(bytes: Uint8Array): boolean {
  * is not UTF-8 comes back as `null`. A final empty segment (the file ends with `\n`) is dropped.
  */
 function splitLines(bytes: Uint8Array): Array<string | null> {
-  if (isUtf8(bytes)) {
-    const lines = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-      .toString('utf8')
-      .split('\n')
+  let whole: string | undefined
+  try {
+    whole = strictUtf8KeepBom.decode(bytes)
+  } catch {
+    // not valid UTF-8 somewhere: decode line by line below
+  }
+  if (whole !== undefined) {
+    const lines = whole.split('\n')
     if (lines[lines.length - 1] === '') lines.pop()
     return lines
   }
