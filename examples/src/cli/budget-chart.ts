@@ -217,8 +217,16 @@ export function buildBudgetChart(input: BudgetChartInput): BudgetChart {
             : `${history.length} messages${s && s.kept < s.messages ? ` (the newest ${s.kept} of ${s.messages} stored)` : ''}`
         return { key, label, tokens: historyTokens, detail }
       }
-      case 'message':
-        return { key, label, tokens: messageTokensNow, detail: '' }
+      case 'message': {
+        const said = current?.content.map((b) => (b.type === 'text' ? b.text : '')).join('') ?? ''
+        const flat = said.replace(/\s+/g, ' ').trim()
+        return {
+          key,
+          label,
+          tokens: messageTokensNow,
+          detail: flat.length > 48 ? `"${flat.slice(0, 47)}…"` : `"${flat}"`,
+        }
+      }
       case 'prefill': {
         const mode = input.prefill?.mode
         const detail =
@@ -345,8 +353,9 @@ export function renderBudgetChart(
     `  ${'total'.padEnd(labelWidth)}  ${' '.repeat(width + 1)} ${num(total).padStart(tokenWidth)}  of ${num(chart.contextWindow)} (${((total / chart.contextWindow) * 100).toFixed(2)} % of the window)`,
   )
   out.push(
-    `  budget for system and user sections: ${num(chart.budget)} tokens (${chart.budgetFormula}); the sections use ${num(chart.sectionTokens)}`,
+    `  budget for system and user sections: ${num(chart.budget)} tokens (${chart.budgetFormula})`,
   )
+  out.push(`  the sections use ${num(chart.sectionTokens)} of it`)
   if (chart.omitted.length === 0) {
     out.push(`  omitted: nothing`)
   } else {
