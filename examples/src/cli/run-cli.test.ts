@@ -148,6 +148,10 @@ test('bad input: one line on stderr, nothing on stdout, exit code 2', async () =
       `demo: --context-file nope.csv: no such file in ${ws}`,
     ],
     [['--session', '../x', 'hi'], 'demo: --session "../x": use 1–200 of A-Z a-z 0-9 . _ -'],
+    [
+      ['--workspace', ws, '--store', `postgres://u:pw@127.0.0.1:${port}/db`, 'hi'],
+      `demo: cannot open --store postgres:postgres://u:***@127.0.0.1:${port}/db: migrate failed: connect ECONNREFUSED 127.0.0.1:${port}`,
+    ],
   ]
   for (const [argv, message] of cases) {
     const r = await cli(argv)
@@ -160,7 +164,7 @@ test('bad input: one line on stderr, nothing on stdout, exit code 2', async () =
   }
 })
 
-test('no message, --store pglite:<dir>: the two-session walkthrough with sessions and resumption state in PGlite', async () => {
+test('--store pglite:<dir> (the walkthrough), then postgres:<url> on the same data: sessions and resumption in Postgres', async () => {
   const dir = await tempDir()
   const ws = join(dir, 'ws')
   const r = await cli(['--workspace', ws, '--store', 'pglite:db'], { cwd: dir })
@@ -183,7 +187,41 @@ test('no message, --store pglite:<dir>: the two-session walkthrough with session
   expect(existsSync(join(ws, '.contextkit', 'sessions'))).toBe(false)
   expect(existsSync(join(ws, '.contextkit', 'self-state.json'))).toBe(false)
   expect(existsSync(join(dir, 'db', 'PG_VERSION'))).toBe(true)
-}, 60_000)
+
+  // the same database behind the Postgres wire protocol (pglite-socket): `--store postgres:<url>`
+  // through the real `pg` driver sees the walkthrough's sessions and resumes from its state
+  const { PGlite } = await import('@electric-sql/pglite')
+  const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket')
+  const db = await PGlite.create(join(dir, 'db'))
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 8 })
+  await server.start()
+  try {
+    const conn = server.getServerConn()
+    const url = `postgresql://postgres:secret@127.0.0.1:${conn.slice(conn.lastIndexOf(':') + 1)}/postgres?sslmode=disable`
+    const next = await cli([
+      '--workspace',
+      ws,
+      '--store',
+      `postgres:${url}`,
+      '--session',
+      'pg-3',
+      'Where were we?',
+    ])
+    expect(next.err).toBe('')
+    expect(next.code).toBe(0)
+    expect(next.lines[1]).toContain('store postgres:postgresql://postgres:***@127.0.0.1:')
+    expect(next.out).toMatch(
+      /resumption\s+█[█▏▎▍▌▋▊▉]*\s+\d+ {2}your last words from the previous session/,
+    )
+    const rows = await db.query<{ session_id: string }>(
+      'SELECT DISTINCT session_id FROM contextkit_sessions ORDER BY session_id',
+    )
+    expect(rows.rows.map((r) => r.session_id)).toEqual(['pg-3', 'session-1', 'session-2'])
+  } finally {
+    await server.stop()
+    await db.close()
+  }
+}, 90_000)
 
 test('--base-url: a local OpenAI-compatible server (testkit’s /v1/completions) through the completions provider', async () => {
   const { startAnthropicEmulator } = await import('@contextkit/testkit')
