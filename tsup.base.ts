@@ -4,21 +4,35 @@ import type { Options } from 'tsup'
 import ts from 'typescript'
 
 /**
- * The source file behind each entry of the `exports` map of the package in `dir`:
- * `./dist/index.js` → `src/index.ts`, `./dist/anthropic/index.js` → `src/anthropic/index.ts`.
+ * The source files behind the `exports` map of the package in `dir`, in the map's order without
+ * repeats: every `.js` target, also inside nested conditions (a root entry with a `node` and a
+ * `default` branch names two), maps to its source: `./dist/index.js` → `src/index.ts`,
+ * `./dist/index.node.js` → `src/index.node.ts`, `./dist/anthropic/index.js` →
+ * `src/anthropic/index.ts`. `types` targets (`.d.ts`, written by tsc beside them) are skipped.
  */
 export function entrySources(dir: string): string[] {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
     exports?: Record<string, unknown>
   }
   const sources: string[] = []
+  const collect = (subpath: string, target: unknown): void => {
+    if (typeof target === 'string') {
+      if (target.endsWith('.d.ts')) return
+      const stem = /^\.\/dist\/(.+)\.js$/.exec(target)?.[1]
+      if (!stem) throw new Error(`${dir}: exports["${subpath}"] must point at ./dist/<name>.js`)
+      const source = `src/${stem}.ts`
+      if (!sources.includes(source)) sources.push(source)
+      return
+    }
+    if (target === null || typeof target !== 'object' || Object.keys(target).length === 0) {
+      throw new Error(`${dir}: exports["${subpath}"] must point at ./dist/<name>.js`)
+    }
+    for (const [condition, nested] of Object.entries(target)) {
+      if (condition !== 'types') collect(subpath, nested)
+    }
+  }
   for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
-    if (subpath === './package.json') continue
-    const file =
-      typeof target === 'string' ? target : (target as { default?: string } | null)?.default
-    const stem = file === undefined ? undefined : /^\.\/dist\/(.+)\.js$/.exec(file)?.[1]
-    if (!stem) throw new Error(`${dir}: exports["${subpath}"] must point at ./dist/<name>.js`)
-    sources.push(`src/${stem}.ts`)
+    if (subpath !== './package.json') collect(subpath, target)
   }
   return sources
 }

@@ -3,7 +3,8 @@
  *
  * The example is the first ```ts block after a `<!-- runnable-example -->` line. Imports of the
  * package itself and of its subpaths (`@contextkit/core/node`) are pointed at its source (the
- * `dist/<name>.js` of each `exports` entry becomes `src/<name>.ts`); every `console.log(...) // => text` line declares
+ * `dist/<name>.js` of each `exports` entry, its `node` branch where it has one, becomes
+ * `src/<name>.ts`); every `console.log(...) // => text` line declares
  * the output expected from that call, in order. Use it from a test:
  *
  *   const { logs, expected } = await runReadmeExample(new URL('..', import.meta.url))
@@ -57,6 +58,18 @@ export async function readReadmeExample(
   return { code, expected }
 }
 
+/** An `exports` target: a path, or conditions (possibly nested) mapping to targets. */
+type ExportTarget = string | { [condition: string]: ExportTarget | undefined }
+
+/**
+ * The file Node runs for `target`: the `node` branch of a conditional root (the pure API plus
+ * `./node`), else `default`.
+ */
+function nodeTarget(target: ExportTarget | undefined): string | undefined {
+  if (target === undefined || typeof target === 'string') return target
+  return nodeTarget(target.node ?? target.default)
+}
+
 /**
  * Run the example under `marker` (see {@link readReadmeExample}) and capture what it logs.
  */
@@ -68,11 +81,11 @@ export async function runReadmeExample(
   const { code, expected } = await readReadmeExample(dir, marker)
   const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as {
     name: string
-    exports?: Record<string, string | { default?: string }>
+    exports?: Record<string, ExportTarget>
   }
   let source = code
   for (const [subpath, target] of Object.entries(pkg.exports ?? { '.': './dist/index.js' })) {
-    const file = typeof target === 'string' ? target : target.default
+    const file = nodeTarget(target)
     const stem = file && /^\.\/dist\/(.+)\.js$/.exec(file)?.[1]
     if (!stem) continue
     const specifier = subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`

@@ -75,6 +75,31 @@ describe.each(pureEntries.map((e) => [e.specifier, e] as const))('%s', (specifie
   })
 })
 
+// A package with a `./node` subpath has a conditional root: Node (and bundlers targeting Node)
+// take its `node` branch, the pure API plus the Node-only one; browsers take `default`, pure.
+const withNode = packages.filter((p) => p.entries.some((e) => e.subpath === './node'))
+
+test('the packages with Node-only parts are found', () => {
+  expect(withNode.map((p) => p.json.name)).toEqual(
+    expect.arrayContaining(['@contextkit/core', '@contextkit/prefill', '@contextkit/agent-loop']),
+  )
+})
+
+describe.each(withNode.map((p) => [p.json.name] as const))('%s root, by condition', (name) => {
+  const exportsOf = async (specifier: string, platform: 'browser' | 'node') =>
+    (await bundle(`export * from '${specifier}'`, { nodeModules: links.nodeModules, platform }))
+      .exports
+
+  test('for browsers it is the default branch: none of the Node-only names; under node, all of them', async () => {
+    const nodeOnly = await exportsOf(`${name}/node`, 'node')
+    const browserRoot = await exportsOf(name, 'browser')
+    const nodeRoot = await exportsOf(name, 'node')
+    const onlyInNode = nodeOnly.filter((n) => !browserRoot.includes(n))
+    expect(onlyInNode.length).toBeGreaterThan(0)
+    expect(nodeRoot).toEqual([...new Set([...browserRoot, ...nodeOnly])].sort())
+  })
+})
+
 describe.each(packages.map((p) => [p.json.name, p] as const))('%s README', (_, pkg) => {
   test('states the bundle size of importing one function, as measured', async () => {
     const documented = readDocumentedSize(readFileSync(join(pkg.dir, 'README.md'), 'utf8'))

@@ -1,7 +1,8 @@
 /**
  * Bundle `@contextkit/*` imports with esbuild the way an application's bundler would: through
  * each package's `exports` map (from the built `dist/`), with the conditions of the target
- * platform. Node built-ins met on the way are recorded (with the module that imported them)
+ * platform (`browser` takes an export map's `default` branch, `node` its `node` branch, as an
+ * application's bundler for that platform does). Node built-ins met on the way are recorded (with the module that imported them)
  * instead of failing the build, so a check can name every one.
  */
 
@@ -28,6 +29,8 @@ export interface BundleResult {
   /** Minified + gzip (level 9) size in bytes. */
   gzipBytes: number
   nodeImports: NodeImport[]
+  /** The names the bundle exports (format `esm`; empty for `iife`). */
+  exports: string[]
 }
 
 export function isNodeBuiltin(path: string): boolean {
@@ -73,6 +76,7 @@ export async function bundle(
     target: 'es2022',
     nodePaths: [options.nodeModules],
     logLevel: 'silent',
+    metafile: true,
     plugins: [
       {
         name: 'record-node-builtins',
@@ -89,10 +93,12 @@ export async function bundle(
     ],
   })
   const code = result.outputFiles[0]?.text ?? ''
+  const outputs = Object.values(result.metafile?.outputs ?? {})
   return {
     code,
     minBytes: Buffer.byteLength(code),
     gzipBytes: gzipSync(code, { level: 9 }).length,
     nodeImports,
+    exports: outputs.flatMap((o) => o.exports).sort(),
   }
 }

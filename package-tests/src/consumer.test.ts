@@ -18,10 +18,16 @@ import {
   runExampleAsEsm,
   typecheckExample,
 } from './consumer.js'
+import { importNodeRoot, NODE_ROOT_IMPORTS, typecheckNodeRoot } from './node-root.js'
 import { publishablePackages, ROOT } from './workspace.js'
 
 const packages = publishablePackages()
 let work = ''
+
+/** Has a `./node` subpath, so its root has a `node` branch (see "Package shape"). */
+const hasNode = (name: string) =>
+  packages.some((p) => p.json.name === name && p.entries.some((e) => e.subpath === './node'))
+const withNode = packages.filter((p) => hasNode(p.json.name)).map((p) => p.json.name)
 
 /** Run at most `limit` tasks at a time (the machine has two cores); tasks may be added later. */
 function limiter(limit: number) {
@@ -50,6 +56,12 @@ interface Checks {
   cjs: Promise<Awaited<ReturnType<typeof requireFromCommonJs>>>
   nodenext: Promise<RunResult>
   bundler: Promise<RunResult>
+  /** Only for packages with a `./node` subpath: their root as Node users import it. */
+  nodeRoot?: {
+    run: Promise<Awaited<ReturnType<typeof importNodeRoot>>>
+    nodenext: Promise<Awaited<ReturnType<typeof typecheckNodeRoot>>>
+    bundler: Promise<Awaited<ReturnType<typeof typecheckNodeRoot>>>
+  }
 }
 const checks = new Map<string, Checks>()
 
@@ -78,12 +90,24 @@ beforeAll(async () => {
       cjs: after(requireFromCommonJs),
       nodenext: after((c) => typecheckExample(c, 'nodenext')),
       bundler: after((c) => typecheckExample(c, 'bundler')),
+      nodeRoot: hasNode(pkg.json.name)
+        ? {
+            run: after(importNodeRoot),
+            nodenext: after((c) => typecheckNodeRoot(c, 'nodenext')),
+            bundler: after((c) => typecheckNodeRoot(c, 'bundler')),
+          }
+        : undefined,
     })
   }
 }, 300_000)
 
 afterAll(async () => {
-  await Promise.allSettled([...checks.values()].flatMap((c) => Object.values(c)))
+  await Promise.allSettled(
+    [...checks.values()].flatMap(({ nodeRoot, ...c }) => [
+      ...Object.values(c),
+      ...Object.values(nodeRoot ?? {}),
+    ]),
+  )
   if (work) await rm(work, { recursive: true, force: true })
 }, 300_000)
 
@@ -92,6 +116,37 @@ test('every publishable package of packages/* is covered', () => {
     expect.arrayContaining(['core', 'formatters', 'context-metadata', 'testkit']),
   )
 })
+
+test('the packages with ./node are the ones whose root names are listed', () => {
+  expect(withNode.length).toBeGreaterThan(0)
+  expect(withNode.sort()).toEqual(Object.keys(NODE_ROOT_IMPORTS).sort())
+})
+
+describe.each(withNode.map((name) => [name] as const))(
+  '%s root in Node, packed and installed with npm',
+  (name) => {
+    const nodeRoot = () => checks.get(name)!.nodeRoot!
+    const { node, pure } = NODE_ROOT_IMPORTS[name]!
+
+    test('import { <Node-only name> } and require() both serve the Node-only API with the pure one', async () => {
+      const result = await nodeRoot().run
+      for (const from of [result.esm, result.cjs]) {
+        expect(Object.keys(from).sort()).toEqual([...node, ...pure].sort())
+        for (const [n, type] of Object.entries(from)) expect(type, n).not.toBe('undefined')
+      }
+      expect(result.missingFromImport).toEqual([])
+      expect(result.missingFromRequire).toEqual([])
+    }, 600_000)
+
+    test('typechecks with moduleResolution nodenext, each name typed as ./node types it', async () => {
+      expect(await nodeRoot().nodenext).toEqual({ notExported: [], otherErrors: [] })
+    }, 600_000)
+
+    test('with moduleResolution bundler the root keeps the pure types (no Node-only name)', async () => {
+      expect(await nodeRoot().bundler).toEqual({ notExported: [...node].sort(), otherErrors: [] })
+    }, 600_000)
+  },
+)
 
 describe.each(packages.map((p) => [p.json.name] as const))(
   '%s, packed and installed with npm',

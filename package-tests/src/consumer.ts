@@ -286,9 +286,21 @@ const TSC = join(
  * ours import nothing their package does not depend on is checked in shape.test.ts.
  * Resolves to tsc's output; rejects with it when there are errors.
  */
-export async function typecheckExample(
+export function typecheckExample(
   consumer: Consumer,
   resolution: 'nodenext' | 'bundler',
+): Promise<RunResult> {
+  return typecheckFile(consumer, resolution, 'example.ts')
+}
+
+/**
+ * Typecheck `file` of the consumer project as {@link typecheckExample} does the example (each
+ * file with its own tsconfig, so checks of one project can run side by side).
+ */
+export async function typecheckFile(
+  consumer: Consumer,
+  resolution: 'nodenext' | 'bundler',
+  file: string,
 ): Promise<RunResult> {
   const config = {
     compilerOptions: {
@@ -301,11 +313,14 @@ export async function typecheckExample(
       noEmit: true,
       skipLibCheck: true,
     },
-    files: ['example.ts'],
+    files: [file],
   }
-  const file = `tsconfig.${resolution}.json`
-  await writeFile(join(consumer.dir, file), `${JSON.stringify(config, null, 2)}\n`)
-  return run(process.execPath, [TSC, '-p', file, '--pretty', 'false'], {
+  const tsconfig =
+    file === 'example.ts'
+      ? `tsconfig.${resolution}.json`
+      : `tsconfig.${resolution}.${file.replace(/\.ts$/, '')}.json`
+  await writeFile(join(consumer.dir, tsconfig), `${JSON.stringify(config, null, 2)}\n`)
+  return run(process.execPath, [TSC, '-p', tsconfig, '--pretty', 'false'], {
     cwd: consumer.dir,
     timeoutMs: 240_000,
   })

@@ -1,6 +1,7 @@
 // Every publishable package has the shape described under "Package shape" in the root README.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { describe, expect, test } from 'vitest'
 import { entrySources } from '../../tsup.base.js'
 import { isNodeBuiltin } from './bundle.js'
@@ -27,20 +28,41 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
   test('every entry maps types (first), import, require and default to one dist module', () => {
     expect(json.exports?.['./package.json']).toBe('./package.json')
     expect(pkg.entries.map((e) => e.subpath)).toContain('.')
-    for (const entry of pkg.entries) {
-      const target = json.exports?.[entry.subpath] as Record<string, string>
-      expect(Object.keys(target), entry.subpath).toEqual(['types', 'import', 'require', 'default'])
-      const name = entry.subpath.slice(2)
-      const stems = entry.subpath === '.' ? ['index'] : [name, `${name}/index`]
-      const stem = /^\.\/dist\/(.+)\.js$/.exec(target.default ?? '')?.[1] ?? ''
-      expect(stems, `${entry.subpath} → ${target.default}`).toContain(stem)
-      expect(target).toEqual({
+    const hasNode = pkg.entries.some((e) => e.subpath === './node')
+    /** The flat `{ types, import, require, default }` of `dist/<stem>`, its source present. */
+    const expectFlat = (target: unknown, stem: string, label: string) => {
+      expect(Object.keys(target as object), label).toEqual([
+        'types',
+        'import',
+        'require',
+        'default',
+      ])
+      expect(target, label).toEqual({
         types: `./dist/${stem}.d.ts`,
         import: `./dist/${stem}.js`,
         require: `./dist/${stem}.js`,
         default: `./dist/${stem}.js`,
       })
       expect(existsSync(join(pkg.dir, 'src', `${stem}.ts`)), `src/${stem}.ts`).toBe(true)
+    }
+    for (const entry of pkg.entries) {
+      const target = json.exports?.[entry.subpath] as Record<string, unknown>
+      if (entry.subpath === '.' && hasNode) {
+        // Node gets the pure API plus the Node-only one (src/index.node.ts); everything else
+        // (browser and edge bundlers) the pure root. No top-level `types`: each branch has its own.
+        expect(Object.keys(target), '. (with ./node)').toEqual(['node', 'default'])
+        expectFlat(target.node, 'index.node', '. → node')
+        expectFlat(target.default, 'index', '. → default')
+        continue
+      }
+      const name = entry.subpath.slice(2)
+      const stems = entry.subpath === '.' ? ['index'] : [name, `${name}/index`]
+      const stem = /^\.\/dist\/(.+)\.js$/.exec(String(target.default ?? ''))?.[1] ?? ''
+      expect(stems, `${entry.subpath} → ${String(target.default)}`).toContain(stem)
+      expectFlat(target, stem, entry.subpath)
+    }
+    if (!hasNode) {
+      expect(existsSync(join(pkg.dir, 'src', 'index.node.ts')), 'src/index.node.ts').toBe(false)
     }
     expect(json.main).toBe('./dist/index.js')
     expect(json.types).toBe('./dist/index.d.ts')
@@ -54,11 +76,38 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
     if (subpaths.includes('./node')) expect(nodeOnly).toContain('./node')
   })
 
-  test('entry files list their exports by name (no export *)', () => {
+  test('entry files list their exports by name (no export *, but in src/index.node.ts)', () => {
     for (const source of entrySources(pkg.dir)) {
-      expect(readFileSync(join(pkg.dir, source), 'utf8'), source).not.toMatch(/^export \*/m)
+      const text = readFileSync(join(pkg.dir, source), 'utf8')
+      if (source !== 'src/index.node.ts') {
+        expect(text, source).not.toMatch(/^export \*/m)
+        continue
+      }
+      // The Node root is exactly the two sibling entries it joins, and nothing else.
+      const statements = text
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.trimStart().startsWith('//'))
+      expect(statements, source).toEqual([
+        "export * from './index.js'",
+        "export * from './node.js'",
+      ])
     }
   })
+
+  test.runIf(pkg.entries.some((e) => e.subpath === './node'))(
+    'with ./node, the Node root exports exactly the pure root and ./node together',
+    async () => {
+      const load = (file: string) =>
+        import(pathToFileURL(join(pkg.dir, 'dist', file)).href) as Promise<Record<string, unknown>>
+      const [nodeRoot, pure, node] = await Promise.all(
+        ['index.node.js', 'index.js', 'node.js'].map(load),
+      )
+      // A name exported by both with different bindings would silently drop out of `export *`.
+      const both = new Set([...Object.keys(pure!), ...Object.keys(node!)])
+      expect(Object.keys(nodeRoot!).sort()).toEqual([...both].sort())
+      for (const name of both) expect(nodeRoot![name], name).toBe(pure![name] ?? node![name])
+    },
+  )
 
   test('dependencies: @contextkit ones as workspace:^, others caret ranges; dev ones exact', () => {
     for (const [dep, range] of Object.entries(json.dependencies ?? {})) {

@@ -27,11 +27,14 @@ test.skipIf(!existsSync(join(dist, 'index.js')))(
 }\n`,
       )
       // the built files of the entries, as the exports map names them
+      // (the root's `node` branch, as Node picks it: the pure API plus ./node)
+      type Target = string | { node?: Target; default: Target }
       const pkg = JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')) as {
-        exports: Record<string, { default: string }>
+        exports: Record<string, Target>
       }
+      const file = (t: Target): string => (typeof t === 'string' ? t : file(t.node ?? t.default))
       const entries = ['.', './testing', './anthropic', './completions'].map(
-        (subpath) => pathToFileURL(join(dist, '..', pkg.exports[subpath]!.default)).href,
+        (subpath) => pathToFileURL(join(dist, '..', file(pkg.exports[subpath]!))).href,
       )
       const script = `import { register } from 'node:module'
 register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)})
