@@ -6,7 +6,10 @@ import { duration, num, type Terminal } from './terminal.js'
 
 /** Options of {@link LiveOutput}. */
 export interface LiveOutputOptions {
-  /** Redraw a spinner line while the model thinks and tools run. Default: on a TTY outside CI. */
+  /**
+   * Redraw a spinner line while the model thinks and tools run. Default: on a TTY. Never on a
+   * stream that reports no width.
+   */
   animate?: boolean
   /** The prefill of the first call, shown dimmed before the reply that continues it. */
   prefill?: string
@@ -62,7 +65,10 @@ export class LiveOutput {
 
   constructor(term: Terminal, options: LiveOutputOptions = {}) {
     this.#term = term
-    this.#animate = options.animate ?? term.isTTY
+    // nanospinner divides by the terminal's width to know how many lines to clear: a TTY that
+    // reports no width (0, e.g. under `script` without a size) would make it loop forever
+    const width = term.stream.columns ?? 0
+    this.#animate = (options.animate ?? term.isTTY) && width > 0
     this.#now = options.now ?? Date.now
     this.prefill = options.prefill
   }
