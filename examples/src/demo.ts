@@ -159,8 +159,8 @@ function isEntry(): boolean {
 }
 
 if (isEntry()) {
-  // `pnpm demo [flags] "message"`: the command line (see cli/run-cli.ts); Ctrl-C aborts the run,
-  // which still finalizes and saves what finished
+  // `pnpm demo [flags] "message"`: the command line (see cli/run-cli.ts); Ctrl-C aborts the run
+  // (the steps that finished are already in the session)
   const controller = new AbortController()
   process.once('SIGINT', () => controller.abort(new Error('interrupted (Ctrl-C)')))
   runDemoCli(process.argv.slice(2), {
