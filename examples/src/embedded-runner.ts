@@ -4,9 +4,11 @@ import Anthropic from '@anthropic-ai/sdk'
 import {
   AGENT_TRACE_STAGES,
   AgentAbortedError,
+  type AgentEvent,
   type AgentResult,
   type ModelProvider,
   maxTurns,
+  type ProviderRequest,
   runAgent,
 } from '@contextkit/agent-loop'
 import {
@@ -23,27 +25,46 @@ import {
   type Message,
   type ModelInfo,
   memoryTrace,
+  type SessionStore,
+  type StateStore,
   type Trace,
+  type TurnContext,
   textMessage,
 } from '@contextkit/core'
 import { jsonlTrace } from '@contextkit/core/node'
-import { AnthropicXmlFormatter, NativeFormatter } from '@contextkit/formatters'
+import {
+  AnthropicXmlFormatter,
+  ChatMLFormatter,
+  type Formatter,
+  NativeFormatter,
+} from '@contextkit/formatters'
 import { prefill } from '@contextkit/prefill/node'
 import { preload } from '@contextkit/preload/node'
+import type { SelfState } from '@contextkit/resumption'
 import { resumption } from '@contextkit/resumption/node'
+import { listFilesTool } from './list-files-tool.js'
 import { readFileTool } from './read-file-tool.js'
 import { runnerSessionStore } from './runner-sessions.js'
 import { teeTrace } from './tee-trace.js'
 
 /** Identity text used when `system` is not given. */
 export const DEFAULT_IDENTITY =
-  'You are a careful coding agent working in a project workspace. Use the read_file tool to look at files before you describe them.'
+  'You are a careful coding agent working in a project workspace. Use the list_files and read_file tools to look at files before you describe them.'
 
-/** Which prompt format the runner prefers (`formatterFor` swaps it when the model cannot take it). */
-export type FormatterChoice = 'xml' | 'native'
+/**
+ * Which prompt format the runner prefers (`formatterFor` swaps a chat format when the model
+ * cannot take it): `xml` and `native` for the Messages API, `chatml` for a prompt-string
+ * (completions) provider.
+ */
+export type FormatterChoice = 'xml' | 'native' | 'chatml'
 
 /** Options of {@link runEmbeddedTurn}. */
 export interface EmbeddedTurnOptions {
+  /**
+   * The model behind any API (e.g. the completions provider for a local server). Wins over
+   * `client`; requests are then recorded in `providerRequests` only.
+   */
+  provider?: ModelProvider
   /** An Anthropic client (real API or testkit's emulator). Alternative: `apiKey` + `baseURL`. */
   client?: Anthropic
   /** API key for a client built here when `client` is not given. */
@@ -64,8 +85,27 @@ export interface EmbeddedTurnOptions {
   preloadFiles?: readonly string[]
   /** Identity text, the first stable system section. Default {@link DEFAULT_IDENTITY}. */
   system?: string
-  /** `'xml'` (transcript format, native tools; default) or `'native'` (plain messages). */
+  /**
+   * `'xml'` (transcript format, native tools; default), `'native'` (plain messages) or
+   * `'chatml'` (one prompt string, for a completions `provider`).
+   */
   formatter?: FormatterChoice
+  /**
+   * Where sessions live. Default: agent-loop's JSONL store in `<workspace>/.contextkit/sessions/`.
+   * Give `postgresSessionStore(db)` to share them between workers.
+   */
+  sessionStore?: SessionStore
+  /** How to name where a session of `sessionStore` is, for `sessionPath`. Default `store:<id>`. */
+  sessionLocation?: (sessionId: string) => string
+  /**
+   * Where resumption keeps its state. Default: `<workspace>/.contextkit/self-state.json`. Give
+   * `postgresStateStore(db)` to share it between workers.
+   */
+  stateStore?: StateStore<SelfState>
+  /** Called with every event of the run as it happens (streamed text, tool calls, usage…). */
+  onEvent?: (event: AgentEvent) => void
+  /** Called once with the turn the middleware prepared (system, user sections, prefill, vars). */
+  onPrepared?: (turn: TurnContext) => void
   /** `max_tokens` of each call, capped at the model's output limit. Default `1024`. */
   maxTokens?: number
   /** Model calls per turn (the `maxTurns` stop condition). Default `4`. */
@@ -85,12 +125,15 @@ export interface EmbeddedTurnResult {
   reply: AssistantMessage
   /** Messages appended to the session file this turn (the user's, then the run's). */
   saved: Message[]
-  /** Every request sent, as SDK stream params. */
+  /** Every request sent, as SDK stream params (Anthropic client only; empty with `provider`). */
   requests: AnthropicStreamParams[]
+  /** Every request sent, as the provider received it. */
+  providerRequests: ProviderRequest[]
   /** Every event of this turn. */
   trace: MemoryTrace
   /** The agent loop's result. */
   result: AgentResult
+  /** The session file, or where `sessionStore` keeps the session (`sessionLocation`). */
   sessionPath: string
   tracePath: string
   /** Whether a provider error was recovered from by a middleware (the no-prefill 400). */
@@ -111,7 +154,10 @@ function clientOf(options: EmbeddedTurnOptions): Anthropic {
 function middlewareFor(options: EmbeddedTurnOptions, workspace: string): ContextMiddleware[] {
   const list: ContextMiddleware[] = [
     preload({ references: options.preloadFiles ?? [] }),
-    resumption(options.now ? { now: options.now } : {}),
+    resumption({
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.stateStore ? { store: options.stateStore } : {}),
+    }),
   ]
   if (options.contextFile !== undefined) {
     const file = isAbsolute(options.contextFile)
@@ -120,15 +166,37 @@ function middlewareFor(options: EmbeddedTurnOptions, workspace: string): Context
     list.push(contextMetadata({ file }))
   }
   list.push(prefill())
+  const onPrepared = options.onPrepared
+  if (onPrepared) {
+    // last in the list, so it sees the turn every other middleware prepared; it only looks
+    list.push({
+      name: 'observe-prepared',
+      prepare(turn) {
+        onPrepared(turn)
+        return turn
+      },
+    })
+  }
   return list
 }
 
-/** A provider that records every request as the SDK params it becomes. */
-function recording(inner: ModelProvider, requests: AnthropicStreamParams[]): ModelProvider {
+function formatterOf(choice: FormatterChoice | undefined): Formatter {
+  if (choice === 'native') return new NativeFormatter()
+  if (choice === 'chatml') return new ChatMLFormatter()
+  return new AnthropicXmlFormatter({ toolMode: 'native' })
+}
+
+/** A provider that records every request, and the SDK params it becomes when `sdk` is set. */
+function recording(
+  inner: ModelProvider,
+  requests: ProviderRequest[],
+  sdk: AnthropicStreamParams[] | undefined,
+): ModelProvider {
   return {
     name: inner.name,
     stream(request, options) {
-      requests.push(toStreamParams(request))
+      requests.push(request)
+      sdk?.push(toStreamParams(request))
       return inner.stream(request, options)
     },
   }
@@ -138,7 +206,7 @@ function recording(inner: ModelProvider, requests: AnthropicStreamParams[]): Mod
  * Run one user turn the way OpenClaw's `attempt.ts` does, with `runAgent` doing the ARCHITECTURE
  * turn table: load the JSONL session (1); prepare bootstrap files, resumption, the context-file
  * hint and the prefill with the middleware (2–4, 6); fit the sections to the budget (5); render,
- * stream, parse and run `read_file` until the model stops (7–9, the prefill middleware's `recover`
+ * stream, parse and run `list_files`/`read_file` until the model stops (7–9, the prefill middleware's `recover`
  * handling the no-prefill 400); finalize every reply (10) and append each step to the session
  * (11). Every step is recorded in a JSONL trace in the workspace and in the returned memory trace.
  * A run that ends in an error is rethrown (its typed `ProviderError` or other error) after the
@@ -146,27 +214,28 @@ function recording(inner: ModelProvider, requests: AnthropicStreamParams[]): Mod
  */
 export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<EmbeddedTurnResult> {
   const workspace = resolve(options.workspace)
-  const client = clientOf(options)
   const sessionId = options.sessionId ?? 'main'
-  const store = runnerSessionStore(workspace)
+  const files = options.sessionStore ? undefined : runnerSessionStore(workspace)
+  const store: SessionStore = options.sessionStore ?? files!
   const tracePath = join(workspace, '.contextkit', 'traces', `${sessionId}.jsonl`)
   const memory = memoryTrace()
   const trace = teeTrace(memory, jsonlTrace(tracePath), ...(options.trace ? [options.trace] : []))
   const requests: AnthropicStreamParams[] = []
+  const providerRequests: ProviderRequest[] = []
+  const provider = options.provider
+    ? recording(options.provider, providerRequests, undefined)
+    : recording(anthropicProvider({ client: clientOf(options) }), providerRequests, requests)
   const user = textMessage('user', options.userText)
   const run = runAgent({
-    provider: recording(anthropicProvider({ client }), requests),
+    provider,
     model: options.model,
     system: [
       { id: 'identity', text: options.system ?? DEFAULT_IDENTITY, priority: 100, cache: 'stable' },
     ],
     messages: [user],
-    tools: [readFileTool(workspace)],
+    tools: [listFilesTool(workspace), readFileTool(workspace)],
     middleware: middlewareFor(options, workspace),
-    formatter:
-      options.formatter === 'native'
-        ? new NativeFormatter()
-        : new AnthropicXmlFormatter({ toolMode: 'native' }),
+    formatter: formatterOf(options.formatter),
     stopWhen: maxTurns(options.maxModelCalls ?? 4),
     maxTokens: options.maxTokens ?? 1024,
     session: { store, id: sessionId },
@@ -176,6 +245,16 @@ export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<Emb
     ...(options.budgetTokens === undefined ? {} : { budgetTokens: options.budgetTokens }),
     ...(options.signal ? { signal: options.signal } : {}),
   })
+  const onEvent = options.onEvent
+  if (onEvent) {
+    try {
+      for await (const event of run.events) onEvent(event)
+    } catch (error) {
+      run.abort()
+      await run.result
+      throw error
+    }
+  }
   const result = await run.result
   if (result.stopReason === 'error' && result.error) throw result.error
   const replies = result.messages.filter((m): m is AssistantMessage => m.role === 'assistant')
@@ -189,9 +268,12 @@ export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<Emb
     reply,
     saved: [user, ...result.messages],
     requests,
+    providerRequests,
     trace: memory,
     result,
-    sessionPath: store.pathOf(sessionId),
+    sessionPath: files
+      ? files.pathOf(sessionId)
+      : (options.sessionLocation?.(sessionId) ?? `store:${sessionId}`),
     tracePath,
     recovered: memory.byStage(AGENT_TRACE_STAGES.recovered).length > 0,
   }
