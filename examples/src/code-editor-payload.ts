@@ -134,7 +134,7 @@ export async function buildEditorPrompt(
   const refs = collectReferences(payload.contexts, payload.backendMap ?? null)
   const preloaded = await buildPreloadedFiles(refs, {
     root: options.root,
-    budget: options.preloadBudgetTokens ?? 5000,
+    budgetTokens: options.preloadBudgetTokens ?? 5000,
     counter: options.counter,
   })
   const fitted = fitPassLadder(

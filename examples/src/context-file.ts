@@ -6,8 +6,8 @@ import { parseArgs } from 'node:util'
 import type Anthropic from '@anthropic-ai/sdk'
 import { type AgentResult, type ModelProvider, maxTurns, runAgent } from '@contextkit/agent-loop'
 import { anthropicProvider } from '@contextkit/agent-loop/anthropic'
-import type { ContextMetadata } from '@contextkit/context-metadata'
-import { CONTEXT_METADATA_VARS_KEY, contextMetadata } from '@contextkit/context-metadata/node'
+import { CONTEXT_METADATA_VARS_KEY, type ContextMetadata } from '@contextkit/context-metadata'
+import { contextMetadata } from '@contextkit/context-metadata/node'
 import {
   ConfigurationError,
   type ContextMiddleware,

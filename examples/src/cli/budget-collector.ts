@@ -1,7 +1,7 @@
 import { AGENT_TRACE_STAGES } from '@contextkit/agent-loop'
 import { createTokenCounter, type Trace, type TurnContext } from '@contextkit/core'
-import { PREFILL_TRACE_STAGES } from '@contextkit/prefill/node'
-import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption/node'
+import { PREFILL_TRACE_STAGES } from '@contextkit/prefill'
+import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption'
 import { MIDDLEWARE_STAGES } from '../turn-steps.js'
 import { type BudgetChart, type BudgetEvent, buildBudgetChart } from './budget-chart.js'
 

@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk'
-import { PREFILL_TRACE_STAGES } from '@contextkit/prefill/node'
+import { PREFILL_TRACE_STAGES } from '@contextkit/prefill'
 import { type AnthropicEmulator, startAnthropicEmulator } from '@contextkit/testkit'
 import { afterEach, expect, test } from 'vitest'
 import { createDemoWorkspace, DEMO_PREFILL, type DemoWorkspace } from '../demo-workspace.js'
