@@ -66,12 +66,52 @@ export interface CsvCounterOptions {
   skipRecords?: number
 }
 
+/** Records per try of the long run pattern (then 8, then 1). */
+const RUN = 64
+/** Records read the slow way after a failed run, doubled on each failure in a row, at most. */
+const MAX_BACKOFF = 1024
+
+/** Sticky patterns that match runs of well-formed records, or `undefined` when none apply. */
+interface RunPatterns {
+  long: RegExp
+  mid: RegExp
+  one: RegExp
+}
+
+/**
+ * Patterns for 64, 8 and 1 records that each have exactly `fields` fields and end in a line
+ * break. A field is quoted (`"…"` with `""` escapes; line breaks allowed inside) or has no
+ * quote, delimiter or line break. Every alternative starts with a different character, so a
+ * match has one reading, the one the character-by-character rules give.
+ */
+function runPatterns(delimiter: string, fields: number): RunPatterns | undefined {
+  if (fields < 2 || delimiter.length !== 1 || '"\r\n'.includes(delimiter)) return undefined
+  const d = `\\u${delimiter.charCodeAt(0).toString(16).padStart(4, '0')}`
+  const field = `(?:"[^"]*(?:""[^"]*)*"|[^"\\r\\n${d}]*)`
+  const record = `${field}(?:${d}${field}){${fields - 1}}(?:\\r\\n?|\\n)`
+  return {
+    long: new RegExp(`(?:${record}){${RUN}}`, 'y'),
+    mid: new RegExp(`(?:${record}){8}`, 'y'),
+    one: new RegExp(record, 'y'),
+  }
+}
+
 /**
  * Counts CSV records quote-aware (RFC 4180 as papaparse reads it): a `"` opens a quoted field
  * only at the start of a field (after the delimiter or a line break); inside, `""` is a literal
  * quote and line breaks belong to the field. Blank lines are not records. The count includes a
  * header row and a `sep=` line; the caller subtracts them. With `expectedFields` it also counts
  * the records with another number of fields (delimiters outside quotes + 1).
+ *
+ * Two speeds. With `expectedFields` ≥ 2, runs of records with exactly that many fields are
+ * matched by one sticky regular expression per 64 records (native code, no per-record work);
+ * anything else (a ragged row, a blank line, a stray quote, a chunk boundary) is read by a
+ * state machine that jumps from one quote, line break or delimiter to the next with `indexOf`.
+ * After a run fails, the next tries wait for 1, 2, 4, … up to 1,024 records, so a file the
+ * pattern never fits costs little. Each searched character has exactly one `indexOf` call
+ * site: two identical `s.indexOf('"', pos)` calls on two branches are merged by TurboFan's
+ * value numbering and the merged call is scheduled above the branch, so it would run on every
+ * step and scan to the end of a chunk without quotes (see `src/jit-regression.test.ts`).
  */
 export class CsvRecordCounter implements RecordCounter {
   private count = 0
@@ -81,18 +121,24 @@ export class CsvRecordCounter implements RecordCounter {
   private prev = 10
   private fields = 1
   private ragged = 0
+  private wait = 0
+  private backoff = 1
   private readonly delim: number
+  private readonly delimiter: string
   private readonly expected: number
   private readonly skip: number
+  private runs: RunPatterns | undefined
 
   /**
    * @param delimiter the field delimiter (one character).
    * @param options field-count checking.
    */
   constructor(delimiter: string, options: CsvCounterOptions = {}) {
+    this.delimiter = delimiter.charAt(0)
     this.delim = delimiter.charCodeAt(0)
     this.expected = options.expectedFields ?? 0
     this.skip = options.skipRecords ?? 0
+    this.runs = runPatterns(this.delimiter, this.expected)
   }
 
   /** Records (after the skipped ones) whose field count differs from `expectedFields`. */
@@ -104,12 +150,38 @@ export class CsvRecordCounter implements RecordCounter {
     return this.expected > 0 && this.count >= this.skip && this.fields !== this.expected
   }
 
+  /**
+   * Records matched by the run patterns from `pos`, a record start (0 when none); the end of
+   * the match is then the patterns' `lastIndex`.
+   */
+  private run(s: string, pos: number): number {
+    const runs = this.runs
+    if (!runs) return 0
+    try {
+      runs.long.lastIndex = pos
+      if (runs.long.test(s)) return RUN
+      runs.mid.lastIndex = pos
+      if (runs.mid.test(s)) {
+        runs.long.lastIndex = runs.mid.lastIndex
+        return 8
+      }
+      runs.one.lastIndex = pos
+      if (runs.one.test(s)) {
+        runs.long.lastIndex = runs.one.lastIndex
+        return 1
+      }
+    } catch {
+      // a regular expression engine limit: the state machine alone is always right
+      this.runs = undefined
+    }
+    return 0
+  }
+
   /** Feed the next chunk of text. */
   push(s: string): void {
     const len = s.length
     if (len === 0) return
-    // Character by character outside quotes, indexOf jumps inside quoted fields; whether a
-    // record is blank is decided once at its end. State in locals, written back at the end.
+    // State in locals, written back at the end. Next positions: -2 not searched yet, -1 none.
     const delim = this.delim
     const expected = this.expected
     const skip = this.skip
@@ -118,54 +190,91 @@ export class CsvRecordCounter implements RecordCounter {
     let fields = this.fields
     let ragged = this.ragged
     let inQuotes = this.inQuotes
-    let i = 0
+    let wait = this.wait
+    let pos = 0
     if (this.quotePending) {
       this.quotePending = false
-      if (s.charCodeAt(0) === 34) i = 1
+      if (s.charCodeAt(0) === 34) pos = 1
       else inQuotes = false
     }
-    let start = i
-    while (i < len) {
+    // where the current record's text starts in this chunk (blank or not is decided at its end)
+    let start = pos
+    // a record starts at `start` right after a line break (or at the start of the text)
+    let lineStart = this.prev === 10 || this.prev === 13
+    let q = -2
+    let n = -2
+    let r = -2
+    let d = this.delimiter === '' ? -1 : -2
+    while (pos < len) {
+      if (lineStart && this.runs !== undefined && !inQuotes && fields === 1 && !content) {
+        if (wait > 0) wait--
+        else {
+          const matched = this.run(s, pos)
+          if (matched > 0) {
+            count += matched
+            pos = this.runs?.long.lastIndex ?? pos
+            start = pos
+            this.backoff = 1
+            continue
+          }
+          wait = this.backoff
+          this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF)
+        }
+        lineStart = false
+      }
+      // the only quote search: inside and outside quoted fields alike
+      if (q !== -1 && q < pos) q = s.indexOf('"', pos)
       if (inQuotes) {
-        const e = s.indexOf('"', i)
-        if (e === -1) break
-        if (e === len - 1) {
-          this.quotePending = true
+        if (q === -1) {
+          pos = len
           break
         }
-        if (s.charCodeAt(e + 1) === 34) i = e + 2
+        if (q === len - 1) {
+          this.quotePending = true
+          pos = len
+          break
+        }
+        if (s.charCodeAt(q + 1) === 34) pos = q + 2
         else {
           inQuotes = false
-          i = e + 1
+          pos = q + 1
         }
         continue
       }
-      const c = s.charCodeAt(i)
-      if (c === delim) fields++
-      else if (c <= 34) {
-        if (c === 10 || c === 13) {
-          // a record has content when it had a delimiter, a quote, or a visible character
-          if (content || fields > 1 || hasContent(s, start, i)) {
-            if (expected > 0 && count >= skip && fields !== expected) ragged++
-            count++
-          }
-          content = false
-          fields = 1
-          start = i + 1
-        } else if (c === 34) {
-          content = true
-          const before = i === 0 ? this.prev : s.charCodeAt(i - 1)
-          if (before === delim || before === 10 || before === 13) inQuotes = true
+      if (n !== -1 && n < pos) n = s.indexOf('\n', pos)
+      if (r !== -1 && r < pos) r = s.indexOf('\r', pos)
+      if (d !== -1 && d < pos) d = s.indexOf(this.delimiter, pos)
+      const br = n === -1 ? r : r === -1 ? n : n < r ? n : r
+      // the nearest of delimiter, quote and line break; a delimiter wins a tie, as in a
+      // character-by-character reading that tests for the delimiter first
+      if (d !== -1 && (br === -1 || d <= br) && (q === -1 || d <= q)) {
+        fields++
+        pos = d + 1
+      } else if (q !== -1 && (br === -1 || q < br)) {
+        content = true
+        const before = q === 0 ? this.prev : s.charCodeAt(q - 1)
+        if (before === delim || before === 10 || before === 13) inQuotes = true
+        pos = q + 1
+      } else if (br !== -1) {
+        // a record has content when it had a delimiter, a quote, or a visible character
+        if (content || fields > 1 || hasContent(s, start, br)) {
+          if (expected > 0 && count >= skip && fields !== expected) ragged++
+          count++
         }
-      }
-      i++
+        content = false
+        fields = 1
+        pos = br + 1
+        start = pos
+        lineStart = true
+      } else break
     }
-    if (!content && (fields > 1 || hasContent(s, start, Math.min(i, len)))) content = true
+    if (!content && (fields > 1 || hasContent(s, start, len))) content = true
     this.count = count
     this.hasContent = content
     this.fields = fields
     this.ragged = ragged
     this.inQuotes = inQuotes
+    this.wait = wait
     this.prev = s.charCodeAt(len - 1)
   }
 
