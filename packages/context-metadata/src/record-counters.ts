@@ -244,7 +244,7 @@ export class CsvRecordCounter implements RecordCounter {
       if (n !== -1 && n < pos) n = s.indexOf('\n', pos)
       if (r !== -1 && r < pos) r = s.indexOf('\r', pos)
       if (d !== -1 && d < pos) d = s.indexOf(this.delimiter, pos)
-      const br = n === -1 ? r : r === -1 ? n : n < r ? n : r
+      const br = n === -1 ? r : r === -1 ? n : Math.min(n, r)
       // the nearest of delimiter, quote and line break; a delimiter wins a tie, as in a
       // character-by-character reading that tests for the delimiter first
       if (d !== -1 && (br === -1 || d <= br) && (q === -1 || d <= q)) {
