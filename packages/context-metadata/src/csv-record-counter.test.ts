@@ -36,7 +36,7 @@ function csvText(width: number) {
   const good = fc.array(cell, { minLength: width, maxLength: width })
   const odd = fc.oneof(
     fc.array(cell, { minLength: 1, maxLength: width + 2 }),
-    fc.constantFrom([''], ['  ']),
+    fc.constantFrom<string[]>([''], ['  ']),
     fc.array(fc.oneof(cell, oddCell), { minLength: width, maxLength: width }),
   )
   return fc

@@ -19,11 +19,14 @@ import {
   type ShapeScan,
   type TopMember,
 } from './json-shape.js'
+import { balancedEnd, elementRun } from './json-skip.js'
 
 /** Containers near the root whose first child is captured. */
 const MAX_CAPTURES = 12
 const MAX_KEY_CHARS = 256
 const SHALLOW = 3
+/** Commas to wait at most between two element-run tries after misses. */
+const MAX_BACKOFF = 1024
 
 interface Frame {
   obj: boolean
@@ -95,6 +98,16 @@ export class JsonShapeScanner {
   private scalarMember: TopMember | undefined
   private captures: Capture[] = []
   private capturesStarted = 0
+  /** Skip deep values and runs of elements in native matches (else character by character). */
+  private fastSkip: boolean
+  /** Commas to let pass before the next {@link elementRuns} try, and the next wait after a miss. */
+  private runWait = 0
+  private runBackoff = 1
+
+  /** @param options `fastSkip: false` reads deep values character by character (for tests). */
+  constructor(options: { fastSkip?: boolean } = {}) {
+    this.fastSkip = options.fastSkip ?? true
+  }
 
   /**
    * Where the first root value closed in the chunk last pushed (the index after its last
@@ -121,8 +134,9 @@ export class JsonShapeScanner {
         i++
       } else if (c === 44) {
         const f = this.frames[this.depth - 1]
-        if (f?.obj) f.expectKey = true
         i++
+        if (f?.obj) f.expectKey = true
+        else if (f !== undefined && this.fastSkip) i = this.elementRuns(s, i, f)
       } else if (c === 34) {
         const f = this.frames[this.depth - 1]
         if (f?.obj && f.expectKey) {
@@ -155,6 +169,40 @@ export class JsonShapeScanner {
     if (i < 0 || i >= len) this.flushCaptures(s)
   }
 
+  /**
+   * After a comma in an array (`f`) whose next elements would each be skipped whole (counted,
+   * their kind noted, nothing read inside): skip them 64 or 8 at a time with one native match
+   * each ({@link elementRun}). Returns where to go on. After a miss the next tries wait for 1, 2,
+   * 4, … up to 1,024 commas, so arrays the runs never fit cost little.
+   */
+  private elementRuns(s: string, from: number, f: Frame): number {
+    if (this.runWait > 0) {
+      this.runWait--
+      return from
+    }
+    let at = from
+    for (;;) {
+      let k = at
+      while (k < s.length && s.charCodeAt(k) <= 32) k++
+      const c = s.charCodeAt(k)
+      const obj = c === 123
+      if (!obj && c !== 91) return at
+      if (this.depth + 1 <= SHALLOW && this.wants(this.depth, obj) !== undefined) return at
+      if (this.captures.some((x) => x.depth === this.depth)) return at
+      const run = elementRun(s, at, obj)
+      if (run.count <= 0) {
+        if (run.count < 0) this.fastSkip = false
+        this.runWait = this.runBackoff
+        this.runBackoff = Math.min(this.runBackoff * 2, MAX_BACKOFF)
+        return at
+      }
+      f.shape.count += run.count
+      f.shape.kinds |= obj ? KIND.object : KIND.array
+      this.runBackoff = 1
+      at = run.end
+    }
+  }
+
   /** The shape learned so far. */
   result(): ShapeScan {
     return {
@@ -166,11 +214,21 @@ export class JsonShapeScanner {
     }
   }
 
-  /** Depth > deepUntil: only strings and brackets matter until we come back up. */
+  /**
+   * Depth > deepUntil: only strings and brackets matter until we come back up. Balanced content
+   * is skipped by one native match ({@link balancedEnd}); the loop handles what stops it: a
+   * closer, an opener too deep or cut by the chunk end, a string cut by the chunk end.
+   */
   private skipDeep(s: string, from: number): number {
     let depth = this.depth
     const len = s.length
     for (let i = from; i < len; i++) {
+      if (this.fastSkip) {
+        const j = balancedEnd(s, i)
+        if (j === -1) this.fastSkip = false
+        else if (j >= len) break
+        else i = j
+      }
       const c = s.charCodeAt(i)
       if (c === 34) {
         const j = closingQuote(s, i + 1, false)
@@ -294,10 +352,14 @@ export class JsonShapeScanner {
     }
   }
 
-  private open(obj: boolean): void {
-    this.depth++
-    if (this.depth > SHALLOW || this.rootValues > 1) return
-    const level = this.depth - 1
+  /**
+   * What a container opened at `level` (its frame index) needs: `undefined` when nothing inside
+   * is (no keys to read, nothing to count), so it is skipped like a deep value.
+   */
+  private wants(
+    level: number,
+    obj: boolean,
+  ): { compare: boolean; member: TopMember | undefined; wantKeys: boolean } | undefined {
     const parent = level > 0 ? this.frames[level - 1] : undefined
     const compare = parent !== undefined && obj && parent.shape.objChildren < SHAPE_SAMPLE
     const rootObject = this.rootKind === KIND.object
@@ -306,11 +368,22 @@ export class JsonShapeScanner {
       level === 0 ||
       (level === 1 && ((rootObject && member !== undefined) || compare)) ||
       (level === 2 && compare && rootObject)
-    // Nothing inside is needed (no keys to read, nothing to count): skip it like a deep value.
-    if (level >= 1 && !wantKeys && !member) {
+    if (level >= 1 && !wantKeys && !member) return undefined
+    return { compare, member, wantKeys }
+  }
+
+  private open(obj: boolean): void {
+    this.depth++
+    if (this.depth > SHALLOW || this.rootValues > 1) return
+    const level = this.depth - 1
+    const want = this.wants(level, obj)
+    if (!want) {
       this.deepUntil = level
       return
     }
+    const { compare, member, wantKeys } = want
+    const parent = level > 0 ? this.frames[level - 1] : undefined
+    const rootObject = this.rootKind === KIND.object
     const shape = level === 0 ? this.root : newShape()
     const frame: Frame = {
       obj,
@@ -318,11 +391,11 @@ export class JsonShapeScanner {
       shape,
       expectKey: obj,
       wantKeys,
-      parentRef: compare ? parent.childRef : undefined,
+      parentRef: compare ? parent?.childRef : undefined,
       matched: 0,
       member,
       lastMember: undefined,
-      build: compare && parent.childRef === undefined ? new Set() : undefined,
+      build: compare && parent?.childRef === undefined ? new Set() : undefined,
       childRef: undefined,
       captureFirst: level === 0 || (level === 1 && rootObject),
     }
