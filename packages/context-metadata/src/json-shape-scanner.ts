@@ -184,6 +184,7 @@ export class JsonShapeScanner {
     for (;;) {
       let k = at
       while (k < s.length && s.charCodeAt(k) <= 32) k++
+      if (k >= s.length) return at
       const c = s.charCodeAt(k)
       const obj = c === 123
       if (!obj && c !== 91) return at
