@@ -109,6 +109,22 @@ describe('CsvRecordCounter against the character-by-character rules', () => {
     expect(count([allRagged], ',', 3, 1)).toEqual({ records: 3001, ragged: 3000 })
   })
 
+  test('records across the 64 KiB view a run try reads, and a field longer than it', () => {
+    const rows = Array.from(
+      { length: 6000 },
+      (_, i) => `${i},"${'w'.repeat(i % 97)}",${'x'.repeat((i * 7) % 151)}`,
+    )
+    rows[3000] = `3000,"${'a""b\r\n'.repeat(40_000)}",end`
+    rows[4500] = '4500,ragged'
+    for (const newline of ['\n', '\r\n']) {
+      const text = `id,a,b${newline}${rows.join(newline)}${newline}`
+      const want = referenceCsvCount(text, ',', 3, 1)
+      expect(want).toEqual({ records: 6001, ragged: 1 })
+      expect(count([text], ',', 3, 1)).toEqual(want)
+      expect(count(chunksOf(text, [65_536, 65_537, 400_000, 900_001]), ',', 3, 1)).toEqual(want)
+    }
+  })
+
   test('an unterminated quoted field over megabytes neither throws nor loses the count', () => {
     const text = `a,b\n1,2\n3,"${'x\n'.repeat(1_000_000)}`
     expect(count([text], ',', 2, 1)).toEqual(referenceCsvCount(text, ',', 2, 1))

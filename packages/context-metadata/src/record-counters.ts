@@ -70,6 +70,9 @@ export interface CsvCounterOptions {
 const RUN = 64
 /** Records read the slow way after a failed run, doubled on each failure in a row, at most. */
 const MAX_BACKOFF = 1024
+/** Bounds of the characters one run try reads. */
+const MIN_WINDOW = 1 << 16
+const MAX_WINDOW = 1 << 22
 
 /** Sticky patterns that match runs of well-formed records, or `undefined` when none apply. */
 interface RunPatterns {
@@ -128,6 +131,10 @@ export class CsvRecordCounter implements RecordCounter {
   private readonly expected: number
   private readonly skip: number
   private runs: RunPatterns | undefined
+  /** Where the last run matched by {@link run} ends. */
+  private runEnd = 0
+  /** Characters a run try reads: room for 64 records 4× as long as the last run's. */
+  private window = MIN_WINDOW
 
   /**
    * @param delimiter the field delimiter (one character).
@@ -151,30 +158,42 @@ export class CsvRecordCounter implements RecordCounter {
   }
 
   /**
-   * Records matched by the run patterns from `pos`, a record start (0 when none); the end of
-   * the match is then the patterns' `lastIndex`.
+   * Records matched by the run patterns from `pos`, a record start (0 when none); the match
+   * then ends at {@link runEnd}. The patterns read a view of the next {@link window}
+   * characters (a slice shares the text), so a failed try never reads a huge quoted field again
+   * and again; the state machine reads records that long.
    */
   private run(s: string, pos: number): number {
     const runs = this.runs
     if (!runs) return 0
+    const view = s.length - pos > this.window ? s.slice(pos, pos + this.window) : s
+    const at = view === s ? pos : 0
     try {
-      runs.long.lastIndex = pos
-      if (runs.long.test(s)) return RUN
-      runs.mid.lastIndex = pos
-      if (runs.mid.test(s)) {
-        runs.long.lastIndex = runs.mid.lastIndex
-        return 8
+      let found = 0
+      let re = runs.long
+      re.lastIndex = at
+      if (re.test(view)) found = RUN
+      else {
+        re = runs.mid
+        re.lastIndex = at
+        if (re.test(view)) found = 8
+        else {
+          re = runs.one
+          re.lastIndex = at
+          if (re.test(view)) found = 1
+        }
       }
-      runs.one.lastIndex = pos
-      if (runs.one.test(s)) {
-        runs.long.lastIndex = runs.one.lastIndex
-        return 1
+      if (found > 0) {
+        this.runEnd = pos + re.lastIndex - at
+        const perRecord = (this.runEnd - pos) / found
+        this.window = Math.min(MAX_WINDOW, Math.max(MIN_WINDOW, Math.ceil(perRecord * RUN * 4)))
       }
+      return found
     } catch {
       // a regular expression engine limit: the state machine alone is always right
       this.runs = undefined
+      return 0
     }
-    return 0
   }
 
   /** Feed the next chunk of text. */
@@ -212,7 +231,7 @@ export class CsvRecordCounter implements RecordCounter {
           const matched = this.run(s, pos)
           if (matched > 0) {
             count += matched
-            pos = this.runs?.long.lastIndex ?? pos
+            pos = this.runEnd
             start = pos
             this.backoff = 1
             continue
