@@ -19,7 +19,7 @@ import {
   type ShapeScan,
   type TopMember,
 } from './json-shape.js'
-import { balancedEnd, elementRun } from './json-skip.js'
+import { balancedEnd, elementRun, RUN, type RunKind } from './json-skip.js'
 
 /** Containers near the root whose first child is captured. */
 const MAX_CAPTURES = 12
@@ -27,6 +27,11 @@ const MAX_KEY_CHARS = 256
 const SHALLOW = 3
 /** Commas to wait at most between two element-run tries after misses. */
 const MAX_BACKOFF = 1024
+/** Bounds of the characters one element-run try reads. */
+const MIN_WINDOW = 1 << 16
+const MAX_WINDOW = 1 << 22
+/** After a native skip that made no progress, characters read one by one before the next. */
+const NO_PROGRESS = 16
 
 interface Frame {
   obj: boolean
@@ -72,6 +77,15 @@ function kindOf(c: number): number {
   return KIND.number
 }
 
+/** The kind of element a run may hold, by its first character (booleans and null: none). */
+function runKindOf(c: number): RunKind | undefined {
+  if (c === 123) return 'object'
+  if (c === 91) return 'array'
+  if (c === 34) return 'string'
+  if (c === 116 || c === 102 || c === 110 || isDelimiter(c)) return undefined
+  return 'number'
+}
+
 function isDelimiter(c: number): boolean {
   return c <= 32 || c === 44 || c === 93 || c === 125 || c === 58
 }
@@ -103,6 +117,8 @@ export class JsonShapeScanner {
   /** Commas to let pass before the next {@link elementRuns} try, and the next wait after a miss. */
   private runWait = 0
   private runBackoff = 1
+  /** Characters an element-run try reads: room for 64 elements 4× as long as the last run's. */
+  private runWindow = MIN_WINDOW
 
   /** @param options `fastSkip: false` reads deep values character by character (for tests). */
   constructor(options: { fastSkip?: boolean } = {}) {
@@ -185,12 +201,14 @@ export class JsonShapeScanner {
       let k = at
       while (k < s.length && s.charCodeAt(k) <= 32) k++
       if (k >= s.length) return at
-      const c = s.charCodeAt(k)
-      const obj = c === 123
-      if (!obj && c !== 91) return at
-      if (this.depth + 1 <= SHALLOW && this.wants(this.depth, obj) !== undefined) return at
+      const kind = runKindOf(s.charCodeAt(k))
+      if (kind === undefined) return at
+      if (kind === 'object' || kind === 'array') {
+        const obj = kind === 'object'
+        if (this.depth + 1 <= SHALLOW && this.wants(this.depth, obj) !== undefined) return at
+      }
       if (this.captures.some((x) => x.depth === this.depth)) return at
-      const run = elementRun(s, at, obj)
+      const run = elementRun(s, at, kind, this.runWindow)
       if (run.count <= 0) {
         if (run.count < 0) this.fastSkip = false
         this.runWait = this.runBackoff
@@ -198,8 +216,10 @@ export class JsonShapeScanner {
         return at
       }
       f.shape.count += run.count
-      f.shape.kinds |= obj ? KIND.object : KIND.array
+      f.shape.kinds |= KIND[kind]
       this.runBackoff = 1
+      const perElement = (run.end - at) / run.count
+      this.runWindow = Math.min(MAX_WINDOW, Math.max(MIN_WINDOW, Math.ceil(perElement * RUN * 4)))
       at = run.end
     }
   }
@@ -223,11 +243,14 @@ export class JsonShapeScanner {
   private skipDeep(s: string, from: number): number {
     let depth = this.depth
     const len = s.length
+    // values nested deeper than a match can cross make no progress: read a few characters then
+    let retryAt = from
     for (let i = from; i < len; i++) {
-      if (this.fastSkip) {
+      if (this.fastSkip && i >= retryAt) {
         const j = balancedEnd(s, i)
         if (j === -1) this.fastSkip = false
         else if (j >= len) break
+        else if (j === i) retryAt = i + NO_PROGRESS
         else i = j
       }
       const c = s.charCodeAt(i)

@@ -94,12 +94,20 @@ describe('native skipping of JSON values', () => {
     expect(balancedEnd(huge, 1)).toBeGreaterThan(0)
   })
 
-  test('runs of elements: 64, else 8, else none', () => {
+  test('runs of elements: 64, else 8, else none; at most a window of characters read', () => {
     const objects = '{"a":[1,{"b":"}"}]},'.repeat(70)
-    expect(elementRun(objects, 0, true)).toEqual({ count: RUN, end: 64 * 20 })
-    expect(elementRun(objects, 64 * 20, true)).toEqual({ count: 0, end: 64 * 20 })
-    expect(elementRun(objects.slice(0, 10 * 20), 0, true)).toEqual({ count: 8, end: 8 * 20 })
-    expect(elementRun(objects, 0, false)).toEqual({ count: 0, end: 0 })
-    expect(elementRun(` ${'[1, [2]] ,\n'.repeat(64)}`, 0, false).count).toBe(RUN)
+    const big = 1 << 20
+    expect(elementRun(objects, 0, 'object', big)).toEqual({ count: RUN, end: 64 * 20 })
+    expect(elementRun(objects, 64 * 20, 'object', big)).toEqual({ count: 0, end: 64 * 20 })
+    expect(elementRun(objects.slice(0, 10 * 20), 0, 'object', big)).toEqual({
+      count: 8,
+      end: 8 * 20,
+    })
+    expect(elementRun(objects, 0, 'array', big)).toEqual({ count: 0, end: 0 })
+    expect(elementRun(objects, 20, 'object', 64 * 20 - 1)).toEqual({ count: 8, end: 20 + 8 * 20 })
+    expect(elementRun(` ${'[1, [2]] ,\n'.repeat(64)}`, 0, 'array', big).count).toBe(RUN)
+    expect(elementRun('"a\\"b", '.repeat(64), 0, 'string', big).count).toBe(RUN)
+    expect(elementRun('-1.5e3 , '.repeat(64), 0, 'number', big).count).toBe(RUN)
+    expect(elementRun('1, true, '.repeat(64), 0, 'number', big).count).toBe(0)
   })
 })

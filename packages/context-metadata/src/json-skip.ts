@@ -51,12 +51,24 @@ const SPACE = '[\\x00-\\x20]*'
 /** An element's inside: balanced content one level less deep than {@link BALANCED}. */
 const INSIDE = balanced(SKIP_DEPTH - 1, '*')
 
-function elements(open: string, count: number): RegExp {
-  return new RegExp(`(?:${SPACE}${open}${INSIDE}[}\\]]${SPACE},){${count}}`, 'y')
+/** The kinds of elements that runs are found for, by their first character. */
+export type RunKind = 'object' | 'array' | 'string' | 'number'
+
+/** One element of each kind, as the scanner reads it (a number: up to the next delimiter). */
+const ELEMENT: Record<RunKind, string> = {
+  object: `\\{${INSIDE}[}\\]]`,
+  array: `\\[${INSIDE}[}\\]]`,
+  string: STRING,
+  number: '[^\\x00-\\x20,:\\]}"{\\[tfn][^\\x00-\\x20,:\\]}]*',
 }
 
-const OBJECT_RUNS = [elements('\\{', RUN), elements('\\{', 8)] as const
-const ARRAY_RUNS = [elements('\\[', RUN), elements('\\[', 8)] as const
+function elements(kind: RunKind, count: number): RegExp {
+  return new RegExp(`(?:${SPACE}${ELEMENT[kind]}${SPACE},){${count}}`, 'y')
+}
+
+const RUNS = Object.fromEntries(
+  (Object.keys(ELEMENT) as RunKind[]).map((k) => [k, [elements(k, RUN), elements(k, 8)]]),
+) as Record<RunKind, [RegExp, RegExp]>
 
 /** A run of elements found by {@link elementRun}. */
 export interface ElementRun {
@@ -67,17 +79,20 @@ export interface ElementRun {
 }
 
 /**
- * A run of array elements from `from` (just after a comma): {@link RUN} or else 8 objects
- * (`obj`) or arrays, each balanced and followed by a comma, as the scanner would skip them one by
- * one. Fewer elements, other kinds, a value too deep or cut by the chunk end: `count` 0.
+ * A run of array elements of one kind from `from` (just after a comma): {@link RUN} or else 8,
+ * each followed by a comma, as the scanner would read them one by one (objects and arrays
+ * balanced). It reads at most `window` characters (a slice shares the text), so a failed try
+ * costs little. Fewer elements, mixed kinds, a value too deep or cut short: `count` 0.
  */
-export function elementRun(s: string, from: number, obj: boolean): ElementRun {
-  const [long, short] = obj ? OBJECT_RUNS : ARRAY_RUNS
+export function elementRun(s: string, from: number, kind: RunKind, window: number): ElementRun {
+  const [long, short] = RUNS[kind]
+  const view = s.length - from > window ? s.slice(from, from + window) : s
+  const at = view === s ? from : 0
   try {
-    long.lastIndex = from
-    if (long.test(s)) return { count: RUN, end: long.lastIndex }
-    short.lastIndex = from
-    if (short.test(s)) return { count: 8, end: short.lastIndex }
+    long.lastIndex = at
+    if (long.test(view)) return { count: RUN, end: from + long.lastIndex - at }
+    short.lastIndex = at
+    if (short.test(view)) return { count: 8, end: from + short.lastIndex - at }
     return { count: 0, end: from }
   } catch {
     return { count: -1, end: from }
