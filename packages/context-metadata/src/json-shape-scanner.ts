@@ -7,29 +7,27 @@
  * caps below, whatever the input size; chunk boundaries may fall anywhere.
  */
 
+import { FirstChildCaptures } from './json-captures.js'
 import {
-  CAPTURE_CHARS,
   type ContainerShape,
   closingQuote,
   endsInOddBackslashes,
+  isScalarEnd,
   KIND,
+  kindOf,
   MAX_KEYS,
   MAX_MEMBERS,
+  newShape,
+  runKindOf,
   SHAPE_SAMPLE,
   type ShapeScan,
   type TopMember,
 } from './json-shape.js'
-import { balancedEnd, elementRun, RUN, type RunKind } from './json-skip.js'
+import { balancedEnd, elementRun } from './json-skip.js'
+import { RunPacer } from './run-pacer.js'
 
-/** Containers near the root whose first child is captured. */
-const MAX_CAPTURES = 12
 const MAX_KEY_CHARS = 256
 const SHALLOW = 3
-/** Commas to wait at most between two element-run tries after misses. */
-const MAX_BACKOFF = 1024
-/** Bounds of the characters one element-run try reads. */
-const MIN_WINDOW = 1 << 16
-const MAX_WINDOW = 1 << 22
 /** After a native skip that made no progress, characters read one by one before the next. */
 const NO_PROGRESS = 16
 
@@ -53,43 +51,6 @@ interface Frame {
   captureFirst: boolean
 }
 
-interface Capture {
-  parts: string[]
-  len: number
-  /** Start index in the current chunk. */
-  from: number
-  /** Depth at which the captured value sits (the value ends when depth returns here). */
-  depth: number
-  shape: ContainerShape
-  cut: boolean
-}
-
-function newShape(): ContainerShape {
-  return { count: 0, kinds: 0, keys: [], objChildren: 0, similar: 0 }
-}
-
-function kindOf(c: number): number {
-  if (c === 123) return KIND.object
-  if (c === 91) return KIND.array
-  if (c === 34) return KIND.string
-  if (c === 116 || c === 102) return KIND.boolean
-  if (c === 110) return KIND.null
-  return KIND.number
-}
-
-/** The kind of element a run may hold, by its first character (booleans and null: none). */
-function runKindOf(c: number): RunKind | undefined {
-  if (c === 123) return 'object'
-  if (c === 91) return 'array'
-  if (c === 34) return 'string'
-  if (c === 116 || c === 102 || c === 110 || isDelimiter(c)) return undefined
-  return 'number'
-}
-
-function isDelimiter(c: number): boolean {
-  return c <= 32 || c === 44 || c === 93 || c === 125 || c === 58
-}
-
 /** A streaming JSON shape scan; see the module comment. Feed chunks, then read {@link result}. */
 export class JsonShapeScanner {
   private depth = 0
@@ -110,15 +71,11 @@ export class JsonShapeScanner {
   private inScalar = false
   private scalarRaw: string | undefined
   private scalarMember: TopMember | undefined
-  private captures: Capture[] = []
-  private capturesStarted = 0
+  private readonly captures = new FirstChildCaptures()
   /** Skip deep values and runs of elements in native matches (else character by character). */
   private fastSkip: boolean
-  /** Commas to let pass before the next {@link elementRuns} try, and the next wait after a miss. */
-  private runWait = 0
-  private runBackoff = 1
-  /** Characters an element-run try reads: room for 64 elements 4× as long as the last run's. */
-  private runWindow = MIN_WINDOW
+  /** When the next {@link elementRuns} try is due (a chance per comma), and its view. */
+  private readonly runs = new RunPacer()
 
   /** @param options `fastSkip: false` reads deep values character by character (for tests). */
   constructor(options: { fastSkip?: boolean } = {}) {
@@ -135,7 +92,7 @@ export class JsonShapeScanner {
   push(s: string): void {
     this.closedAt = -1
     if (this.stopped || s.length === 0) return
-    for (const c of this.captures) c.from = 0
+    this.captures.newChunk()
     let i = 0
     if (this.inString !== 0) i = this.continueString(s, 0)
     else if (this.inScalar) i = this.continueScalar(s, 0)
@@ -182,7 +139,7 @@ export class JsonShapeScanner {
         i = this.continueScalar(s, i)
       }
     }
-    if (i < 0 || i >= len) this.flushCaptures(s)
+    if (i < 0 || i >= len) this.captures.flush(s)
   }
 
   /**
@@ -192,10 +149,7 @@ export class JsonShapeScanner {
    * 4, … up to 1,024 commas, so arrays the runs never fit cost little.
    */
   private elementRuns(s: string, from: number, f: Frame): number {
-    if (this.runWait > 0) {
-      this.runWait--
-      return from
-    }
+    if (!this.runs.due()) return from
     let at = from
     for (;;) {
       let k = at
@@ -207,19 +161,16 @@ export class JsonShapeScanner {
         const obj = kind === 'object'
         if (this.depth + 1 <= SHALLOW && this.wants(this.depth, obj) !== undefined) return at
       }
-      if (this.captures.some((x) => x.depth === this.depth)) return at
-      const run = elementRun(s, at, kind, this.runWindow)
+      if (this.captures.openAt(this.depth)) return at
+      const run = elementRun(s, at, kind, this.runs.window)
       if (run.count <= 0) {
         if (run.count < 0) this.fastSkip = false
-        this.runWait = this.runBackoff
-        this.runBackoff = Math.min(this.runBackoff * 2, MAX_BACKOFF)
+        this.runs.miss()
         return at
       }
       f.shape.count += run.count
       f.shape.kinds |= KIND[kind]
-      this.runBackoff = 1
-      const perElement = (run.end - at) / run.count
-      this.runWindow = Math.min(MAX_WINDOW, Math.max(MIN_WINDOW, Math.ceil(perElement * RUN * 4)))
+      this.runs.hit(run.count, run.end - at)
       at = run.end
     }
   }
@@ -306,7 +257,7 @@ export class JsonShapeScanner {
 
   private continueScalar(s: string, from: number): number {
     let i = from
-    while (i < s.length && !isDelimiter(s.charCodeAt(i))) i++
+    while (i < s.length && !isScalarEnd(s.charCodeAt(i))) i++
     if (this.scalarRaw !== undefined && this.scalarRaw.length < 64) {
       this.scalarRaw += s.slice(from, Math.min(i, from + 64 - this.scalarRaw.length))
     }
@@ -356,17 +307,7 @@ export class JsonShapeScanner {
     if (!f) return
     f.shape.count++
     f.shape.kinds |= kind
-    if (f.captureFirst && f.shape.count === 1 && this.capturesStarted < MAX_CAPTURES) {
-      this.capturesStarted++
-      this.captures.push({
-        parts: [],
-        len: 0,
-        from: at,
-        depth: this.depth,
-        shape: f.shape,
-        cut: false,
-      })
-    }
+    if (f.captureFirst && f.shape.count === 1) this.captures.start(at, this.depth, f.shape)
     if (f.level === 0 && f.obj && f.lastMember) {
       f.lastMember.kind = kind
       if (kind !== KIND.object && kind !== KIND.array) {
@@ -454,31 +395,6 @@ export class JsonShapeScanner {
 
   /** A value ended at `end` (exclusive) with the depth now at its parent's. */
   private valueEnd(s: string, end: number): void {
-    if (this.captures.length === 0) return
-    for (const c of this.captures) {
-      if (c.depth !== this.depth) continue
-      this.append(c, s.slice(c.from, end))
-      c.shape.first = c.parts.join('')
-      if (c.cut) c.shape.firstCut = true
-      c.depth = -1
-    }
-    this.captures = this.captures.filter((c) => c.depth !== -1)
-  }
-
-  private flushCaptures(s: string): void {
-    for (const c of this.captures) this.append(c, s.slice(c.from))
-  }
-
-  private append(c: Capture, text: string): void {
-    if (c.cut) return
-    const room = CAPTURE_CHARS - c.len
-    if (text.length > room) {
-      c.parts.push(text.slice(0, room))
-      c.len = CAPTURE_CHARS
-      c.cut = true
-    } else {
-      c.parts.push(text)
-      c.len += text.length
-    }
+    this.captures.end(s, end, this.depth)
   }
 }

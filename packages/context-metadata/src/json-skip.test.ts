@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { JsonShapeScanner } from './json-shape-scanner.js'
-import { balancedEnd, elementRun, RUN, SKIP_DEPTH } from './json-skip.js'
+import { balancedEnd, elementRun, SKIP_DEPTH } from './json-skip.js'
+import { RUN } from './run-pacer.js'
 import { chunksOf } from './test-support.js'
 
 /** Scan `chunks` with native skipping on or off; the shape and where the root closed. */

@@ -5,6 +5,7 @@
  * It does not validate: like the loop it replaces, it only pairs openers (`{`, `[`) with closers
  * (`}`, `]`) and skips strings (a backslash escapes the next character).
  */
+import { RUN, viewOf } from './run-pacer.js'
 
 /** Nesting levels one match can cross; deeper values are entered one level at a time. */
 export const SKIP_DEPTH = 8
@@ -44,8 +45,6 @@ export function balancedEnd(s: string, from: number): number {
   }
 }
 
-/** Elements per try of the long run (then 8). */
-export const RUN = 64
 /** JSON whitespace as the scanner reads it: any character up to U+0020. */
 const SPACE = '[\\x00-\\x20]*'
 /** An element's inside: balanced content one level less deep than {@link BALANCED}. */
@@ -86,8 +85,7 @@ export interface ElementRun {
  */
 export function elementRun(s: string, from: number, kind: RunKind, window: number): ElementRun {
   const [long, short] = RUNS[kind]
-  const view = s.length - from > window ? s.slice(from, from + window) : s
-  const at = view === s ? from : 0
+  const { view, at } = viewOf(s, from, window)
   try {
     long.lastIndex = at
     if (long.test(view)) return { count: RUN, end: from + long.lastIndex - at }

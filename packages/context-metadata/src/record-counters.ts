@@ -1,10 +1,10 @@
 /**
  * Streaming record counters. Each takes text in chunks of any size and keeps constant state,
- * so the same code counts a string in memory and a file larger than memory. The line counters
- * jump with `indexOf`; the CSV counter reads character by character outside quoted fields
- * (it counts delimiters too), which measured steadier: an `indexOf`-driven loop over some
- * real files once ran a hundred times slower after other inputs had been through it.
+ * so the same code counts a string in memory and a file larger than memory. They jump with
+ * `indexOf` (the CSV counter also matches runs of well-formed records natively), never
+ * calling `indexOf` for one character from two places (see {@link CsvRecordCounter}).
  */
+import { RUN, RunPacer, viewOf } from './run-pacer.js'
 
 /** A counter fed with chunks of text. */
 export interface RecordCounter {
@@ -66,15 +66,7 @@ export interface CsvCounterOptions {
   skipRecords?: number
 }
 
-/** Records per try of the long run pattern (then 8, then 1). */
-const RUN = 64
-/** Records read the slow way after a failed run, doubled on each failure in a row, at most. */
-const MAX_BACKOFF = 1024
-/** Bounds of the characters one run try reads. */
-const MIN_WINDOW = 1 << 16
-const MAX_WINDOW = 1 << 22
-
-/** Sticky patterns that match runs of well-formed records, or `undefined` when none apply. */
+/** Sticky patterns that match runs of well-formed records. */
 interface RunPatterns {
   long: RegExp
   mid: RegExp
@@ -110,8 +102,9 @@ function runPatterns(delimiter: string, fields: number): RunPatterns | undefined
  * matched by one sticky regular expression per 64 records (native code, no per-record work);
  * anything else (a ragged row, a blank line, a stray quote, a chunk boundary) is read by a
  * state machine that jumps from one quote, line break or delimiter to the next with `indexOf`.
- * After a run fails, the next tries wait for 1, 2, 4, … up to 1,024 records, so a file the
- * pattern never fits costs little. Each searched character has exactly one `indexOf` call
+ * Tries are paced by a {@link RunPacer} (after a miss the next waits for 1, 2, 4, … records,
+ * and each reads a bounded view), so a file the pattern never fits costs little. Each
+ * searched character has exactly one `indexOf` call
  * site: two identical `s.indexOf('"', pos)` calls on two branches are merged by TurboFan's
  * value numbering and the merged call is scheduled above the branch, so it would run on every
  * step and scan to the end of a chunk without quotes (see `src/jit-regression.test.ts`).
@@ -124,8 +117,6 @@ export class CsvRecordCounter implements RecordCounter {
   private prev = 10
   private fields = 1
   private ragged = 0
-  private wait = 0
-  private backoff = 1
   private readonly delim: number
   private readonly delimiter: string
   private readonly expected: number
@@ -133,8 +124,8 @@ export class CsvRecordCounter implements RecordCounter {
   private runs: RunPatterns | undefined
   /** Where the last run matched by {@link run} ends. */
   private runEnd = 0
-  /** Characters a run try reads: room for 64 records 4× as long as the last run's. */
-  private window = MIN_WINDOW
+  /** When the next run try is due (a chance per record start), and its view. */
+  private readonly pacer = new RunPacer()
 
   /**
    * @param delimiter the field delimiter (one character).
@@ -159,15 +150,14 @@ export class CsvRecordCounter implements RecordCounter {
 
   /**
    * Records matched by the run patterns from `pos`, a record start (0 when none); the match
-   * then ends at {@link runEnd}. The patterns read a view of the next {@link window}
-   * characters (a slice shares the text), so a failed try never reads a huge quoted field again
-   * and again; the state machine reads records that long.
+   * then ends at {@link runEnd}. The patterns read a bounded view ({@link viewOf}), so a failed
+   * try never reads a huge quoted field again and again; the state machine reads records that
+   * long.
    */
   private run(s: string, pos: number): number {
     const runs = this.runs
     if (!runs) return 0
-    const view = s.length - pos > this.window ? s.slice(pos, pos + this.window) : s
-    const at = view === s ? pos : 0
+    const { view, at } = viewOf(s, pos, this.pacer.window)
     try {
       let found = 0
       let re = runs.long
@@ -185,9 +175,8 @@ export class CsvRecordCounter implements RecordCounter {
       }
       if (found > 0) {
         this.runEnd = pos + re.lastIndex - at
-        const perRecord = (this.runEnd - pos) / found
-        this.window = Math.min(MAX_WINDOW, Math.max(MIN_WINDOW, Math.ceil(perRecord * RUN * 4)))
-      }
+        this.pacer.hit(found, this.runEnd - pos)
+      } else this.pacer.miss()
       return found
     } catch {
       // a regular expression engine limit: the state machine alone is always right
@@ -209,7 +198,6 @@ export class CsvRecordCounter implements RecordCounter {
     let fields = this.fields
     let ragged = this.ragged
     let inQuotes = this.inQuotes
-    let wait = this.wait
     let pos = 0
     if (this.quotePending) {
       this.quotePending = false
@@ -226,18 +214,14 @@ export class CsvRecordCounter implements RecordCounter {
     let d = this.delimiter === '' ? -1 : -2
     while (pos < len) {
       if (lineStart && this.runs !== undefined && !inQuotes && fields === 1 && !content) {
-        if (wait > 0) wait--
-        else {
+        if (this.pacer.due()) {
           const matched = this.run(s, pos)
           if (matched > 0) {
             count += matched
             pos = this.runEnd
             start = pos
-            this.backoff = 1
             continue
           }
-          wait = this.backoff
-          this.backoff = Math.min(this.backoff * 2, MAX_BACKOFF)
         }
         lineStart = false
       }
@@ -293,7 +277,6 @@ export class CsvRecordCounter implements RecordCounter {
     this.fields = fields
     this.ragged = ragged
     this.inQuotes = inQuotes
-    this.wait = wait
     this.prev = s.charCodeAt(len - 1)
   }
 
