@@ -28,8 +28,10 @@ import { RunPacer } from './run-pacer.js'
 
 const MAX_KEY_CHARS = 256
 const SHALLOW = 3
-/** After a native skip that made no progress, characters read one by one before the next. */
-const NO_PROGRESS = 16
+/** A native skip shorter than this is a poor one; after it, characters are read one by one. */
+const SHORT_SKIP = 32
+const MIN_SKIP_BACKOFF = 16
+const MAX_SKIP_BACKOFF = 4096
 
 interface Frame {
   obj: boolean
@@ -74,6 +76,9 @@ export class JsonShapeScanner {
   private readonly captures = new FirstChildCaptures()
   /** Skip deep values and runs of elements in native matches (else character by character). */
   private fastSkip: boolean
+  /** Where in the chunk the next native skip may be tried, and the wait after a poor one. */
+  private skipRetryAt = 0
+  private skipBackoff = MIN_SKIP_BACKOFF
   /** When the next {@link elementRuns} try is due (a chance per comma), and its view. */
   private readonly runs = new RunPacer()
 
@@ -93,6 +98,7 @@ export class JsonShapeScanner {
     this.closedAt = -1
     if (this.stopped || s.length === 0) return
     this.captures.newChunk()
+    this.skipRetryAt = 0
     let i = 0
     if (this.inString !== 0) i = this.continueString(s, 0)
     else if (this.inScalar) i = this.continueScalar(s, 0)
@@ -194,15 +200,20 @@ export class JsonShapeScanner {
   private skipDeep(s: string, from: number): number {
     let depth = this.depth
     const len = s.length
-    // values nested deeper than a match can cross make no progress: read a few characters then
-    let retryAt = from
     for (let i = from; i < len; i++) {
-      if (this.fastSkip && i >= retryAt) {
+      if (this.fastSkip && i >= this.skipRetryAt) {
         const j = balancedEnd(s, i)
         if (j === -1) this.fastSkip = false
         else if (j >= len) break
-        else if (j === i) retryAt = i + NO_PROGRESS
-        else i = j
+        else {
+          // a match that skips little (values nested deeper than it can cross, runs of
+          // closers): read the next 16, 32, … 4,096 characters one by one before the next
+          if (j - i < SHORT_SKIP) {
+            this.skipRetryAt = j + this.skipBackoff
+            this.skipBackoff = Math.min(this.skipBackoff * 2, MAX_SKIP_BACKOFF)
+          } else this.skipBackoff = MIN_SKIP_BACKOFF
+          i = j
+        }
       }
       const c = s.charCodeAt(i)
       if (c === 34) {
