@@ -24,7 +24,7 @@ import {
   type TopMember,
 } from './json-shape.js'
 import { balancedEnd, elementRun } from './json-skip.js'
-import { RunPacer } from './run-pacer.js'
+import { RunPacer, releaseLastMatch } from './run-pacer.js'
 
 const MAX_KEY_CHARS = 256
 const SHALLOW = 3
@@ -146,6 +146,7 @@ export class JsonShapeScanner {
       }
     }
     if (i < 0 || i >= len) this.captures.flush(s)
+    if (this.fastSkip) releaseLastMatch()
   }
 
   /**

@@ -4,7 +4,7 @@
  * `indexOf` (the CSV counter also matches runs of well-formed records natively), never
  * calling `indexOf` for one character from two places (see {@link CsvRecordCounter}).
  */
-import { RUN, RunPacer, viewOf } from './run-pacer.js'
+import { RUN, RunPacer, releaseLastMatch, viewOf } from './run-pacer.js'
 
 /** A counter fed with chunks of text. */
 export interface RecordCounter {
@@ -278,6 +278,7 @@ export class CsvRecordCounter implements RecordCounter {
     this.ragged = ragged
     this.inQuotes = inQuotes
     this.prev = s.charCodeAt(len - 1)
+    if (this.runs) releaseLastMatch()
   }
 
   /** Records so far (header and `sep=` line included). */

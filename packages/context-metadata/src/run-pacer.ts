@@ -49,3 +49,16 @@ export function viewOf(s: string, from: number, window: number): { view: string;
     ? { view: s.slice(from, from + window), at: 0 }
     : { view: s, at: from }
 }
+
+const RELEASE = /^/
+
+/**
+ * Lets go of the text of the last regular-expression match. V8 keeps the subject of the last
+ * successful match (for `RegExp.lastMatch`, `RegExp.$1`, …), so after a chunk's last run it
+ * would keep that chunk alive through the next scavenge, which then moves it to the old
+ * generation: `analyzeFile` peaked ~50 MB higher (+55 MB over 3 GB of CSV against +10 MB).
+ * One match on an empty string replaces it. Call it when a chunk is done.
+ */
+export function releaseLastMatch(): void {
+  RELEASE.test('')
+}
