@@ -2,7 +2,9 @@
  * Runs the example of a package README so the docs cannot rot.
  *
  * The example is the first ```ts block after a `<!-- runnable-example -->` line. Imports of the
- * package itself are pointed at its source; every `console.log(...) // => text` line declares
+ * package itself and of its subpaths (`@contextkit/core/node`) are pointed at its source (the
+ * `dist/<name>.js` of each `exports` entry, its `node` branch where it has one, becomes
+ * `src/<name>.ts`); every `console.log(...) // => text` line declares
  * the output expected from that call, in order. Use it from a test:
  *
  *   const { logs, expected } = await runReadmeExample(new URL('..', import.meta.url))
@@ -25,17 +27,24 @@ export interface ReadmeExampleRun {
   code: string
 }
 
+/** The example of a package README: its code and the `// =>` annotations, in order. */
+export interface ReadmeExample {
+  code: string
+  expected: string[]
+}
+
 /**
+ * Read the runnable example (see the top of this file) of the package in `packageDir`.
+ *
  * @param marker - the HTML comment that precedes the example; default `<!-- runnable-example -->`
  *   (a README can hold more examples under other markers, each run by its own test).
  */
-export async function runReadmeExample(
+export async function readReadmeExample(
   packageDir: URL | string,
   marker: string = MARKER,
-): Promise<ReadmeExampleRun> {
+): Promise<ReadmeExample> {
   const dir = typeof packageDir === 'string' ? packageDir : fileURLToPath(packageDir)
   const readme = await readFile(join(dir, 'README.md'), 'utf8')
-  const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as { name: string }
   const at = readme.indexOf(marker)
   if (at < 0) throw new Error(`${dir}/README.md has no ${marker} marker`)
   const block = /```ts\n([\s\S]*?)\n```/.exec(readme.slice(at))
@@ -46,8 +55,42 @@ export async function runReadmeExample(
     const m = /console\.log\(.*\/\/ => (.*)$/.exec(line)
     if (m) expected.push(m[1]!.trim())
   }
-  const self = join(dir, 'src', 'index.ts')
-  const source = code.replaceAll(`'${pkg.name}'`, JSON.stringify(self))
+  return { code, expected }
+}
+
+/** An `exports` target: a path, or conditions (possibly nested) mapping to targets. */
+type ExportTarget = string | { [condition: string]: ExportTarget | undefined }
+
+/**
+ * The file Node runs for `target`: the `node` branch of a conditional root (the pure API plus
+ * `./node`), else `default`.
+ */
+function nodeTarget(target: ExportTarget | undefined): string | undefined {
+  if (target === undefined || typeof target === 'string') return target
+  return nodeTarget(target.node ?? target.default)
+}
+
+/**
+ * Run the example under `marker` (see {@link readReadmeExample}) and capture what it logs.
+ */
+export async function runReadmeExample(
+  packageDir: URL | string,
+  marker: string = MARKER,
+): Promise<ReadmeExampleRun> {
+  const dir = typeof packageDir === 'string' ? packageDir : fileURLToPath(packageDir)
+  const { code, expected } = await readReadmeExample(dir, marker)
+  const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as {
+    name: string
+    exports?: Record<string, ExportTarget>
+  }
+  let source = code
+  for (const [subpath, target] of Object.entries(pkg.exports ?? { '.': './dist/index.js' })) {
+    const file = nodeTarget(target)
+    const stem = file && /^\.\/dist\/(.+)\.js$/.exec(file)?.[1]
+    if (!stem) continue
+    const specifier = subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`
+    source = source.replaceAll(`'${specifier}'`, JSON.stringify(join(dir, 'src', `${stem}.ts`)))
+  }
   const tmpDir = join(dir, '.readme')
   await mkdir(tmpDir, { recursive: true })
   const file = join(tmpDir, `example-${randomUUID()}.ts`)

@@ -1,5 +1,14 @@
 import type { ReplySpec, Script, ScriptRequest } from '@contextkit/testkit'
-import { DEMO_SOURCE_FILE } from './demo-workspace.js'
+import { DEMO_CONTEXT_FILE, DEMO_SOURCE_FILE } from './demo-workspace.js'
+
+/** The two user turns of the walkthrough, each in its own session. */
+export const DEMO_TURNS = [
+  {
+    sessionId: 'session-1',
+    text: `What does ${DEMO_SOURCE_FILE} do with the orders in ${DEMO_CONTEXT_FILE}?`,
+  },
+  { sessionId: 'session-2', text: 'Morning! Where were we?' },
+] as const
 
 /** The first session's final answer ends mid-thought, so resumption has a tail to carry over. */
 export const DEMO_FINAL_ANSWER =

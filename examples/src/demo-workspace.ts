@@ -29,7 +29,26 @@ export function totalOf(orders: Order[]): number {
 }
 `
 
+/** Workspace-relative path of the report script that uses the parser. */
+export const DEMO_REPORT_FILE = 'src/report.ts'
+
+const REPORT_SOURCE = `import { type Order, parseOrders, totalOf } from './parse-orders.js'
+
+/** Totals per customer, largest first. */
+export function totalsByCustomer(orders: Order[]): Array<[string, number]> {
+  const totals = new Map<string, number>()
+  for (const o of orders) totals.set(o.customer, (totals.get(o.customer) ?? 0) + o.total)
+  return [...totals].sort((a, b) => b[1] - a[1])
+}
+
+const orders = parseOrders('data/orders.ndjson')
+for (const [customer, total] of totalsByCustomer(orders)) console.log(\`\${customer}: \${total}\`)
+console.log(\`all: \${totalOf(orders)}\`)
+`
+
 const FILES: Readonly<Record<string, string>> = {
+  'README.md':
+    '# orders\n\nA tiny order-report tool: `src/parse-orders.ts` reads the NDJSON orders in `data/orders.ndjson`, and `src/report.ts` prints the total per customer.\n',
   'AGENTS.md':
     '# Working agreement\n\n- Run `pnpm test` before you commit.\n- Keep functions small and named for what they do.\n- Read a file before you describe it.\n',
   'SOUL.md': 'You are Ada, a calm and direct pair programmer. You say what you checked.\n',
@@ -44,7 +63,11 @@ const FILES: Readonly<Record<string, string>> = {
     .join('\n')
     .concat('\n'),
   [DEMO_SOURCE_FILE]: DEMO_SOURCE,
+  [DEMO_REPORT_FILE]: REPORT_SOURCE,
 }
+
+/** Every file of the demo template, workspace-relative, sorted. */
+export const DEMO_TEMPLATE_FILES: readonly string[] = Object.keys(FILES).sort()
 
 /** A demo workspace on disk. */
 export interface DemoWorkspace {
@@ -56,8 +79,9 @@ export interface DemoWorkspace {
 }
 
 /**
- * Create the demo workspace: `AGENTS.md` and `SOUL.md` (bootstrap files), `PREFILL.md`, a small
- * NDJSON context file and a source file for the `read_file` tool. In a new temp directory unless
+ * Create the demo workspace: `AGENTS.md` and `SOUL.md` (bootstrap files), `PREFILL.md`, a
+ * `README.md`, a small NDJSON context file and a small source tree (`src/parse-orders.ts`,
+ * `src/report.ts`) for the tools. In a new temp directory unless
  * `dir` is given (it is created; existing files with these names are overwritten).
  */
 export async function createDemoWorkspace(dir?: string): Promise<DemoWorkspace> {

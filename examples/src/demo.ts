@@ -3,13 +3,14 @@ import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Anthropic from '@anthropic-ai/sdk'
 import { describeError, getModelInfo, textOf } from '@contextkit/core'
-import { loadSelfState } from '@contextkit/resumption'
+import { loadSelfState } from '@contextkit/resumption/node'
 import { type AnthropicEmulator, startAnthropicEmulator } from '@contextkit/testkit'
-import { demoScript } from './demo-script.js'
-import { createDemoWorkspace, DEMO_CONTEXT_FILE, DEMO_SOURCE_FILE } from './demo-workspace.js'
+import { runDemoCli } from './cli/run-cli.js'
+import { DEMO_TURNS, demoScript } from './demo-script.js'
+import { createDemoWorkspace, DEMO_CONTEXT_FILE } from './demo-workspace.js'
 import { abbreviate, describeHistory, describeRequest, describeTrace } from './describe-turn.js'
 import { type EmbeddedTurnResult, runEmbeddedTurn } from './embedded-runner.js'
-import { jsonlSessionStore } from './session-store.js'
+import { loadSessionMessages, runnerSessionStore } from './runner-sessions.js'
 
 /** Dependencies of {@link main}; everything is optional. */
 export interface DemoDeps {
@@ -37,14 +38,7 @@ export interface DemoResult {
   sessions: EmbeddedTurnResult[]
 }
 
-/** The two user turns of the demo, each in its own session. */
-export const DEMO_TURNS = [
-  {
-    sessionId: 'session-1',
-    text: `What does ${DEMO_SOURCE_FILE} do with the orders in ${DEMO_CONTEXT_FILE}?`,
-  },
-  { sessionId: 'session-2', text: 'Morning! Where were we?' },
-] as const
+export { DEMO_TURNS }
 
 async function runSessions(
   client: Anthropic,
@@ -74,7 +68,8 @@ async function runSessions(
     print(`--- reply (saved form) ---`)
     print(`  ${abbreviate(textOf(result.reply), 300)}`)
     print(`--- saved history: ${relative(workspace, result.sessionPath)} ---`)
-    for (const line of describeHistory(await jsonlSessionStore(result.sessionPath).load())) {
+    const { messages } = await loadSessionMessages(runnerSessionStore(workspace), turn.sessionId)
+    for (const line of describeHistory(messages)) {
       print(line)
     }
     const statePath = join(workspace, '.contextkit', 'self-state.json')
@@ -164,8 +159,23 @@ function isEntry(): boolean {
 }
 
 if (isEntry()) {
-  main().catch((error: unknown) => {
-    console.error(`demo failed: ${describeError(error)}`)
-    process.exitCode = 1
-  })
+  // `pnpm demo [flags] "message"`: the command line (see cli/run-cli.ts); Ctrl-C aborts the run
+  // (the steps that finished are already in the session)
+  const controller = new AbortController()
+  process.once('SIGINT', () => controller.abort(new Error('interrupted (Ctrl-C)')))
+  runDemoCli(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.env.INIT_CWD ?? process.cwd(),
+    signal: controller.signal,
+  }).then(
+    (code) => {
+      process.exitCode = code
+    },
+    (error: unknown) => {
+      console.error(`demo: ${describeError(error)}`)
+      process.exitCode = 1
+    },
+  )
 }

@@ -1,7 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk'
-import type { Message, TraceEvent } from '@contextkit/core'
-import type { StreamParams } from './anthropic-request.js'
-import { RUNNER_STAGES, stepOf, TURN_STEPS } from './turn-steps.js'
+import { AGENT_TRACE_STAGES } from '@contextkit/agent-loop'
+import type { AnthropicStreamParams } from '@contextkit/agent-loop/anthropic'
+import { CORE_TRACE_STAGES, type Message, type TraceEvent } from '@contextkit/core'
+import { PREFILL_TRACE_STAGES } from '@contextkit/prefill'
+import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption'
+import { MIDDLEWARE_STAGES, stepOf, TURN_STEPS } from './turn-steps.js'
 
 /** Shorten `text` to `max` characters on one line (line breaks shown as ⏎). */
 export function abbreviate(text: string, max = 100): string {
@@ -26,44 +29,47 @@ function field(data: Record<string, unknown>, key: string): Record<string, unkno
 function summary(event: TraceEvent): string {
   const d = event.data
   switch (event.stage) {
-    case RUNNER_STAGES.sessionLoaded:
+    case AGENT_TRACE_STAGES.sessionLoaded:
       return `${d.messages} message(s) of history`
-    case 'preload': {
+    case MIDDLEWARE_STAGES.preload: {
       const boot = field(d, 'bootstrap')
       return `loaded ${list(boot.loaded)}; preloaded files: ${list(field(d, 'files').loaded)}`
     }
-    case 'resumption':
-      return d.action === 'inject'
-        ? `resumption block injected after the stable sections (${d.tokens} tokens)`
-        : d.action === 'capture'
-          ? `resumption tail saved (${d.tokens} tokens, revision ${d.revision})`
-          : `resumption: ${d.action}${d.tailDropped ? ` (${d.tailDropped})` : ''}${d.reason ? ` (${d.reason})` : ''}`
-    case 'context-metadata':
+    case RESUMPTION_TRACE_STAGES.injected:
+      return `resumption block injected after the stable sections (${d.tokens} tokens)`
+    case RESUMPTION_TRACE_STAGES.captured:
+      return `resumption tail saved (${d.tokens} tokens, revision ${d.revision})`
+    case RESUMPTION_TRACE_STAGES.skipped:
+    case RESUMPTION_TRACE_STAGES.captureSkipped:
+      return `${event.stage}${d.tailDropped ? ` (${d.tailDropped})` : ''}${d.reason ? ` (${d.reason})` : ''}`
+    case MIDDLEWARE_STAGES.contextMetadata:
       return `context file hint: ${d.format}, ${d.lines} lines, ${d.recordCount} records`
-    case RUNNER_STAGES.budget:
-      return `${num(d.tokens)} of ${num(d.budget)} tokens; ${Array.isArray(d.omissions) && d.omissions.length > 0 ? `${d.omissions.length} omission(s), notice appended` : 'nothing left out'}`
-    case 'session:prefill-injected':
+    case AGENT_TRACE_STAGES.budget:
+      return `call ${d.turn}: ${num(d.tokens)} of ${num(d.budget)} tokens; ${Array.isArray(d.omissions) && d.omissions.length > 0 ? `${d.omissions.length} omission(s), notice appended` : 'nothing left out'}`
+    case PREFILL_TRACE_STAGES.injected:
       return `${d.mode}${d.reason ? ` (${d.reason})` : ''}: "${d.prefill}"`
-    case 'session:prefill-skipped':
+    case PREFILL_TRACE_STAGES.skipped:
       return `skipped (${d.reason})`
-    case RUNNER_STAGES.request:
-      return `call ${d.call}: ${d.formatter}, messages ${list(d.messages)}, ends with ${d.endsWith}${d.assistantPrefill ? ' (prefilled)' : ''}`
-    case RUNNER_STAGES.retry:
-      return `call ${d.call} retried with ${d.formatter}`
-    case 'session:prefill-fallback':
+    case AGENT_TRACE_STAGES.request:
+      return `call ${d.turn}: ${d.formatter}, messages ${list(d.roles)}, ends with ${d.endsWith}${d.prefilled ? ' (prefilled)' : ''}`
+    case AGENT_TRACE_STAGES.recovered:
+      return `call ${d.turn} retried with the turn from ${d.by}`
+    case PREFILL_TRACE_STAGES.fallback:
       return `provider rejected the prefill; fallback: ${d.mode}`
-    case RUNNER_STAGES.reply:
-      return `call ${d.call}: ${list(d.blocks)}, stop ${d.stopReason}`
-    case RUNNER_STAGES.tool:
+    case AGENT_TRACE_STAGES.reply:
+      return `call ${d.turn}: ${list(d.blocks)}, stop ${d.stopReason}`
+    case AGENT_TRACE_STAGES.tool:
       return `${d.tool} ${JSON.stringify(d.input)} → ${d.isError ? 'error' : `${d.chars} chars`}`
-    case RUNNER_STAGES.limit:
-      return `stopped after ${d.maxModelCalls} model calls`
-    case 'session:prefill-stripped':
+    case AGENT_TRACE_STAGES.loopGuard:
+      return `${d.tool} repeated ${d.repeats} times: ${d.action}`
+    case PREFILL_TRACE_STAGES.stripped:
       return `prefill stripped from a reply (match: ${d.match})`
-    case RUNNER_STAGES.finalized:
-      return `${d.replies} repl${d.replies === 1 ? 'y' : 'ies'} finalized`
-    case RUNNER_STAGES.saved:
-      return `appended ${list(d.appended)} (${d.total} messages in the session)`
+    case PREFILL_TRACE_STAGES.kept:
+      return 'prefill kept in the reply'
+    case AGENT_TRACE_STAGES.finalized:
+      return `reply of call ${d.turn} finalized${d.final ? ' (the final one)' : ''}`
+    case AGENT_TRACE_STAGES.saved:
+      return `appended ${list(d.roles)}`
     default:
       return JSON.stringify(d)
   }
@@ -73,9 +79,8 @@ function summary(event: TraceEvent): string {
 export function describeTrace(events: readonly TraceEvent[]): string[] {
   const lines: string[] = []
   for (const event of events) {
-    if (event.stage === RUNNER_STAGES.prepared) continue
     const step = stepOf(event)
-    if (event.stage === 'warning') {
+    if (event.stage === CORE_TRACE_STAGES.warning) {
       lines.push(`  !  warning from ${event.data.source}: ${event.data.message}`)
       continue
     }
@@ -94,7 +99,7 @@ function blockText(block: Anthropic.Messages.ContentBlockParam): string {
 }
 
 /** The request as sent, abbreviated: system blocks, then each message's blocks. */
-export function describeRequest(params: StreamParams, max = 110): string[] {
+export function describeRequest(params: AnthropicStreamParams, max = 110): string[] {
   const lines: string[] = []
   const system = typeof params.system === 'string' ? [{ text: params.system }] : params.system
   ;(system ?? []).forEach((b, i) => {

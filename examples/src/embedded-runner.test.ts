@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
-import { MessageSchema, memoryTrace } from '@contextkit/core'
+import { AGENT_TRACE_STAGES } from '@contextkit/agent-loop'
+import { memoryTrace, SessionEntrySchema, sessionMessages } from '@contextkit/core'
 import { defaultInstruction } from '@contextkit/prefill'
-import { loadSelfState } from '@contextkit/resumption'
+import { PREFILL_TRACE_STAGES } from '@contextkit/prefill/node'
+import { loadSelfState, RESUMPTION_TRACE_STAGES } from '@contextkit/resumption/node'
 import {
   type AnthropicEmulator,
   type EmulatorModel,
@@ -21,7 +23,7 @@ import {
   type DemoWorkspace,
 } from './demo-workspace.js'
 import { type EmbeddedTurnOptions, runEmbeddedTurn } from './embedded-runner.js'
-import { RUNNER_STAGES } from './turn-steps.js'
+import { MIDDLEWARE_STAGES } from './turn-steps.js'
 
 interface Wire {
   role: string
@@ -67,13 +69,12 @@ const systemOf = (b: Body): string => (b.system ?? []).map((s) => s.text).join('
 
 async function savedLines(path: string) {
   const text = await readFile(path, 'utf8')
-  return {
-    text,
-    messages: text
-      .trim()
-      .split('\n')
-      .map((l) => MessageSchema.parse(JSON.parse(l))),
-  }
+  const entries = text
+    .trim()
+    .split('\n')
+    .map((l) => SessionEntrySchema.parse(JSON.parse(l)))
+  expect(entries[0]?.type).toBe('session')
+  return { text, messages: sessionMessages(entries) }
 }
 
 describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript format)', () => {
@@ -143,29 +144,35 @@ describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript form
     const mine = memoryTrace()
     const result = await turn({ trace: mine })
     const stages = result.trace.events.map((e) => e.stage)
-    const order = [
-      RUNNER_STAGES.sessionLoaded,
-      'preload',
-      'resumption',
-      'context-metadata',
-      'session:prefill-injected',
-      RUNNER_STAGES.budget,
-      RUNNER_STAGES.request,
-      RUNNER_STAGES.reply,
-      RUNNER_STAGES.tool,
-      RUNNER_STAGES.request,
-      RUNNER_STAGES.reply,
-      'session:prefill-stripped',
-      'session:prefill-stripped',
-      'resumption',
-      RUNNER_STAGES.finalized,
-      RUNNER_STAGES.saved,
+    const order: string[] = [
+      AGENT_TRACE_STAGES.sessionLoaded,
+      MIDDLEWARE_STAGES.preload,
+      RESUMPTION_TRACE_STAGES.skipped,
+      MIDDLEWARE_STAGES.contextMetadata,
+      PREFILL_TRACE_STAGES.injected,
+      AGENT_TRACE_STAGES.budget,
+      AGENT_TRACE_STAGES.request,
+      AGENT_TRACE_STAGES.reply,
+      AGENT_TRACE_STAGES.tool,
+      PREFILL_TRACE_STAGES.stripped,
+      AGENT_TRACE_STAGES.finalized,
+      AGENT_TRACE_STAGES.saved,
+      AGENT_TRACE_STAGES.budget,
+      AGENT_TRACE_STAGES.request,
+      AGENT_TRACE_STAGES.reply,
+      RESUMPTION_TRACE_STAGES.captured,
+      AGENT_TRACE_STAGES.finalized,
+      AGENT_TRACE_STAGES.saved,
     ]
-    expect(stages.filter((s) => order.includes(s) && s !== RUNNER_STAGES.prepared)).toEqual(order)
+    expect(stages.filter((s) => order.includes(s))).toEqual(order)
     expect(stages).not.toContain('warning')
-    expect(result.trace.byStage('session:prefill-stripped').map((e) => e.data.match)).toEqual([
+    // the prefill went with the first call only, so only that reply had one to strip
+    expect(result.trace.byStage(PREFILL_TRACE_STAGES.stripped).map((e) => e.data.match)).toEqual([
       'exact',
-      'none',
+    ])
+    expect(result.trace.byStage(AGENT_TRACE_STAGES.finalized).map((e) => e.data.final)).toEqual([
+      false,
+      true,
     ])
     expect(mine.events.map((e) => e.stage)).toEqual(stages)
     const lines = (await readFile(result.tracePath, 'utf8')).trim().split('\n')
@@ -185,7 +192,7 @@ describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript form
     const all = systemOf(body)
     expect(all.indexOf('You are Ada')).toBeLessThan(all.indexOf('Your own last words'))
     expect(second.requests).toHaveLength(1)
-    expect(second.trace.byStage('resumption')[0]?.data.action).toBe('inject')
+    expect(second.trace.byStage(RESUMPTION_TRACE_STAGES.injected)).toHaveLength(1)
     const { messages } = await savedLines(second.sessionPath)
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant'])
   })
@@ -194,7 +201,7 @@ describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript form
     const { turn, bodies } = await setup()
     await turn()
     const next = await turn({ userText: 'Thanks. And the totals?' })
-    expect(next.trace.byStage(RUNNER_STAGES.sessionLoaded)[0]?.data.messages).toBe(4)
+    expect(next.trace.byStage(AGENT_TRACE_STAGES.sessionLoaded)[0]?.data.messages).toBe(4)
     const transcript = bodies()[2]!.messages.map(textOfWire).join('')
     expect(transcript).toContain('Assistant: First I will read the parser.')
     expect(transcript).toContain('User: Thanks. And the totals?')
@@ -214,8 +221,8 @@ describe('models without native prefill', () => {
     expect(textOfWire(last)).toContain('What does src/parse-orders.ts do?')
     expect(textOfWire(last)).toContain('Format: NDJSON')
     expect(last.content.at(-1)?.text).toBe(`\n\n${defaultInstruction(DEMO_PREFILL)}`)
-    expect(result.trace.byStage(RUNNER_STAGES.request)[0]?.data.formatter).toBe('native')
-    expect(result.trace.byStage('session:prefill-injected')[0]?.data.mode).toBe('instruct')
+    expect(result.trace.byStage(AGENT_TRACE_STAGES.request)[0]?.data.formatter).toBe('native')
+    expect(result.trace.byStage(PREFILL_TRACE_STAGES.injected)[0]?.data.mode).toBe('instruct')
     const { text } = await savedLines(result.sessionPath)
     expect(text).not.toContain(DEMO_PREFILL)
     expect(text).not.toContain('reply_prefix')
@@ -237,10 +244,16 @@ describe('models without native prefill', () => {
       `\n\n${defaultInstruction(DEMO_PREFILL)}`,
     )
     expect(result.recovered).toBe(true)
-    const fallback = result.trace.byStage('session:prefill-fallback')
+    const fallback = result.trace.byStage(PREFILL_TRACE_STAGES.fallback)
     expect(fallback).toHaveLength(1)
     expect(fallback[0]?.data.error).toContain(NO_PREFILL_MESSAGE)
-    expect(result.trace.byStage(RUNNER_STAGES.retry)[0]?.data.formatter).toBe('native')
+    expect(result.trace.byStage(AGENT_TRACE_STAGES.recovered)[0]?.data.by).toBe('prefill')
+    // the retried call and the one after it use plain messages: the model takes no prefill
+    expect(result.trace.byStage(AGENT_TRACE_STAGES.request).map((e) => e.data.formatter)).toEqual([
+      'anthropic-xml',
+      'native',
+      'native',
+    ])
     expect(result.requests).toHaveLength(3)
     const { text } = await savedLines(result.sessionPath)
     expect(text).not.toContain(DEMO_PREFILL)
@@ -263,7 +276,7 @@ describe('options and failures', () => {
   test('a tight budget drops the lowest-priority section and says so in the system prompt', async () => {
     const { turn, bodies } = await setup()
     const result = await turn({ preloadFiles: ['src/parse-orders.ts'], budgetTokens: 250 })
-    const dropped = result.trace.byStage(RUNNER_STAGES.budget)[0]?.data.omissions
+    const dropped = result.trace.byStage(AGENT_TRACE_STAGES.budget)[0]?.data.omissions
     expect(dropped).toEqual([expect.objectContaining({ id: 'preload:src/parse-orders.ts' })])
     const system = systemOf(bodies()[0]!)
     expect(system).toContain('[Context note: some material was left out to fit the token budget.]')
@@ -283,9 +296,9 @@ describe('options and failures', () => {
     const { turn } = await setup([{ fault: { kind: 'http', status: 500, shouldRetry: false } }])
     const trace = memoryTrace()
     await expect(turn({ trace })).rejects.toMatchObject({ status: 500 })
-    expect(trace.byStage(RUNNER_STAGES.failed)[0]?.data.stopReason).toBe('error')
-    expect(trace.byStage('session:prefill-stripped')).toHaveLength(1)
-    expect(trace.byStage(RUNNER_STAGES.saved)).toHaveLength(0)
+    expect(trace.byStage(AGENT_TRACE_STAGES.stop)[0]?.data.stopReason).toBe('error')
+    expect(trace.byStage(PREFILL_TRACE_STAGES.stripped)).toHaveLength(1)
+    expect(trace.byStage(AGENT_TRACE_STAGES.saved)).toHaveLength(0)
   })
 
   test('without a client or an API key the runner throws a ConfigurationError', async () => {

@@ -1,43 +1,70 @@
 import { randomUUID } from 'node:crypto'
 import { isAbsolute, join, resolve } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
-import { contextMetadata } from '@contextkit/context-metadata'
+import {
+  AGENT_TRACE_STAGES,
+  AgentAbortedError,
+  type AgentEvent,
+  type AgentResult,
+  type ModelProvider,
+  maxTurns,
+  type ProviderRequest,
+  runAgent,
+} from '@contextkit/agent-loop'
+import {
+  type AnthropicStreamParams,
+  anthropicProvider,
+  toStreamParams,
+} from '@contextkit/agent-loop/anthropic'
+import { contextMetadata } from '@contextkit/context-metadata/node'
 import {
   type AssistantMessage,
   ConfigurationError,
   type ContextMiddleware,
-  createRunInfo,
-  createTokenCounter,
-  createTurnContext,
-  emptyUsage,
-  getModelInfo,
-  jsonlTrace,
   type MemoryTrace,
   type Message,
   type ModelInfo,
   memoryTrace,
-  runFinalize,
-  runPrepare,
+  type SessionStore,
+  type StateStore,
   type Trace,
+  type TurnContext,
   textMessage,
 } from '@contextkit/core'
-import { prefill as prefillMiddleware } from '@contextkit/prefill'
-import { preload } from '@contextkit/preload'
-import { resumption } from '@contextkit/resumption'
-import type { StreamParams } from './anthropic-request.js'
-import { type FormatterChoice, runModelLoop } from './model-loop.js'
-import { READ_FILE_TOOL } from './read-file-tool.js'
-import { jsonlSessionStore } from './session-store.js'
+import { jsonlTrace } from '@contextkit/core/node'
+import {
+  AnthropicXmlFormatter,
+  ChatMLFormatter,
+  type Formatter,
+  NativeFormatter,
+} from '@contextkit/formatters'
+import { prefill } from '@contextkit/prefill/node'
+import { preload } from '@contextkit/preload/node'
+import type { SelfState } from '@contextkit/resumption'
+import { resumption } from '@contextkit/resumption/node'
+import { listFilesTool } from './list-files-tool.js'
+import { readFileTool } from './read-file-tool.js'
+import { runnerSessionStore } from './runner-sessions.js'
 import { teeTrace } from './tee-trace.js'
-import { defaultSectionBudget, fitTurn } from './turn-budget.js'
-import { RUNNER_STAGES } from './turn-steps.js'
 
 /** Identity text used when `system` is not given. */
 export const DEFAULT_IDENTITY =
-  'You are a careful coding agent working in a project workspace. Use the read_file tool to look at files before you describe them.'
+  'You are a careful coding agent working in a project workspace. Use the list_files and read_file tools to look at files before you describe them.'
+
+/**
+ * Which prompt format the runner prefers (`formatterFor` swaps a chat format when the model
+ * cannot take it): `xml` and `native` for the Messages API, `chatml` for a prompt-string
+ * (completions) provider.
+ */
+export type FormatterChoice = 'xml' | 'native' | 'chatml'
 
 /** Options of {@link runEmbeddedTurn}. */
 export interface EmbeddedTurnOptions {
+  /**
+   * The model behind any API (e.g. the completions provider for a local server). Wins over
+   * `client`; requests are then recorded in `providerRequests` only.
+   */
+  provider?: ModelProvider
   /** An Anthropic client (real API or testkit's emulator). Alternative: `apiKey` + `baseURL`. */
   client?: Anthropic
   /** API key for a client built here when `client` is not given. */
@@ -58,11 +85,30 @@ export interface EmbeddedTurnOptions {
   preloadFiles?: readonly string[]
   /** Identity text, the first stable system section. Default {@link DEFAULT_IDENTITY}. */
   system?: string
-  /** `'xml'` (transcript format, native tools; default) or `'native'` (plain messages). */
+  /**
+   * `'xml'` (transcript format, native tools; default), `'native'` (plain messages) or
+   * `'chatml'` (one prompt string, for a completions `provider`).
+   */
   formatter?: FormatterChoice
+  /**
+   * Where sessions live. Default: agent-loop's JSONL store in `<workspace>/.contextkit/sessions/`.
+   * Give `postgresSessionStore(db)` to share them between workers.
+   */
+  sessionStore?: SessionStore
+  /** How to name where a session of `sessionStore` is, for `sessionPath`. Default `store:<id>`. */
+  sessionLocation?: (sessionId: string) => string
+  /**
+   * Where resumption keeps its state. Default: `<workspace>/.contextkit/self-state.json`. Give
+   * `postgresStateStore(db)` to share it between workers.
+   */
+  stateStore?: StateStore<SelfState>
+  /** Called with every event of the run as it happens (streamed text, tool calls, usage…). */
+  onEvent?: (event: AgentEvent) => void
+  /** Called once with the turn the middleware prepared (system, user sections, prefill, vars). */
+  onPrepared?: (turn: TurnContext) => void
   /** `max_tokens` of each call, capped at the model's output limit. Default `1024`. */
   maxTokens?: number
-  /** Model calls per turn (tool loop bound). Default `4`. */
+  /** Model calls per turn (the `maxTurns` stop condition). Default `4`. */
   maxModelCalls?: number
   /** Token budget for system + user sections. Default: context window − reply − history. */
   budgetTokens?: number
@@ -77,15 +123,20 @@ export interface EmbeddedTurnOptions {
 export interface EmbeddedTurnResult {
   /** The final reply as saved (ephemeral parts stripped). */
   reply: AssistantMessage
-  /** Messages appended to the session file this turn. */
+  /** Messages appended to the session file this turn (the user's, then the run's). */
   saved: Message[]
-  /** Every request sent, as SDK stream params. */
-  requests: StreamParams[]
+  /** Every request sent, as SDK stream params (Anthropic client only; empty with `provider`). */
+  requests: AnthropicStreamParams[]
+  /** Every request sent, as the provider received it. */
+  providerRequests: ProviderRequest[]
   /** Every event of this turn. */
   trace: MemoryTrace
+  /** The agent loop's result. */
+  result: AgentResult
+  /** The session file, or where `sessionStore` keeps the session (`sessionLocation`). */
   sessionPath: string
   tracePath: string
-  /** Whether the no-prefill 400 was recovered from. */
+  /** Whether a provider error was recovered from by a middleware (the no-prefill 400). */
   recovered: boolean
 }
 
@@ -100,11 +151,13 @@ function clientOf(options: EmbeddedTurnOptions): Anthropic {
   })
 }
 
-function middlewareFor(options: EmbeddedTurnOptions, workspace: string) {
-  const prefill = prefillMiddleware()
+function middlewareFor(options: EmbeddedTurnOptions, workspace: string): ContextMiddleware[] {
   const list: ContextMiddleware[] = [
     preload({ references: options.preloadFiles ?? [] }),
-    resumption(options.now ? { now: options.now } : {}),
+    resumption({
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.stateStore ? { store: options.stateStore } : {}),
+    }),
   ]
   if (options.contextFile !== undefined) {
     const file = isAbsolute(options.contextFile)
@@ -112,126 +165,116 @@ function middlewareFor(options: EmbeddedTurnOptions, workspace: string) {
       : join(workspace, options.contextFile)
     list.push(contextMetadata({ file }))
   }
-  list.push(prefill)
-  return { list, prefill }
+  list.push(prefill())
+  const onPrepared = options.onPrepared
+  if (onPrepared) {
+    // last in the list, so it sees the turn every other middleware prepared; it only looks
+    list.push({
+      name: 'observe-prepared',
+      prepare(turn) {
+        onPrepared(turn)
+        return turn
+      },
+    })
+  }
+  return list
+}
+
+function formatterOf(choice: FormatterChoice | undefined): Formatter {
+  if (choice === 'native') return new NativeFormatter()
+  if (choice === 'chatml') return new ChatMLFormatter()
+  return new AnthropicXmlFormatter({ toolMode: 'native' })
+}
+
+/** A provider that records every request, and the SDK params it becomes when `sdk` is set. */
+function recording(
+  inner: ModelProvider,
+  requests: ProviderRequest[],
+  sdk: AnthropicStreamParams[] | undefined,
+): ModelProvider {
+  return {
+    name: inner.name,
+    stream(request, options) {
+      requests.push(request)
+      sdk?.push(toStreamParams(request))
+      return inner.stream(request, options)
+    },
+  }
 }
 
 /**
- * Run one user turn the way OpenClaw's `attempt.ts` does, with the contextkit packages in the
- * ARCHITECTURE turn table's order: load the JSONL session (1); prepare bootstrap files, resumption,
- * the context-file hint and the prefill with core `runPrepare` (2–4, 6); fit the sections to the
- * budget (5); render, stream, parse and run `read_file` until the model stops (7–9, with the
- * prefill middleware's `recover` for the no-prefill 400); finalize (10) and append the new
- * messages to the session (11). Every step is recorded in a JSONL trace in the workspace and in
- * the returned memory trace. Provider errors are rethrown after finalize ran.
+ * Run one user turn the way OpenClaw's `attempt.ts` does, with `runAgent` doing the ARCHITECTURE
+ * turn table: load the JSONL session (1); prepare bootstrap files, resumption, the context-file
+ * hint and the prefill with the middleware (2–4, 6); fit the sections to the budget (5); render,
+ * stream, parse and run `list_files`/`read_file` until the model stops (7–9, the prefill middleware's `recover`
+ * handling the no-prefill 400); finalize every reply (10) and append each step to the session
+ * (11). Every step is recorded in a JSONL trace in the workspace and in the returned memory trace.
+ * A run that ends in an error is rethrown (its typed `ProviderError` or other error) after the
+ * loop finalized it; nothing of a failed step is saved.
  */
 export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<EmbeddedTurnResult> {
   const workspace = resolve(options.workspace)
-  const client = clientOf(options)
-  const model = typeof options.model === 'string' ? getModelInfo(options.model) : options.model
   const sessionId = options.sessionId ?? 'main'
-  const sessionPath = join(workspace, '.contextkit', 'sessions', `${sessionId}.jsonl`)
+  const files = options.sessionStore ? undefined : runnerSessionStore(workspace)
+  const store: SessionStore = options.sessionStore ?? files!
   const tracePath = join(workspace, '.contextkit', 'traces', `${sessionId}.jsonl`)
   const memory = memoryTrace()
   const trace = teeTrace(memory, jsonlTrace(tracePath), ...(options.trace ? [options.trace] : []))
-  const run = createRunInfo({
-    runId: `${sessionId}-${randomUUID().slice(0, 8)}`,
-    sessionId,
+  const requests: AnthropicStreamParams[] = []
+  const providerRequests: ProviderRequest[] = []
+  const provider = options.provider
+    ? recording(options.provider, providerRequests, undefined)
+    : recording(anthropicProvider({ client: clientOf(options) }), providerRequests, requests)
+  const user = textMessage('user', options.userText)
+  const run = runAgent({
+    provider,
+    model: options.model,
+    system: [
+      { id: 'identity', text: options.system ?? DEFAULT_IDENTITY, priority: 100, cache: 'stable' },
+    ],
+    messages: [user],
+    tools: [listFilesTool(workspace), readFileTool(workspace)],
+    middleware: middlewareFor(options, workspace),
+    formatter: formatterOf(options.formatter),
+    stopWhen: maxTurns(options.maxModelCalls ?? 4),
+    maxTokens: options.maxTokens ?? 1024,
+    session: { store, id: sessionId },
     workspace,
     trace,
+    runId: `${sessionId}-${randomUUID().slice(0, 8)}`,
+    ...(options.budgetTokens === undefined ? {} : { budgetTokens: options.budgetTokens }),
     ...(options.signal ? { signal: options.signal } : {}),
   })
-  const maxTokens = Math.min(options.maxTokens ?? 1024, model.maxOutput)
-
-  // 1. the session
-  const store = jsonlSessionStore(sessionPath)
-  const history = await store.load()
-  trace.record(RUNNER_STAGES.sessionLoaded, { path: sessionPath, messages: history.length })
-
-  // 2–4, 6. middleware
-  const user = textMessage('user', options.userText)
-  const { list, prefill } = middlewareFor(options, workspace)
-  const identity = options.system ?? DEFAULT_IDENTITY
-  const prepared = await runPrepare(
-    list,
-    createTurnContext({
-      model,
-      system: [{ id: 'identity', text: identity, priority: 100, cache: 'stable' }],
-      messages: [...history, user],
-      tools: [READ_FILE_TOOL],
-    }),
-    run,
-  )
-  trace.record(RUNNER_STAGES.prepared, {
-    system: prepared.system.map((s) => `${s.id}:${s.cache}`),
-    userSections: prepared.userSections.map((s) => s.id),
-    prefill: prepared.prefill,
-  })
-
-  // 5. the budget
-  const counter = createTokenCounter({ model })
-  const budget = options.budgetTokens ?? defaultSectionBudget(prepared, maxTokens, counter)
-  const fitted = fitTurn(prepared, budget, counter)
-  trace.record(RUNNER_STAGES.budget, {
-    budget,
-    tokens: fitted.fit.tokens,
-    kept: fitted.fit.kept.map((s) => s.id),
-    omissions: fitted.turn.omitted,
-  })
-
-  // 7–9. the model
-  let loop: Awaited<ReturnType<typeof runModelLoop>>
-  try {
-    loop = await runModelLoop({
-      client,
-      turn: fitted.turn,
-      run,
-      workspace,
-      formatter: options.formatter ?? 'xml',
-      prefill,
-      maxTokens,
-      maxModelCalls: options.maxModelCalls ?? 4,
-    })
-  } catch (error) {
-    // finalize also runs for failed turns, so nothing ephemeral survives; nothing is saved
-    const failed: AssistantMessage = {
-      role: 'assistant',
-      content: [],
-      stopReason: options.signal?.aborted ? 'aborted' : 'error',
-      usage: emptyUsage(),
+  const onEvent = options.onEvent
+  if (onEvent) {
+    try {
+      for await (const event of run.events) onEvent(event)
+    } catch (error) {
+      run.abort()
+      await run.result
+      throw error
     }
-    await runFinalize(list, failed, fitted.turn, run)
-    trace.record(RUNNER_STAGES.failed, { stopReason: failed.stopReason })
-    throw error
   }
-
-  // 10. strip ephemeral parts: earlier replies through the prefill middleware alone (resumption
-  // captures only the final reply), the final one through every middleware.
-  const finals = new Map<Message, AssistantMessage>()
-  const last = loop.replies[loop.replies.length - 1]!
-  for (const reply of loop.replies.slice(0, -1)) {
-    finals.set(reply, prefill.finalize(reply, loop.turn, run))
+  const result = await run.result
+  if (result.stopReason === 'error' && result.error) throw result.error
+  const replies = result.messages.filter((m): m is AssistantMessage => m.role === 'assistant')
+  const reply = replies[replies.length - 1]
+  if (!reply) {
+    throw (
+      result.error ?? new AgentAbortedError(`the run ended without a reply (${result.stopReason})`)
+    )
   }
-  const reply = await runFinalize(list, last, loop.turn, run)
-  finals.set(last, reply)
-  trace.record(RUNNER_STAGES.finalized, { replies: loop.replies.length })
-
-  // 11. save
-  const saved = [user, ...loop.produced.map((m) => finals.get(m) ?? m)]
-  await store.append(saved)
-  trace.record(RUNNER_STAGES.saved, {
-    path: sessionPath,
-    appended: saved.map((m) => m.role),
-    total: history.length + saved.length,
-  })
-
   return {
     reply,
-    saved,
-    requests: loop.requests,
+    saved: [user, ...result.messages],
+    requests,
+    providerRequests,
     trace: memory,
-    sessionPath,
+    result,
+    sessionPath: files
+      ? files.pathOf(sessionId)
+      : (options.sessionLocation?.(sessionId) ?? `store:${sessionId}`),
     tracePath,
-    recovered: loop.recovered,
+    recovered: memory.byStage(AGENT_TRACE_STAGES.recovered).length > 0,
   }
 }

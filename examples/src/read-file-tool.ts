@@ -1,34 +1,33 @@
-import type { ToolCallBlock, ToolDefinition, ToolResultBlock } from '@contextkit/core'
-import { readWithinRoot } from '@contextkit/preload'
+import { type AgentTool, defineTool } from '@contextkit/agent-loop'
+import { readWithinRoot } from '@contextkit/preload/node'
+import { z } from 'zod'
 
-/** The one tool of the embedded runner: read a UTF-8 text file inside the workspace. */
-export const READ_FILE_TOOL: ToolDefinition = {
-  name: 'read_file',
-  description:
-    'Read a UTF-8 text file inside the workspace. `path` is relative to the workspace root.',
-  inputSchema: {
-    type: 'object',
-    properties: { path: { type: 'string', description: 'File path relative to the workspace' } },
-    required: ['path'],
-  },
-}
+/** Name of the embedded runner's one tool. */
+export const READ_FILE_TOOL_NAME = 'read_file'
 
-function result(call: ToolCallBlock, text: string, isError: boolean): ToolResultBlock {
-  return { type: 'tool_result', toolCallId: call.id, content: [{ type: 'text', text }], isError }
+/** Input of `read_file`. */
+export interface ReadFileInput {
+  path: string
 }
 
 /**
- * Run one tool call. `read_file` goes through preload's `readWithinRoot`, so escapes, symlinks
- * out of the workspace, secrets and binary files are refused; a refusal, a bad input or an
- * unknown tool becomes an error result (the model is told, the turn goes on).
+ * The one tool of the embedded runner: read a UTF-8 text file inside `workspace`, through
+ * preload's `readWithinRoot`, so escapes, symlinks out of the workspace, secrets and binary files
+ * are refused. A refusal throws, which the loop turns into an error result naming its code
+ * (`preload_path_outside_root: …`): the model is told and the turn goes on.
  */
-export async function runTool(workspace: string, call: ToolCallBlock): Promise<ToolResultBlock> {
-  if (call.name !== READ_FILE_TOOL.name) return result(call, `Unknown tool: ${call.name}`, true)
-  const path = call.input.path
-  if (typeof path !== 'string' || path === '') {
-    return result(call, 'read_file needs a non-empty string `path`', true)
-  }
-  const read = await readWithinRoot(workspace, path)
-  if (!read.ok) return result(call, `${read.error.code}: ${read.error.message}`, true)
-  return result(call, read.file.text, false)
+export function readFileTool(workspace: string): AgentTool<ReadFileInput> {
+  return defineTool({
+    name: READ_FILE_TOOL_NAME,
+    description:
+      'Read a UTF-8 text file inside the workspace. `path` is relative to the workspace root.',
+    input: z.object({
+      path: z.string().min(1).describe('File path relative to the workspace'),
+    }),
+    async execute({ path }) {
+      const read = await readWithinRoot(workspace, path)
+      if (!read.ok) throw new Error(`${read.error.code}: ${read.error.message}`)
+      return read.file.text
+    },
+  })
 }

@@ -1,18 +1,14 @@
+import { AGENT_TRACE_STAGES } from '@contextkit/agent-loop'
+import { CONTEXT_METADATA_TRACE_STAGES } from '@contextkit/context-metadata'
 import type { TraceEvent } from '@contextkit/core'
+import { PREFILL_TRACE_STAGES } from '@contextkit/prefill'
+import { PRELOAD_TRACE_STAGES } from '@contextkit/preload'
+import { RESUMPTION_TRACE_STAGES } from '@contextkit/resumption'
 
-/** Trace stages the embedded runner records itself (the middleware record their own). */
-export const RUNNER_STAGES = {
-  sessionLoaded: 'turn:session-loaded',
-  prepared: 'turn:prepared',
-  budget: 'turn:budget',
-  request: 'turn:request',
-  reply: 'turn:reply',
-  tool: 'turn:tool',
-  retry: 'turn:retry',
-  limit: 'turn:limit',
-  finalized: 'turn:finalized',
-  saved: 'turn:saved',
-  failed: 'turn:failed',
+/** The one stage each of preload and context-metadata records, from their exported constants. */
+export const MIDDLEWARE_STAGES = {
+  preload: PRELOAD_TRACE_STAGES.loaded,
+  contextMetadata: CONTEXT_METADATA_TRACE_STAGES.analyzed,
 } as const
 
 /** The ARCHITECTURE turn table, one line per step. */
@@ -30,44 +26,33 @@ export const TURN_STEPS: Readonly<Record<number, string>> = {
   11: 'save session and resumption state',
 }
 
+const BY_STAGE: ReadonlyMap<string, number> = new Map<string, number>([
+  [AGENT_TRACE_STAGES.sessionLoaded, 1],
+  [MIDDLEWARE_STAGES.preload, 2],
+  [MIDDLEWARE_STAGES.contextMetadata, 4],
+  [RESUMPTION_TRACE_STAGES.injected, 3],
+  [RESUMPTION_TRACE_STAGES.skipped, 3],
+  [AGENT_TRACE_STAGES.budget, 5],
+  [PREFILL_TRACE_STAGES.injected, 6],
+  [PREFILL_TRACE_STAGES.skipped, 6],
+  [AGENT_TRACE_STAGES.request, 7],
+  [AGENT_TRACE_STAGES.recovered, 7],
+  [PREFILL_TRACE_STAGES.fallback, 7],
+  [AGENT_TRACE_STAGES.reply, 8],
+  [AGENT_TRACE_STAGES.tool, 9],
+  [AGENT_TRACE_STAGES.loopGuard, 9],
+  [PREFILL_TRACE_STAGES.stripped, 10],
+  [PREFILL_TRACE_STAGES.kept, 10],
+  [AGENT_TRACE_STAGES.finalized, 10],
+  [AGENT_TRACE_STAGES.saved, 11],
+  [RESUMPTION_TRACE_STAGES.captured, 11],
+  [RESUMPTION_TRACE_STAGES.captureSkipped, 11],
+])
+
 /**
  * Which step of the turn table a trace event belongs to (`undefined` for warnings and events
- * outside the table). Middleware events are mapped by their stage name and, for resumption,
- * by its action (`inject`/`skip` is step 3, `capture` step 11).
+ * outside the table). Every stage name comes from its package's exported constants.
  */
 export function stepOf(event: Pick<TraceEvent, 'stage' | 'data'>): number | undefined {
-  switch (event.stage) {
-    case RUNNER_STAGES.sessionLoaded:
-      return 1
-    case 'preload':
-      return 2
-    case 'resumption':
-      return typeof event.data.action === 'string' && event.data.action.startsWith('capture')
-        ? 11
-        : 3
-    case 'context-metadata':
-      return 4
-    case RUNNER_STAGES.budget:
-      return 5
-    case 'session:prefill-injected':
-    case 'session:prefill-skipped':
-      return 6
-    case RUNNER_STAGES.request:
-    case RUNNER_STAGES.retry:
-    case 'session:prefill-fallback':
-      return 7
-    case RUNNER_STAGES.reply:
-      return 8
-    case RUNNER_STAGES.tool:
-    case RUNNER_STAGES.limit:
-      return 9
-    case 'session:prefill-stripped':
-    case 'session:prefill-kept':
-    case RUNNER_STAGES.finalized:
-      return 10
-    case RUNNER_STAGES.saved:
-      return 11
-    default:
-      return undefined
-  }
+  return BY_STAGE.get(event.stage)
 }

@@ -1,11 +1,14 @@
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type SessionEntry, type SessionMessageEntry, sessionHeader } from '@contextkit/core'
+import { afterAll } from 'vitest'
 
-/** A fresh temporary directory for one benchmark file. */
+/** A fresh temporary directory for one benchmark file, removed after the file's benchmarks. */
 export function benchDir(label: string): string {
-  return mkdtempSync(join(tmpdir(), `ck-bench-${label}-`))
+  const dir = mkdtempSync(join(tmpdir(), `ck-bench-${label}-`))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
 }
 
 const PROSE =

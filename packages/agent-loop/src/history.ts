@@ -8,7 +8,7 @@ import {
   type ToolCallBlock,
   type ToolResultBlock,
 } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 
 /**
  * The text of the error result {@link repairOrphans} gives a tool call that has none (the run

@@ -1,4 +1,48 @@
-// Public API of @contextkit/agent-loop: filled in by the agent-loop work.
+// The pure API of @contextkit/agent-loop: no Node built-ins, safe to bundle for browsers and edge
+// runtimes. The Node-only parts are in `@contextkit/agent-loop/node` (src/node.ts).
+export type { FittedSections } from './budget.js'
+export { fitRequestSections, OMISSION_NOTICE_ID } from './budget.js'
+export type {
+  CacheBreakpoint,
+  CacheBreakpointReason,
+  CacheMode,
+  CachePlacement,
+  PlaceCacheBreakpointsInput,
+} from './cache-breakpoints.js'
+export {
+  CACHE_BREAKPOINTS_DROPPED,
+  CACHE_MODES,
+  placeCacheBreakpoints,
+  stableFirst,
+  TOOLS_CACHE_MIN_TOKENS,
+} from './cache-breakpoints.js'
+export type { AgentTool, DefineToolOptions, ToolContext, ToolOutput } from './define-tool.js'
+export { defineTool, toolDefinition, toolOutputContent } from './define-tool.js'
+export type { ProviderErrorOptions } from './errors.js'
+export {
+  AgentAbortedError,
+  AgentLoopError,
+  PlanError,
+  ProviderError,
+  RepeatedToolCallError,
+  RequestBuildError,
+  ToolAbortedError,
+  ToolExecutionError,
+  ToolInputError,
+  ToolTimeoutError,
+  UnknownToolError,
+} from './errors.js'
+export type {
+  AgentCallUsage,
+  AgentEvent,
+  AgentPhase,
+  AgentResult,
+  AgentRunUsage,
+  AgentStopReason,
+  AgentUsage,
+  AgentWarning,
+} from './events.js'
+export { AGENT_EVENT_TYPES, cacheHitRate } from './events.js'
 export type { LimitHistoryOptions } from './history.js'
 export {
   IMAGE_TOKENS,
@@ -7,12 +51,49 @@ export {
   messageTokens,
   repairOrphans,
 } from './history.js'
-export { SessionIoError, SessionLockError } from './session/errors.js'
-export type { JsonlSessionStore, JsonlSessionStoreOptions } from './session/jsonl-store.js'
+export type { LoopGuardOptions, LoopGuardVerdict } from './loop-guard.js'
+export { canonicalJson, LoopGuard } from './loop-guard.js'
+export { withPrefillInReply } from './model-call.js'
+export type { RunAgentOptions } from './options.js'
+export type { AnalyzeOptions, PlanAnswer } from './plan.js'
 export {
-  jsonlSessionStore,
-  SESSION_FILE_SUFFIX,
-  SESSION_LOCK_SUFFIX,
-} from './session/jsonl-store.js'
+  ANALYZE_SYSTEM_PROMPT,
+  PLAN_SECTION_ID,
+  PlanAnswerSchema,
+  parsePlanAnswer,
+  planSection,
+} from './plan.js'
+export { PREFILL_FALLBACK } from './prefill-fallback.js'
+export type {
+  ModelProvider,
+  ProviderEvent,
+  ProviderRequest,
+  ProviderStreamOptions,
+  ThinkingOptions,
+} from './provider.js'
+export type { AgentRun } from './run-agent.js'
+export { runAgent } from './run-agent.js'
+export type { RunToolCallsOptions, ToolOutcome } from './run-tools.js'
+export { runToolCalls } from './run-tools.js'
+export type { SessionMessageEntriesOptions } from './session/entries.js'
+export { lastEntryId, sessionMessageEntries } from './session/entries.js'
+export { SessionIoError, SessionLockError } from './session/errors.js'
 export type { ParsedSessionLines } from './session/lines.js'
 export { parseSessionLines, SESSION_WARNING_CODES } from './session/lines.js'
+export type { HistoryLimit, SessionOptions } from './session-run.js'
+export type { StopCondition, StopPredicate, StopState, StopWhen } from './stop-conditions.js'
+export {
+  budgetExceeded,
+  maxTurns,
+  noToolCalls,
+  stopConditions,
+  toolCalled,
+  usageTokens,
+} from './stop-conditions.js'
+export type {
+  AsyncTokenCounter,
+  TokenCountPrepareInput,
+  TokenCountPrepareResult,
+} from './token-count-prepass.js'
+export { isAsyncTokenCounter } from './token-count-prepass.js'
+export { AGENT_TRACE_STAGES } from './trace-stages.js'

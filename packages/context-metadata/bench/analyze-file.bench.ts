@@ -8,7 +8,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bench, describe } from 'vitest'
-import { analyzeFile } from '../src/index.js'
+import { analyzeFile } from '../src/node.js'
 import { csvQuotedNewlines, prettyJsonArray } from './fixtures.js'
 
 const MB = 1024 * 1024

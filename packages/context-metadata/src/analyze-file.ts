@@ -2,7 +2,7 @@ import { constants } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
-import { invalidArgument, parseWith } from '@contextkit/core'
+import { errnoCode, invalidArgument, parseWith } from '@contextkit/core'
 import { Counting } from './analysis.js'
 import { detect } from './detect.js'
 import { AnalysisAbortedError, ContextFileReadError, ContextFileTypeError } from './errors.js'
@@ -25,11 +25,10 @@ export interface AnalyzeFileOptions extends AnalyzeOptions {
 }
 
 function readError(path: string, error: unknown): ContextFileReadError {
-  const code = (error as { code?: unknown } | null)?.code
   return new ContextFileReadError(`Cannot read context file ${path}`, {
     recoverable: true,
     cause: error,
-    details: { path, errno: typeof code === 'string' ? code : undefined },
+    details: { path, errno: errnoCode(error) },
   })
 }
 

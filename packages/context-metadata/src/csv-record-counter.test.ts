@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { CsvRecordCounter } from './record-counters.js'
-import { chunksOf, referenceCsvCount } from './test-support.js'
+import { chunksOf } from '../../../test-utils/chunks.js'
+import { referenceCsvCount } from './csv-reference.js'
 
 function count(
   chunks: string[],

@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import Papa from 'papaparse'
 import { describe, expect, test } from 'vitest'
+import { chunksOf } from '../../../test-utils/chunks.js'
 import { analyzeContext } from './analyze-context.js'
 import { jsonPrefix } from './json-prefix.js'
 import { JsonShapeScanner } from './json-shape-scanner.js'
-import { chunksOf } from './test-support.js'
 
 const key = fc.string({
   unit: fc.constantFrom('a', 'b', 'z', '_', '1', 'é', '"', '\\'),

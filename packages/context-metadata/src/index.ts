@@ -1,6 +1,6 @@
+// The pure API of @contextkit/context-metadata: no Node built-ins, safe to bundle for browsers and edge
+// runtimes. The Node-only parts are in `@contextkit/context-metadata/node` (src/node.ts).
 export { analyzeContext } from './analyze-context.js'
-export type { AnalyzeFileOptions } from './analyze-file.js'
-export { analyzeFile } from './analyze-file.js'
 export { formatFromExtension } from './detect.js'
 export { AnalysisAbortedError, ContextFileReadError, ContextFileTypeError } from './errors.js'
 export { fieldPath } from './fields.js'
@@ -16,13 +16,11 @@ export type { JsonCounts } from './json-record-counter.js'
 export { JsonRecordCounter } from './json-record-counter.js'
 export type { LineCount } from './lines.js'
 export { countLines, LineCounter } from './lines.js'
-export type { ContextMetadataOptions } from './middleware.js'
 export {
   CONTEXT_METADATA_TRACE_STAGE,
+  CONTEXT_METADATA_TRACE_STAGES,
   CONTEXT_METADATA_VARS_KEY,
-  contextMetadata,
-  varsRef,
-} from './middleware.js'
+} from './names.js'
 export { ANALYZE_DEFAULTS } from './options.js'
 export type { CsvCounterOptions, RecordCounter } from './record-counters.js'
 export {

@@ -17,7 +17,7 @@ import { JsonRecordCounter } from './json-record-counter.js'
 import { JsonShapeScanner } from './json-shape-scanner.js'
 import { LineCounter } from './lines.js'
 import { CsvRecordCounter, NdjsonRecordCounter, NonBlankLineCounter } from './record-counters.js'
-import { referenceCsvCount } from './test-support.js'
+import { referenceCsvCount } from './csv-reference.js'
 import type { ContextMetadata } from './types.js'
 
 v8.setFlagsFromString('--allow-natives-syntax')

@@ -11,12 +11,12 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type ContextMetadataOptions, contextMetadata } from './middleware.js'
 import {
   CONTEXT_METADATA_TRACE_STAGE,
+  CONTEXT_METADATA_TRACE_STAGES,
   CONTEXT_METADATA_VARS_KEY,
-  type ContextMetadataOptions,
-  contextMetadata,
-} from './middleware.js'
+} from './names.js'
 import type { ContextMetadata } from './types.js'
 
 let dir: string
@@ -54,7 +54,10 @@ describe('contextMetadata middleware', () => {
     const meta = out.vars.contextMeta as ContextMetadata
     expect(meta).toMatchObject({ format: 'ndjson', recordCount: 2, fields: ['a', 'b'], bytes: 32 })
     expect(out.vars.keep).toBe(1)
-    expect(trace.byStage('context-metadata')[0]?.data).toMatchObject({ format: 'ndjson', lines: 2 })
+    expect(trace.byStage('context-metadata:analyzed')[0]?.data).toMatchObject({
+      format: 'ndjson',
+      lines: 2,
+    })
   })
 
   test('inline context without a file name gets the one-line form', async () => {
@@ -167,9 +170,11 @@ describe('the hint names where the context really is', () => {
     const turn = createTurnContext({ model, vars: { context: ndjson } })
     const out = await runPrepare([contextMetadata()], turn, createRunInfo({ trace }))
     expect(out.vars[CONTEXT_METADATA_VARS_KEY]).toMatchObject({ format: 'ndjson' })
-    expect(trace.byStage(CONTEXT_METADATA_TRACE_STAGE)[0]?.data).toMatchObject({
+    expect(trace.byStage(CONTEXT_METADATA_TRACE_STAGES.analyzed)[0]?.data).toMatchObject({
       contextRef: '__vars.context',
     })
+    // the deprecated single-stage name still names the same stage
+    expect(CONTEXT_METADATA_TRACE_STAGE).toBe('context-metadata:analyzed')
   })
 })
 

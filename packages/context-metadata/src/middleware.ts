@@ -9,14 +9,9 @@ import {
 import { analyzeContext } from './analyze-context.js'
 import { type AnalyzeFileOptions, analyzeFile } from './analyze-file.js'
 import { formatContextHint, type HintOptions } from './hint.js'
+import { CONTEXT_METADATA_TRACE_STAGES, CONTEXT_METADATA_VARS_KEY } from './names.js'
 import { ContextMetadataOptionsSchema } from './options.js'
 import type { AnalyzeOptions, ContextMetadata } from './types.js'
-
-/** Default key of `turn.vars` under which the middleware stores the {@link ContextMetadata}. */
-export const CONTEXT_METADATA_VARS_KEY = 'contextMeta'
-
-/** Trace stage of the event the middleware records for each analysis (and of its warnings). */
-export const CONTEXT_METADATA_TRACE_STAGE = 'context-metadata'
 
 /** Options of {@link contextMetadata}. */
 export interface ContextMetadataOptions {
@@ -70,7 +65,7 @@ export function varsRef(name: string): string {
  * with the one-line forms (fields and sample, then counts only) as its `shorter` alternatives
  * for budget fitting; with no file name it is the one-line form. An unreadable file records a
  * `warning` in the trace and leaves the turn as it was; each successful analysis records a
- * {@link CONTEXT_METADATA_TRACE_STAGE} event. Throws a `ValidationError` for invalid options.
+ * `CONTEXT_METADATA_TRACE_STAGES.analyzed` event. Throws a `ValidationError` for invalid options.
  */
 export function contextMetadata(options: ContextMetadataOptions = {}): ContextMiddleware {
   const o = parseWith(ContextMetadataOptionsSchema, options ?? {}, 'contextMetadata options')
@@ -122,7 +117,7 @@ export function contextMetadata(options: ContextMetadataOptions = {}): ContextMi
       } catch (error) {
         // An unreadable file turns the feature off for this turn; anything else is a bug.
         if (!(ContextkitError.isInstance(error) && error.recoverable)) throw error
-        recordWarning(run, CONTEXT_METADATA_TRACE_STAGE, error)
+        recordWarning(run, 'context-metadata', error)
         return turn
       }
       const hint = {
@@ -136,7 +131,7 @@ export function contextMetadata(options: ContextMetadataOptions = {}): ContextMi
       ].filter((form, i, all) => form.length < text.length && all.indexOf(form) === i)
       const section: Section = { id: sectionId, text, priority, cache }
       if (shorter.length > 0) section.shorter = shorter
-      run.trace.record(CONTEXT_METADATA_TRACE_STAGE, {
+      run.trace.record(CONTEXT_METADATA_TRACE_STAGES.analyzed, {
         format: meta.format,
         chars: meta.chars,
         lines: meta.lines,

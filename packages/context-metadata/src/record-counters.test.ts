@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import Papa from 'papaparse'
 import { describe, expect, test } from 'vitest'
+import { chunksOf } from '../../../test-utils/chunks.js'
 import { JsonRecordCounter } from './json-record-counter.js'
 import { CsvRecordCounter, NonBlankLineCounter } from './record-counters.js'
-import { chunksOf } from './test-support.js'
 
 function feed<T extends { push(s: string): void }>(counter: T, chunks: string[]): T {
   for (const c of chunks) counter.push(c)

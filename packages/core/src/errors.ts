@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import type * as z from 'zod'
 
 const MARKER: unique symbol = Symbol.for('contextkit.error') as never
 

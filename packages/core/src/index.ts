@@ -1,3 +1,6 @@
+// The pure API of @contextkit/core: no Node built-ins, safe to bundle for browsers and edge
+// runtimes. The Node-only parts are in `@contextkit/core/node` (src/node.ts).
+export { errnoCode } from './errno.js'
 export type { ContextkitErrorOptions } from './errors.js'
 export {
   assertString,
@@ -9,6 +12,16 @@ export {
   ValidationError,
 } from './errors.js'
 export { estimateTokens } from './estimate.js'
+export {
+  isContentBlockArray,
+  isMessageArray,
+  isSectionArray,
+  isToolArray,
+} from './input-checks.js'
+export { insertAfterStable } from './insert-after-stable.js'
+export { isSpace } from './is-space.js'
+export type { LineCount } from './line-count.js'
+export { countLines, LineCounter } from './line-count.js'
 export type {
   AssistantMessage,
   ContentBlock,
@@ -44,18 +57,29 @@ export {
   textOf,
   UsageSchema,
 } from './messages.js'
-export type { ContextMiddleware, RunInfo, TurnContext } from './middleware.js'
+export type {
+  ContextMiddleware,
+  FinalizeInfo,
+  Recovery,
+  RunInfo,
+  TurnContext,
+} from './middleware.js'
 export {
+  CORE_TRACE_STAGES,
   createRunInfo,
   createTurnContext,
+  getRunState,
   recordWarning,
   runFinalize,
   runPrepare,
+  runRecover,
+  setRunState,
 } from './middleware.js'
 export type { ModelEntry, ModelInfo, ThinkingMode } from './model-info.js'
 export { ModelEntrySchema, ModelInfoSchema, THINKING_MODES } from './model-info.js'
 export { BUILTIN_MODELS, BUILTIN_MODELS_AS_OF, UNKNOWN_MODEL_DEFAULTS } from './model-table.js'
 export { getModelInfo, ModelRegistry, registerModel } from './models.js'
+export { randomId } from './random-id.js'
 export type {
   ModelsListSource,
   RefreshModelsOptions,
@@ -90,12 +114,5 @@ export type { StateSaveOptions, StateStore, StoredState } from './state-store.js
 export { RevisionConflictError } from './state-store.js'
 export type { CalibratedCounter, TokenCounter, TokenCounterOptions } from './tokens.js'
 export { calibrate, createTokenCounter, defaultTokenCounter } from './tokens.js'
-export type {
-  JsonlTrace,
-  JsonlTraceOptions,
-  MemoryTrace,
-  Trace,
-  TraceEvent,
-  TraceOptions,
-} from './trace.js'
-export { digest, jsonlTrace, memoryTrace, noopTrace } from './trace.js'
+export type { MemoryTrace, Trace, TraceEvent, TraceOptions } from './trace.js'
+export { digest, memoryTrace, noopTrace, sha256Hex } from './trace.js'

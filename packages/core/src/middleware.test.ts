@@ -1,12 +1,19 @@
 import { describe, expect, test } from 'vitest'
+import { reply } from '../../../test-utils/messages.js'
 import { ContextkitError } from './errors.js'
-import { type AssistantMessage, emptyUsage, textMessage } from './messages.js'
+import { textMessage } from './messages.js'
 import {
+  CORE_TRACE_STAGES,
   type ContextMiddleware,
   createRunInfo,
   createTurnContext,
+  type FinalizeInfo,
+  getRunState,
+  type RunInfo,
   runFinalize,
   runPrepare,
+  runRecover,
+  setRunState,
   type TurnContext,
 } from './middleware.js'
 import { getModelInfo } from './models.js'
@@ -15,13 +22,6 @@ import { memoryTrace } from './trace.js'
 class FeatureOffError extends ContextkitError {
   static override readonly code = 'feature_off'
 }
-
-const reply = (text: string): AssistantMessage => ({
-  role: 'assistant',
-  content: [{ type: 'text', text }],
-  stopReason: 'end_turn',
-  usage: emptyUsage(),
-})
 
 const tagger = (name: string, log: string[]): ContextMiddleware => ({
   name,
@@ -123,5 +123,119 @@ test('createTurnContext and createRunInfo fill defaults', () => {
   expect(createRunInfo({ runId: 'x', sessionId: 's' })).toMatchObject({
     runId: 'x',
     sessionId: 's',
+  })
+  expect(a.state).toBeInstanceOf(Map)
+  expect(a.state).not.toBe(b.state)
+})
+
+describe('finalize info', () => {
+  const turn = createTurnContext({ model: getModelInfo('claude-haiku-4-5') })
+
+  test('runFinalize passes { final, step } to every finalize, so each decides for itself', async () => {
+    const seen: Array<[string, FinalizeInfo | undefined]> = []
+    const spy = (name: string): ContextMiddleware => ({
+      name,
+      finalize(r, _turn, _run, info) {
+        seen.push([name, info])
+        return info?.final === false
+          ? r
+          : { ...r, content: [{ type: 'text', text: `final:${name}` }] }
+      },
+    })
+    const run = createRunInfo()
+    const mw = [spy('a'), spy('b')]
+    const first = await runFinalize(mw, reply('x'), turn, run, { final: false, step: 1 })
+    expect(first.content).toEqual([{ type: 'text', text: 'x' }])
+    const last = await runFinalize(mw, reply('y'), turn, run, { final: true, step: 2 })
+    expect(last.content).toEqual([{ type: 'text', text: 'final:a' }])
+    expect(seen).toEqual([
+      ['b', { final: false, step: 1 }],
+      ['a', { final: false, step: 1 }],
+      ['b', { final: true, step: 2 }],
+      ['a', { final: true, step: 2 }],
+    ])
+    await runFinalize(mw, reply('z'), turn, run)
+    expect(seen.at(-1)).toEqual(['a', undefined])
+  })
+})
+
+describe('runRecover', () => {
+  const turn = createTurnContext({ model: getModelInfo('claude-haiku-4-5'), prefill: 'Sure' })
+  const dropPrefill = (name: string, log: string[]): ContextMiddleware => ({
+    name,
+    recover(error, t) {
+      log.push(`${name}:${String(error)}`)
+      if (t.prefill === undefined) return undefined
+      const { prefill: _p, ...rest } = t
+      return rest
+    },
+  })
+
+  test('the first middleware that returns a turn wins; its name is reported', async () => {
+    const log: string[] = []
+    const passing: ContextMiddleware = {
+      name: 'passing',
+      recover(error) {
+        log.push(`passing:${String(error)}`)
+        return undefined
+      },
+    }
+    const mw = [{ name: 'plain' }, passing, dropPrefill('fixer', log), dropPrefill('late', log)]
+    const found = await runRecover(mw, 'boom', turn, createRunInfo())
+    expect(found?.by).toBe('fixer')
+    expect(found?.turn.prefill).toBeUndefined()
+    expect(log).toEqual(['passing:boom', 'fixer:boom'])
+  })
+
+  test('names in `tried` are skipped, so each middleware is offered an error once per call', async () => {
+    const log: string[] = []
+    const mw = [dropPrefill('fixer', log)]
+    expect(await runRecover(mw, 'again', turn, createRunInfo(), new Set(['fixer']))).toBeUndefined()
+    expect(log).toEqual([])
+  })
+
+  test('a recoverable error thrown by recover is a warning; any other error propagates', async () => {
+    const trace = memoryTrace()
+    const run = createRunInfo({ trace })
+    const flaky: ContextMiddleware = {
+      name: 'flaky',
+      recover() {
+        throw new FeatureOffError('no idea', { recoverable: true })
+      },
+    }
+    const log: string[] = []
+    const found = await runRecover([flaky, dropPrefill('fixer', log)], 'e', turn, run)
+    expect(found?.by).toBe('fixer')
+    expect(trace.byStage(CORE_TRACE_STAGES.warning)[0]?.data).toMatchObject({
+      source: 'flaky.recover',
+      code: 'feature_off',
+    })
+    const fatal: ContextMiddleware = {
+      name: 'fatal',
+      recover() {
+        throw new FeatureOffError('stop the run')
+      },
+    }
+    await expect(runRecover([fatal], 'e', turn, run)).rejects.toThrow('stop the run')
+  })
+})
+
+describe('run state', () => {
+  test('notes are kept per run under the middleware name, apart from turn.vars', () => {
+    const a = createRunInfo()
+    const b = createRunInfo()
+    setRunState(a, 'prefill', { text: 'Sure' })
+    expect(getRunState(a, 'prefill')).toEqual({ text: 'Sure' })
+    expect(getRunState(b, 'prefill')).toBeUndefined()
+    expect(a.state.get('prefill')).toEqual({ text: 'Sure' })
+    setRunState(a, 'prefill', undefined)
+    expect(a.state.has('prefill')).toBe(false)
+  })
+
+  test('a plain run object without a state map gets one on first write', () => {
+    const plain = { runId: 'r', trace: memoryTrace() } as unknown as RunInfo
+    expect(getRunState(plain, 'x')).toBeUndefined()
+    setRunState(plain, 'x', 1)
+    expect(getRunState(plain, 'x')).toBe(1)
   })
 })

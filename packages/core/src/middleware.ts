@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
 import { ContextkitError, describeError } from './errors.js'
 import type { AssistantMessage, Message, ToolDefinition } from './messages.js'
 import type { ModelInfo } from './models.js'
+import { randomId } from './random-id.js'
 import type { Omission, Section } from './sections.js'
 import { noopTrace, type Trace } from './trace.js'
 
@@ -39,22 +39,63 @@ export interface RunInfo {
   trace: Trace
   /** Aborts the run. */
   signal?: AbortSignal
+  /**
+   * Per-run private notes of middleware, keyed by the middleware's `name` (use
+   * {@link getRunState} / {@link setRunState}). `turn.vars` stays the data meant for tools and sandboxes; what a middleware
+   * remembers between its own `prepare`, `finalize` and `recover` calls of one run goes here.
+   */
+  readonly state: Map<string, unknown>
+}
+
+/** What a loop tells `finalize` about the reply it passes. */
+export interface FinalizeInfo {
+  /**
+   * `true` for the last reply of the turn (the run stops after it: no tool call, a stop
+   * condition, an abort or an error); `false` when the loop goes on with tool results.
+   */
+  final: boolean
+  /** 1-based number of the model call within the turn the reply answers (retries keep it). */
+  step: number
 }
 
 /**
  * A unit of context assembly. `prepare` shapes the turn before the model call (in order);
- * `finalize` shapes the reply after it (in reverse order) — also when the run was aborted or
- * failed, where `reply.stopReason` is `aborted` or `error`.
+ * `finalize` shapes every reply after it (in reverse order) — also when the run was aborted or
+ * failed, where `reply.stopReason` is `aborted` or `error`; `info` says whether the reply is the
+ * last of the turn, so a middleware that cares only about the final reply decides itself.
+ * `recover` is offered a provider error (once per model call and middleware) and may return a
+ * turn to retry the call with.
  */
 export interface ContextMiddleware {
   name: string
   prepare?(turn: TurnContext, run: RunInfo): TurnContext | Promise<TurnContext>
+  /**
+   * Shape a reply before it is shown or saved. `info` is given by loops that know it (agent-loop
+   * always does); treat a missing `info` as "final, step 1".
+   */
   finalize?(
     reply: AssistantMessage,
     turn: TurnContext,
     run: RunInfo,
+    info?: FinalizeInfo,
   ): AssistantMessage | Promise<AssistantMessage>
+  /**
+   * The provider failed a request built from `turn`. Return the turn to retry the same model
+   * call with (e.g. without the part the provider rejected), or `undefined` to pass. Throw a
+   * {@link ContextkitError} to stop the run with that error instead.
+   */
+  recover?(
+    error: unknown,
+    turn: TurnContext,
+    run: RunInfo,
+  ): TurnContext | undefined | Promise<TurnContext | undefined>
 }
+
+/** Trace stages core itself records. */
+export const CORE_TRACE_STAGES = Object.freeze({
+  /** {@link recordWarning}: `{ source, code, message }`. */
+  warning: 'warning',
+} as const)
 
 /** Build a turn with empty defaults for everything but the model. */
 export function createTurnContext(
@@ -71,9 +112,36 @@ export function createTurnContext(
   }
 }
 
-/** Build a {@link RunInfo}; the trace defaults to {@link noopTrace}, the id to a random UUID. */
+/**
+ * Build a {@link RunInfo}; the trace defaults to {@link noopTrace}, the id to a random UUID, the
+ * state to an empty map.
+ */
 export function createRunInfo(init: Partial<RunInfo> = {}): RunInfo {
-  return { runId: init.runId ?? `run_${randomUUID()}`, trace: noopTrace, ...init }
+  return {
+    runId: init.runId ?? `run_${randomId()}`,
+    trace: noopTrace,
+    ...init,
+    state: init.state ?? new Map<string, unknown>(),
+  }
+}
+
+/**
+ * The per-run notes a middleware keeps under its `name` in `run.state` (`undefined` when none).
+ * Notes are plain data the middleware wrote itself; validate them when their shape matters.
+ */
+export function getRunState(run: RunInfo, name: string): unknown {
+  return (run as { state?: Map<string, unknown> }).state?.get(name)
+}
+
+/**
+ * Replace the per-run notes of the middleware `name` (`undefined` deletes them). A run built
+ * without a `state` map (a plain object from an untyped caller) gets one on first write.
+ */
+export function setRunState(run: RunInfo, name: string, value: unknown): void {
+  const holder = run as { state?: Map<string, unknown> }
+  holder.state ??= new Map<string, unknown>()
+  if (value === undefined) holder.state.delete(name)
+  else holder.state.set(name, value)
 }
 
 /**
@@ -81,7 +149,7 @@ export function createRunInfo(init: Partial<RunInfo> = {}): RunInfo {
  * feature turned itself off for this call.
  */
 export function recordWarning(run: RunInfo, source: string, error: unknown): void {
-  run.trace.record('warning', {
+  run.trace.record(CORE_TRACE_STAGES.warning, {
     source,
     code: ContextkitError.isInstance(error) ? error.code : 'unexpected',
     message: describeError(error),
@@ -112,27 +180,61 @@ export async function runPrepare(
 }
 
 /**
- * Run every `finalize` in reverse order, each on the previous one's result. Recoverable
- * {@link ContextkitError}s become warnings, as in {@link runPrepare}.
+ * Run every `finalize` in reverse order, each on the previous one's result, passing `info` on.
+ * Recoverable {@link ContextkitError}s become warnings, as in {@link runPrepare}.
  */
 export async function runFinalize(
   middleware: readonly ContextMiddleware[],
   reply: AssistantMessage,
   turn: TurnContext,
   run: RunInfo,
+  info?: FinalizeInfo,
 ): Promise<AssistantMessage> {
   let current = reply
   for (let i = middleware.length - 1; i >= 0; i--) {
     const m = middleware[i]!
     if (!m.finalize) continue
     try {
-      current = await m.finalize(current, turn, run)
+      current = await m.finalize(current, turn, run, info)
     } catch (error) {
       if (!isRecoverable(error)) throw error
       recordWarning(run, `${m.name}.finalize`, error)
     }
   }
   return current
+}
+
+/** What {@link runRecover} found: the turn to retry with, and which middleware gave it. */
+export interface Recovery {
+  turn: TurnContext
+  /** `name` of the middleware that recovered. */
+  by: string
+}
+
+/**
+ * Offer a provider error to each middleware with a `recover` (in order), skipping the names in
+ * `tried` (a loop passes the ones already used for this model call, so each is offered an
+ * error once). The first that returns a turn wins. A recoverable {@link ContextkitError} thrown
+ * by `recover` becomes a warning and the next middleware is asked; any other error propagates.
+ */
+export async function runRecover(
+  middleware: readonly ContextMiddleware[],
+  error: unknown,
+  turn: TurnContext,
+  run: RunInfo,
+  tried: ReadonlySet<string> = new Set(),
+): Promise<Recovery | undefined> {
+  for (const m of middleware) {
+    if (!m.recover || tried.has(m.name)) continue
+    try {
+      const next = await m.recover(error, turn, run)
+      if (next !== undefined) return { turn: next, by: m.name }
+    } catch (thrown) {
+      if (!isRecoverable(thrown)) throw thrown
+      recordWarning(run, `${m.name}.recover`, thrown)
+    }
+  }
+  return undefined
 }
 
 function isRecoverable(error: unknown): boolean {

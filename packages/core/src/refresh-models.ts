@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { invalidArgument, parseWith } from './errors.js'
 import type { ModelInfo, ThinkingMode } from './model-info.js'
 import { defaultModelRegistry, ModelRegistry } from './models.js'

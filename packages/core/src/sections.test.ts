@@ -1,7 +1,23 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { fitSections, renderOmissionNotice, renderSections, type Section } from './sections.js'
+import { ValidationError } from './errors.js'
+import {
+  fitSections,
+  renderOmissionNotice,
+  renderSections,
+  type Section,
+  SectionSchema,
+} from './sections.js'
 import type { TokenCounter } from './tokens.js'
+
+function catchError(fn: () => unknown): unknown {
+  try {
+    fn()
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a throw')
+}
 
 /** One token per character: makes expectations exact. */
 const chars: TokenCounter = { id: 'chars', kind: 'exact', count: (t) => t.length }
@@ -59,12 +75,60 @@ describe('fitSections', () => {
     expect(r.kept.map((s) => s.id)).toEqual(['x'])
   })
 
-  test('a zero budget drops everything; a negative budget too (and reports it)', () => {
+  test('a zero budget drops everything but empty texts', () => {
     const sections = [sec('a', 'aaa', 1), sec('b', '', 2)]
     expect(fitSections(sections, 0, chars).kept).toEqual([sections[1]])
-    const neg = fitSections(sections, -1, chars)
-    expect(neg.kept).toEqual([])
-    expect(neg.tokens).toBe(0)
+  })
+
+  test.each([
+    ['NaN', Number.NaN],
+    ['negative', -1],
+    ['-0.5', -0.5],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['-Infinity', Number.NEGATIVE_INFINITY],
+    ['a string', '100'],
+    ['undefined', undefined],
+  ])('a budget that is %s is a ValidationError naming budgetTokens', (_, budget) => {
+    const error = catchError(() => fitSections([sec('a', 'aaa', 1)], budget as number, chars))
+    expect(ValidationError.isInstance(error)).toBe(true)
+    expect((error as ValidationError).message).toContain('budgetTokens')
+  })
+
+  test.each([
+    ['undefined', undefined],
+    ['null', null],
+    ['an object', { 0: sec('a', 'aaa', 1), length: 1 }],
+    ['a string', 'sections'],
+    ['a Set', new Set([sec('a', 'aaa', 1)])],
+  ])('a section list that is %s is a ValidationError, not a TypeError', (_, sections) => {
+    const error = catchError(() => fitSections(sections as unknown as Section[], 10, chars))
+    expect(ValidationError.isInstance(error)).toBe(true)
+    expect((error as ValidationError).issues[0]?.path).toBe('sections')
+  })
+
+  test('a malformed section is a ValidationError naming its index and field', () => {
+    const bad = [sec('a', 'aaa', 1), { id: 'b', text: 42, priority: 1, cache: 'stable' }, null]
+    const error = catchError(() => fitSections(bad as Section[], 10, chars))
+    expect(ValidationError.isInstance(error)).toBe(true)
+    expect((error as ValidationError).issues.map((i) => i.path)).toEqual(['1.text', '2'])
+    const nanPriority = catchError(() => fitSections([sec('a', 'a', Number.NaN)], 10, chars))
+    expect(ValidationError.isInstance(nanPriority)).toBe(true)
+  })
+
+  test('a counter without count() is a ValidationError', () => {
+    for (const counter of [undefined, null, {}, { count: 1 }]) {
+      const error = catchError(() => fitSections([], 10, counter as unknown as TokenCounter))
+      expect(ValidationError.isInstance(error)).toBe(true)
+    }
+  })
+
+  test('property: any finite budget ≥ 0 is accepted and the result fits it', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 100, noNaN: true }), (budget) => {
+        const sections = [sec('a', 'aaaa', 1), sec('b', 'bb', 2, ['b'])]
+        expect(fitSections(sections, budget, chars).tokens).toBeLessThanOrEqual(budget)
+      }),
+    )
   })
 
   const sectionArb = fc
@@ -168,4 +232,11 @@ describe('rendering', () => {
       ': a b\n',
     )
   })
+})
+
+test('a user section may say where it goes relative to the user text', () => {
+  const base = { id: 'plan', text: '## Your Plan', priority: 90, cache: 'volatile' as const }
+  expect(SectionSchema.parse({ ...base, placement: 'before' }).placement).toBe('before')
+  expect(SectionSchema.parse(base).placement).toBeUndefined()
+  expect(SectionSchema.safeParse({ ...base, placement: 'top' }).success).toBe(false)
 })

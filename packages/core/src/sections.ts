@@ -1,4 +1,5 @@
-import { z } from 'zod'
+import * as z from 'zod'
+import { invalidArgument, parseWith } from './errors.js'
 import type { TokenCounter } from './tokens.js'
 
 export const SectionSchema = z.object({
@@ -11,9 +12,18 @@ export const SectionSchema = z.object({
   cache: z.enum(['stable', 'volatile']),
   /** Progressively shorter alternatives to `text`, longest first. */
   shorter: z.array(z.string()).optional(),
+  /**
+   * User sections only: whether the section is rendered before or after the user's own text in
+   * the current user turn (e.g. a plan goes `before`). Default `'after'`.
+   */
+  placement: z.enum(['before', 'after']).optional(),
 })
 /** A piece of prompt text that budget fitting may shorten or drop. */
 export type Section = z.infer<typeof SectionSchema>
+
+const SectionListSchema = z.array(SectionSchema)
+/** A token budget: a finite number ≥ 0 (zod's `number` refuses `NaN` and infinities). */
+const BudgetSchema = z.number().min(0)
 
 /** Something budget fitting left out or cut down. */
 export interface Omission {
@@ -44,14 +54,24 @@ export interface FitResult {
  *    stop at the first section that cannot have its full text back.
  *
  * The total is the sum of per-section counts (separators between sections are not counted).
- * Deterministic: the same input gives the same output. With a non-negative budget the result
- * always fits, since dropping everything fits.
+ * Deterministic: the same input gives the same output. The result always fits, since dropping
+ * everything fits.
+ *
+ * @throws ValidationError when `sections` is not an array of {@link Section}s, `budgetTokens` is
+ * not a finite number ≥ 0 (`NaN`, negative and infinite budgets are refused), or `counter` has
+ * no `count` function.
  */
 export function fitSections(
   sections: readonly Section[],
   budgetTokens: number,
   counter: TokenCounter,
 ): FitResult {
+  if (!Array.isArray(sections)) invalidArgument('fitSections', 'sections', 'an array', sections)
+  parseWith(SectionListSchema, sections, 'fitSections sections')
+  parseWith(BudgetSchema, budgetTokens, 'fitSections budgetTokens')
+  if (typeof (counter as { count?: unknown } | null)?.count !== 'function') {
+    invalidArgument('fitSections', 'counter', 'a TokenCounter', counter)
+  }
   const memo = new Map<string, number>()
   const count = (text: string): number => {
     let n = memo.get(text)

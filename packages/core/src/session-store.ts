@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { invalidArgument, ValidationError } from './errors.js'
 import { AssistantMessageSchema, type Message, MessageSchema } from './messages.js'
 

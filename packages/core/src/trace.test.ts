@@ -1,17 +1,7 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { textMessage } from './messages.js'
-import { digest, jsonlTrace, memoryTrace, noopTrace } from './trace.js'
-
-let dir: string
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ck-trace-'))
-})
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true })
-})
+import { createHash } from 'node:crypto'
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+import { digest, memoryTrace, noopTrace, sha256Hex } from './trace.js'
 
 const clock = () => {
   let t = Date.UTC(2026, 0, 1)
@@ -32,58 +22,35 @@ test('memoryTrace keeps events with ts, seq and stage', () => {
   expect(() => noopTrace.record('x', { y: 1 })).not.toThrow()
 })
 
-describe('jsonlTrace', () => {
-  const messages = [
-    textMessage('user', 'secret question'),
-    textMessage('assistant', 'secret answer'),
-  ]
-
-  test('writes one JSON line per event; message lists become roles and digests', async () => {
-    const path = join(dir, 'nested', 'trace.jsonl')
-    const trace = jsonlTrace(path, { now: clock() })
-    trace.record('session:prefill-injected', { prefill: 'Sure', messages })
-    trace.record('done', { last: messages[1], big: 10n })
-    const lines = (await readFile(path, 'utf8')).trimEnd().split('\n')
-    expect(lines).toHaveLength(2)
-    const [first, second] = lines.map((l) => JSON.parse(l))
-    expect(first).toEqual({
-      ts: '2026-01-01T00:00:01.000Z',
-      seq: 0,
-      stage: 'session:prefill-injected',
-      data: {
-        prefill: 'Sure',
-        messages: {
-          messages: 2,
-          roles: ['user', 'assistant'],
-          digests: [digest(messages[0]!.content), digest(messages[1]!.content)],
-        },
-      },
-    })
-    expect(second.data).toEqual({
-      last: { role: 'assistant', digest: digest(messages[1]!.content) },
-      big: '10',
-    })
-    expect(lines.join('')).not.toContain('secret')
-    expect(trace.failures).toBe(0)
+describe('digest', () => {
+  test('pinned outputs: the first 12 hex digits of SHA-256 of the text or of its JSON', () => {
+    expect(digest('')).toBe('e3b0c44298fc')
+    expect(digest('abc')).toBe('ba7816bf8f01')
+    expect(digest([{ type: 'text', text: 'hi' }])).toBe(
+      createHash('sha256').update('[{"type":"text","text":"hi"}]').digest('hex').slice(0, 12),
+    )
   })
 
-  test('full: true records message text as given; circular data does not throw', async () => {
-    const path = join(dir, 'full.jsonl')
-    const trace = jsonlTrace(path, { full: true })
-    const circular: Record<string, unknown> = { messages }
-    circular.self = circular
-    trace.record('turn', circular)
-    const line = JSON.parse(await readFile(path, 'utf8'))
-    expect(line.data.messages[0].content[0].text).toBe('secret question')
-    expect(line.data.self).toBe('[circular]')
+  test('property: equals node:crypto SHA-256 for any string, lone surrogates included', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
+        const expected = createHash('sha256').update(text).digest('hex').slice(0, 12)
+        expect(digest(text)).toBe(expected)
+      }),
+    )
   })
 
-  test('a write that fails is counted, never thrown', async () => {
-    const blocker = join(dir, 'file')
-    await writeFile(blocker, 'x')
-    const trace = jsonlTrace(join(blocker, 'trace.jsonl'))
-    expect(() => trace.record('x')).not.toThrow()
-    trace.record('y')
-    expect(trace.failures).toBe(2)
+  test('sha256Hex is the full SHA-256 hex digest, as node:crypto computes it', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
+        expect(sha256Hex(text)).toBe(createHash('sha256').update(text).digest('hex'))
+      }),
+    )
+  })
+
+  test('never throws for values JSON cannot hold (bigint, cycles)', () => {
+    const cyclic: Record<string, unknown> = { n: 1n }
+    cyclic.self = cyclic
+    expect(digest(cyclic)).toMatch(/^[0-9a-f]{12}$/)
   })
 })

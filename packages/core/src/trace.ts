@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto'
-import { appendFileSync, mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 
 /** An event sink for what happens during a run. Recording never throws. */
 export interface Trace {
@@ -24,7 +23,7 @@ export interface MemoryTrace extends Trace {
   byStage(stage: string): TraceEvent[]
 }
 
-/** Options of {@link memoryTrace} and {@link jsonlTrace}. */
+/** Options of {@link memoryTrace} and `jsonlTrace` (`@contextkit/core/node`). */
 export interface TraceOptions {
   /** Clock, injectable for tests. Default `Date.now`. */
   now?: () => number
@@ -48,56 +47,6 @@ export function memoryTrace(options: TraceOptions = {}): MemoryTrace {
   }
 }
 
-/** Options of {@link jsonlTrace}. */
-export interface JsonlTraceOptions extends TraceOptions {
-  /**
-   * Record message lists in full. Default `false`: a message list becomes its roles and a short
-   * digest per message, so traces stay small and private text stays out of logs.
-   */
-  full?: boolean
-}
-
-/** A JSONL trace file; `failures` counts events that could not be written. */
-export interface JsonlTrace extends Trace {
-  readonly path: string
-  readonly failures: number
-}
-
-/**
- * Append one JSON line per event (`{ts, seq, stage, data}`) to `path`, creating parent folders.
- * Writes are synchronous so lines stay in order and survive a crash; a write that fails is
- * counted in `failures` and never thrown.
- */
-export function jsonlTrace(path: string, options: JsonlTraceOptions = {}): JsonlTrace {
-  const now = options.now ?? Date.now
-  let seq = 0
-  let failures = 0
-  let dirReady = false
-  return {
-    path,
-    get failures() {
-      return failures
-    },
-    record(stage, data = {}) {
-      const event: TraceEvent = {
-        ts: new Date(now()).toISOString(),
-        seq: seq++,
-        stage,
-        data: options.full ? data : (summarize(data) as Record<string, unknown>),
-      }
-      try {
-        if (!dirReady) {
-          mkdirSync(dirname(path), { recursive: true })
-          dirReady = true
-        }
-        appendFileSync(path, `${safeStringify(event)}\n`)
-      } catch {
-        failures++
-      }
-    },
-  }
-}
-
 function isMessageLike(value: unknown): value is { role: string; content: unknown } {
   return (
     typeof value === 'object' &&
@@ -107,15 +56,29 @@ function isMessageLike(value: unknown): value is { role: string; content: unknow
   )
 }
 
-/** Short, stable digest of any JSON-able value. */
+/**
+ * Short, stable digest of any JSON-able value: the first 12 hex digits of the SHA-256 of the
+ * string (UTF-8) or of its JSON. Synchronous and free of Node APIs (`@noble/hashes`), so it runs
+ * in browsers and edge runtimes too.
+ */
 export function digest(value: unknown): string {
-  return createHash('sha256')
-    .update(typeof value === 'string' ? value : safeStringify(value))
-    .digest('hex')
-    .slice(0, 12)
+  return sha256Hex(typeof value === 'string' ? value : safeStringify(value)).slice(0, 12)
 }
 
-function summarize(value: unknown, depth = 0): unknown {
+/**
+ * The SHA-256 of a string (UTF-8), as 64 hex digits: the same as `node:crypto`'s
+ * `createHash('sha256').update(text).digest('hex')`, synchronous and free of Node APIs
+ * (`@noble/hashes`). For cache keys and content addresses in pure code.
+ */
+export function sha256Hex(text: string): string {
+  return bytesToHex(sha256(utf8ToBytes(text)))
+}
+
+/**
+ * What a trace file records for `data` when not in full mode: message lists become their roles
+ * and digests, a message its role and digest. Internal (used by `jsonlTrace`).
+ */
+export function summarize(value: unknown, depth = 0): unknown {
   if (depth > 6) return '[depth]'
   if (Array.isArray(value)) {
     if (value.length > 0 && value.every(isMessageLike)) {
@@ -136,7 +99,8 @@ function summarize(value: unknown, depth = 0): unknown {
   return value
 }
 
-function safeStringify(value: unknown): string {
+/** `JSON.stringify` that never throws: bigints as strings, errors as name and message, cycles marked. */
+export function safeStringify(value: unknown): string {
   const seen = new WeakSet<object>()
   return JSON.stringify(value, (_key, v: unknown) => {
     if (typeof v === 'bigint') return v.toString()

@@ -9,11 +9,7 @@ import {
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { AnthropicXmlFormatter } from './anthropic-xml-formatter.js'
-import {
-  InvalidParticipantError,
-  PrefillUnsupportedError,
-  UnsupportedContentError,
-} from './errors.js'
+import { InvalidParticipantError, PrefillUnsupportedError } from './errors.js'
 import type { FormattedMessage, FormattedRequest } from './types.js'
 
 const weather: ToolDefinition = {
@@ -302,32 +298,6 @@ describe('AnthropicXmlFormatter', () => {
     expect(req.cacheMarkersApplied).toBe(1)
   })
 
-  test('images in tool results: error by default, stripped with a warning on request', () => {
-    const msgs: Message[] = [
-      textMessage('assistant', 'look'),
-      {
-        role: 'user',
-        content: [{ type: 'tool_result', toolCallId: 't', content: [PNG], isError: true }],
-      },
-    ]
-    expect(() => new AnthropicXmlFormatter().buildMessages(msgs)).toThrow(UnsupportedContentError)
-    const req = new AnthropicXmlFormatter({ unsupportedMedia: 'strip' }).buildMessages(msgs)
-    expect(allText(req.messages)).toBe(
-      '[Transcript start]Assistant: look\n<function_results>\n<error tool_call_id="t">\n[image omitted]\n</error>\n</function_results>',
-    )
-    expect(req.warnings.map((w) => w.code)).toEqual(['image_stripped'])
-    const result = msgs[1]?.content[0]
-    if (result?.type !== 'tool_result') throw new Error('fixture')
-    expect(() => new AnthropicXmlFormatter().formatToolResults([result])).toThrow(
-      UnsupportedContentError,
-    )
-    expect(
-      new AnthropicXmlFormatter({ unsupportedMedia: 'strip' }).formatToolResults([result]),
-    ).toBe(
-      '<function_results>\n<error tool_call_id="t">\n[image omitted]\n</error>\n</function_results>',
-    )
-  })
-
   test('participant names with ":" or line breaks are rejected with a typed error', () => {
     const f = new AnthropicXmlFormatter()
     for (const bad of ['Eve: admin', 'Mallory\nSystem', 'x\r', ' padded']) {
@@ -338,7 +308,7 @@ describe('AnthropicXmlFormatter', () => {
         caught = e
       }
       expect(InvalidParticipantError.isInstance(caught)).toBe(true)
-      expect((caught as ContextkitError).code).toBe('invalid_participant')
+      expect((caught as ContextkitError).code).toBe('formatters_invalid_participant')
     }
     expect(() => f.buildMessages([], { assistantName: 'A:B' })).toThrow(InvalidParticipantError)
     expect(() => f.buildMessages([{ role: 'robot' } as never])).toThrow(ValidationError)

@@ -1,47 +1,58 @@
 import {
   ConfigurationError,
   type Message,
-  MessageSchema,
-  parseWith,
   type ToolCallBlock,
   type ToolDefinition,
   type ToolResultBlock,
 } from '@contextkit/core'
-import { applyCacheMarkers } from './cache-markers.js'
+import { escapeBlockText } from './block-text.js'
+import { CacheMarks } from './cache-markers.js'
 import { PrefillUnsupportedError } from './errors.js'
 import {
+  checkFlag,
   checkMediaPolicy,
+  type ToolResultMediaPolicy,
   toImageBlock,
-  type UnsupportedMediaPolicy,
   unsupported,
 } from './media.js'
 import { checkParticipantName, mergeStops, participantStops, speakerOf } from './participants.js'
 import { buildSystem } from './system-prompt.js'
+import { TranscriptWriter } from './transcript-writer.js'
 import type {
   BuildOptions,
   FormattedBlock,
-  FormattedMessage,
   FormattedRequest,
+  Formatter,
   FormatWarning,
   ParserOptions,
-  PrefillFormatter,
   StreamParser,
 } from './types.js'
-import { parseBuildOptions, parseToolResults, rejectsPrefill } from './validate.js'
-import { IncrementalXmlParser } from './xml-stream-parser.js'
+import { withUserSections } from './user-sections.js'
+import { parseBuildOptions, parseMessages, parseToolResults, rejectsPrefill } from './validate.js'
+import { XmlStreamParser } from './xml-stream-parser.js'
 import {
   parseXmlToolCalls,
   renderXmlToolCalls,
   renderXmlToolDefinitions,
   renderXmlToolResults,
+  XML_TOOL_PREAMBLE,
+  xmlToolResultSegments,
 } from './xml-tools.js'
 
 /** Options of {@link AnthropicXmlFormatter}. */
 export interface AnthropicXmlFormatterOptions {
   /** `'xml'`: tools described in the system prompt and called in XML; `'native'`: the API's tools. Default `'xml'`. */
   toolMode?: 'xml' | 'native'
-  /** Images inside tool results (XML cannot carry them): `'error'` throws, `'strip'` drops with a warning. Default `'error'`. */
-  unsupportedMedia?: UnsupportedMediaPolicy
+  /**
+   * Images inside XML tool results: `'split'` puts each image in a user turn of its own at its
+   * place in the result (the transcript continues after it); `'strip'` writes `[image omitted]`
+   * (with a warning unless `warnOnStrip: false`); `'error'` throws `UnsupportedContentError`.
+   * `formatToolResults` returns one string, so there `'split'` throws like `'error'`.
+   * Default `'split'`.
+   */
+  unsupportedMedia?: ToolResultMediaPolicy
+  /** Record an `image_stripped` warning on the request for each image `'strip'` drops. Default `true`. */
+  warnOnStrip?: boolean
   /** At most this many participant stop sequences. Default `10`. */
   maxParticipantsForStop?: number
   /** Text between transcript messages. Default `'\n\n'`. */
@@ -52,26 +63,44 @@ export interface AnthropicXmlFormatterOptions {
   namespaces?: readonly string[]
 }
 
-const TOOL_PREAMBLE =
-  'You can call the functions below. To call them, write a <function_calls> block containing one <invoke name="..."> per call, with one <parameter name="...">value</parameter> per argument, then stop; the results come back in a <function_results> block.'
+/** State of one `buildMessages` call. */
+interface Build {
+  w: TranscriptWriter
+  marks: CacheMarks
+  warnings: FormatWarning[]
+  speakers: string[]
+  assistant: string
+  user: string
+  /** Text written since the current speaker's name (what a continued turn already holds). */
+  turnText: string
+  lastSpeaker: string | undefined
+  lastContinued: boolean
+  /** Something is already in the transcript (the next speaker is preceded by the separator). */
+  started: boolean
+  /** Participant names already checked. */
+  checked: Set<string>
+}
 
 /**
  * The whole conversation as a multi-participant transcript (`Name: text`) inside a prefilled
  * assistant turn that ends with `{assistant}:`. See the README for the exact layout.
  */
-export class AnthropicXmlFormatter implements PrefillFormatter {
+export class AnthropicXmlFormatter implements Formatter {
   readonly name = 'anthropic-xml'
   readonly usesPrefill = true
   readonly toolMode: 'xml' | 'native'
-  readonly #media: UnsupportedMediaPolicy
+  readonly #media: ToolResultMediaPolicy
+  readonly #warnOnStrip: boolean
   readonly #maxStops: number
   readonly #sep: string
   readonly #opening: string
   readonly #namespaces: readonly string[]
+  readonly #thinkingCloses: readonly string[]
 
   constructor(options: AnthropicXmlFormatterOptions = {}) {
     this.toolMode = options.toolMode ?? 'xml'
-    this.#media = options.unsupportedMedia ?? 'error'
+    this.#media = options.unsupportedMedia ?? 'split'
+    this.#warnOnStrip = options.warnOnStrip ?? true
     this.#maxStops = options.maxParticipantsForStop ?? 10
     this.#sep = options.messageSeparator ?? '\n\n'
     this.#opening = options.openingText ?? '[Transcript start]'
@@ -86,24 +115,32 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
       throw new ConfigurationError('openingText must be a non-blank string')
     if (typeof this.#sep !== 'string')
       throw new ConfigurationError('messageSeparator must be a string')
-    checkMediaPolicy(this.#media)
+    if (!Array.isArray(this.#namespaces) || !this.#namespaces.every((n) => typeof n === 'string'))
+      throw new ConfigurationError('namespaces must be an array of strings')
+    checkMediaPolicy(this.#media, ['split', 'error', 'strip'])
+    checkFlag(options.warnOnStrip, 'warnOnStrip')
+    this.#thinkingCloses = ['', ...this.#namespaces].map((ns) => `</${ns ? `${ns}:` : ''}thinking`)
   }
 
   formatToolDefinitions(tools: readonly ToolDefinition[]): string | undefined {
     if (this.toolMode === 'native' || tools.length === 0) return undefined
-    return `${TOOL_PREAMBLE}\n\n${renderXmlToolDefinitions(tools)}`
+    return `${XML_TOOL_PREAMBLE}\n\n${renderXmlToolDefinitions(tools)}`
   }
 
   /**
-   * Results as a `<function_results>` block. Images follow `unsupportedMedia`: `'error'` throws
-   * `UnsupportedContentError`, `'strip'` writes `[image omitted]`.
+   * Results as a `<function_results>` block. Images follow `unsupportedMedia`: `'strip'` writes
+   * `[image omitted]`; `'error'` and `'split'` throw `UnsupportedContentError` (a string has no
+   * place for an image).
    */
   formatToolResults(results: readonly ToolResultBlock[]): string {
-    return renderXmlToolResults(parseToolResults(results).map((r) => this.#textOnly(r, -1, [])))
+    const policy = this.#media === 'strip' ? 'strip' : 'error'
+    return renderXmlToolResults(
+      parseToolResults(results).map((r) => this.#textOnly(r, policy, -1, [])),
+    )
   }
 
   createStreamParser(options: ParserOptions = {}): StreamParser {
-    return new IncrementalXmlParser({ ...options, namespaces: this.#namespaces })
+    return new XmlStreamParser({ ...options, namespaces: this.#namespaces })
   }
 
   parseToolCalls(text: string, options: ParserOptions = {}): ToolCallBlock[] {
@@ -115,148 +152,62 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseWith(MessageSchema.array(), input, 'messages')
     const options = parseBuildOptions(buildOptions)
+    const messages = withUserSections(parseMessages(input), options.userSections)
     if (rejectsPrefill(options.model)) {
       throw new PrefillUnsupportedError(
         `AnthropicXmlFormatter ends every request with an assistant turn, which ${options.model.id} rejects; use NativeFormatter for this model`,
         { details: { model: options.model.id } },
       )
     }
-    const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
-    const user = checkParticipantName(options.userName ?? 'User', 'userName')
     const tools = options.tools ?? []
-    const xmlTools = this.toolMode === 'xml' && tools.length > 0
-    const warnings: FormatWarning[] = []
     const system = buildSystem(options.system, this.formatToolDefinitions(tools))
-    const marks: FormattedBlock[] = system.cacheAfter ? [system.cacheAfter] : []
-    const w = new TranscriptWriter()
-    w.text('user', this.#opening)
-    w.seal()
-    const speakers: string[] = []
-    let turnText = ''
-    let lastSpeaker: string | undefined
-    let lastContinued = false
-    messages.forEach((message, index) => {
-      const speaker = checkParticipantName(
-        speakerOf(message, assistant, user),
-        `message ${index} participant`,
-      )
-      const resultsOnly =
-        message.content.length > 0 && message.content.every((b) => b.type === 'tool_result')
-      // tool results continue the turn they answer, without a new name
-      const continuing = resultsOnly && index > 0
-      lastContinued = continuing
-      let pending = ''
-      if (!continuing) {
-        speakers.push(speaker)
-        pending = `${index > 0 ? this.#sep : ''}${speaker}:`
-        lastSpeaker = speaker
-        turnText = ''
-      }
-      let prevInline: 'text' | 'xml' | undefined = continuing ? 'xml' : undefined
-      const emitInline = (piece: string, kind: 'text' | 'xml'): void => {
-        const joiner =
-          prevInline === undefined ? ' ' : prevInline === 'text' && kind === 'text' ? '' : '\n'
-        pending += joiner + piece
-        turnText += joiner + piece
-        prevInline = kind
-      }
-      const flush = (): void => {
-        w.text('assistant', pending)
-        pending = ''
-      }
-      const interrupt = (role: 'user' | 'assistant', block: FormattedBlock): void => {
-        flush()
-        w.block(role, block)
-        if (role === 'user') turnText = ''
-        prevInline = 'xml'
-      }
-      let i = 0
-      const blocks = message.content
-      while (i < blocks.length) {
-        const block = blocks[i]!
-        if (block.type === 'text') {
-          if (block.text !== '') emitInline(block.text, 'text')
-          i++
-        } else if (block.type === 'thinking') {
-          emitInline(`<thinking>${block.thinking}</thinking>`, 'xml')
-          i++
-        } else if (block.type === 'image') {
-          interrupt('user', toImageBlock(block))
-          i++
-        } else if (this.toolMode === 'xml') {
-          const kind = block.type
-          let j = i
-          while (j < blocks.length && blocks[j]!.type === kind) j++
-          const group = blocks.slice(i, j)
-          if (kind === 'tool_call') {
-            emitInline(renderXmlToolCalls(group as ToolCallBlock[]), 'xml')
-          } else {
-            const results = (group as ToolResultBlock[]).map((r) =>
-              this.#textOnly(r, index, warnings),
-            )
-            emitInline(renderXmlToolResults(results), 'xml')
-          }
-          i = j
-        } else if (block.type === 'tool_call') {
-          interrupt('assistant', {
-            type: 'tool_use',
-            id: block.id,
-            name: block.name,
-            input: block.input,
-          })
-          i++
-        } else {
-          interrupt('user', {
-            type: 'tool_result',
-            tool_use_id: block.toolCallId,
-            content: block.content.map((c) =>
-              c.type === 'text' ? { type: 'text', text: c.text } : toImageBlock(c),
-            ),
-            ...(block.isError ? { is_error: true } : {}),
-          })
-          i++
-        }
-      }
-      flush()
-      if (message.cacheBreakpoint) {
-        const last = w.lastBlock()
-        if (last) marks.push(last)
-        w.seal()
-      }
-    })
-    const last = messages[messages.length - 1]
-    const continues =
-      last !== undefined &&
-      lastSpeaker === assistant &&
-      (last.role === 'assistant' || lastContinued)
-    let tail = ''
-    if (continues) {
-      const empty = turnText.trim() === ''
-      if (empty && options.thinking) tail += ' <thinking>'
-      if (options.prefill) tail += (empty ? ' ' : '') + options.prefill
-    } else {
-      w.text('assistant', `${messages.length > 0 ? this.#sep : ''}${assistant}:`)
-      turnText = ''
-      if (options.thinking) tail += ' <thinking>'
-      if (options.prefill) tail += ` ${options.prefill}`
+    const b: Build = {
+      w: new TranscriptWriter(),
+      marks: new CacheMarks(options),
+      warnings: [],
+      speakers: [],
+      assistant: checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName'),
+      user: checkParticipantName(options.userName ?? 'User', 'userName'),
+      turnText: '',
+      lastSpeaker: undefined,
+      lastContinued: false,
+      started: false,
+      checked: new Set(),
     }
-    w.text('assistant', tail)
-    turnText += tail
-    w.trimEnd()
-    const finalRole = w.messages()[w.messages().length - 1]?.role
-    const prefillText = turnText.trimEnd()
-    const assistantPrefill =
-      finalRole === 'assistant' && prefillText !== '' ? prefillText : undefined
-    const stops = participantStops(speakers, assistant, user, this.#maxStops)
-    if (xmlTools) stops.push('</function_calls>')
+    b.marks.add(system.cacheAfter)
+    b.w.text('user', this.#opening)
+    b.w.seal()
+    const prefix = options.contextPrefix
+    const prefixMessages = typeof prefix === 'string' || prefix === undefined ? [] : prefix
+    if (typeof prefix === 'string' && prefix !== '') {
+      b.w.text('assistant', prefix)
+      b.started = true
+    }
+    prefixMessages.forEach((m, i) => {
+      this.#message(b, m, i, m.cacheBreakpoint === true)
+    })
+    const hasPrefix = typeof prefix === 'string' ? prefix !== '' : prefixMessages.length > 0
+    if (options.cacheContextPrefix && hasPrefix) {
+      b.marks.add(b.w.lastBlock())
+      b.w.seal()
+    }
+    messages.forEach((m, i) => {
+      this.#message(b, m, prefixMessages.length + i, b.marks.wants(m, i))
+    })
+    const assistantPrefill = this.#finalTurn(
+      b,
+      messages.length > 0 ? messages : prefixMessages,
+      options,
+    )
+    const stops = participantStops(b.speakers, b.assistant, b.user, this.#maxStops)
+    if (this.toolMode === 'xml' && tools.length > 0) stops.push('</function_calls>')
     const request: FormattedRequest = {
-      messages: w.messages(),
+      messages: b.w.messages(),
       system: system.blocks,
       stopSequences: mergeStops(stops, options.stopSequences),
-      cacheMarkersApplied: applyCacheMarkers(marks),
-      warnings,
+      cacheMarkersApplied: b.marks.apply(),
+      warnings: b.warnings,
     }
     if (assistantPrefill !== undefined) request.assistantPrefill = assistantPrefill
     if (this.toolMode === 'native' && tools.length > 0) {
@@ -269,83 +220,164 @@ export class AnthropicXmlFormatter implements PrefillFormatter {
     return request
   }
 
-  #textOnly(result: ToolResultBlock, index: number, warnings: FormatWarning[]): ToolResultBlock {
+  /** Close the transcript: continue the assistant's own last turn or open a new one. */
+  #finalTurn(
+    b: Build,
+    conversation: readonly Message[],
+    options: BuildOptions,
+  ): string | undefined {
+    const { w } = b
+    const last = conversation[conversation.length - 1]
+    const continues =
+      last !== undefined &&
+      b.lastSpeaker === b.assistant &&
+      (last.role === 'assistant' || b.lastContinued)
+    const prefill = options.prefill ?? ''
+    let tail = ''
+    if (continues && b.turnText.trim() !== '') {
+      // a partial answer is continued: no thinking block opens mid-answer; a prefill is joined
+      // with the transcript's separator (unless it brings its own whitespace)
+      if (options.thinking) {
+        b.warnings.push({
+          code: 'thinking_not_opened',
+          message:
+            'thinking was requested, but the final assistant message is continued; no thinking block is opened mid-answer',
+          details: { formatter: this.name },
+        })
+      }
+      if (prefill !== '') {
+        w.trimEnd()
+        b.turnText = b.turnText.trimEnd()
+        tail = /^\s/.test(prefill) ? prefill : this.#sep + prefill
+      }
+    } else {
+      if (!continues) {
+        w.text('assistant', `${b.started ? this.#sep : ''}${b.assistant}:`)
+        b.turnText = ''
+      }
+      if (options.thinking) tail += ' <thinking>'
+      if (prefill !== '') tail += ` ${prefill}`
+    }
+    w.text('assistant', tail)
+    b.turnText += tail
+    w.trimEnd()
+    const finalRole = w.messages()[w.messages().length - 1]?.role
+    const text = b.turnText.trimEnd()
+    return finalRole === 'assistant' && text !== '' ? text : undefined
+  }
+
+  /** Write one transcript message (`index` counts prefix messages first). */
+  #message(b: Build, message: Message, index: number, breakpoint: boolean): void {
+    const { w } = b
+    const name = speakerOf(message, b.assistant, b.user)
+    const speaker =
+      name === b.assistant || name === b.user || b.checked.has(name)
+        ? name
+        : checkParticipantName(name, `message ${index} participant`)
+    b.checked.add(speaker)
+    const resultsOnly =
+      message.content.length > 0 && message.content.every((c) => c.type === 'tool_result')
+    // tool results continue the turn they answer, without a new name
+    const continuing = resultsOnly && b.started && b.lastSpeaker !== undefined
+    b.lastContinued = continuing
+    let pending = ''
+    if (!continuing) {
+      b.speakers.push(speaker)
+      pending = `${b.started ? this.#sep : ''}${speaker}:`
+      b.lastSpeaker = speaker
+      b.turnText = ''
+    }
+    b.started = true
+    let prev: 'text' | 'xml' | undefined = continuing ? 'xml' : undefined
+    const inline = (piece: string, kind: 'text' | 'xml'): void => {
+      const joiner = prev === undefined ? ' ' : prev === 'text' && kind === 'text' ? '' : '\n'
+      raw(joiner + piece)
+      prev = kind
+    }
+    const raw = (piece: string): void => {
+      pending += piece
+      b.turnText += piece
+    }
+    const interrupt = (role: 'user' | 'assistant', block: FormattedBlock): void => {
+      w.text('assistant', pending)
+      pending = ''
+      w.block(role, block)
+      if (role === 'user') b.turnText = ''
+      prev = 'xml'
+    }
+    const blocks = message.content
+    let i = 0
+    while (i < blocks.length) {
+      const block = blocks[i]!
+      if (block.type === 'text') {
+        if (block.text !== '') inline(block.text, 'text')
+        i++
+      } else if (block.type === 'thinking') {
+        inline(
+          `<thinking>${escapeBlockText(block.thinking, this.#thinkingCloses)}</thinking>`,
+          'xml',
+        )
+        i++
+      } else if (block.type === 'image') {
+        interrupt('user', toImageBlock(block))
+        i++
+      } else if (this.toolMode === 'xml') {
+        let j = i
+        while (j < blocks.length && blocks[j]!.type === block.type) j++
+        if (block.type === 'tool_call') {
+          inline(renderXmlToolCalls(blocks.slice(i, j) as ToolCallBlock[]), 'xml')
+        } else {
+          const results = (blocks.slice(i, j) as ToolResultBlock[]).map((r) =>
+            this.#media === 'split' ? r : this.#textOnly(r, this.#media, index, b.warnings),
+          )
+          xmlToolResultSegments(results).forEach((segment, k) => {
+            if (typeof segment !== 'string') interrupt('user', toImageBlock(segment))
+            else if (k === 0) inline(segment, 'xml')
+            else raw(segment)
+          })
+        }
+        i = j
+      } else if (block.type === 'tool_call') {
+        interrupt('assistant', {
+          type: 'tool_use',
+          id: block.id,
+          name: block.name,
+          input: block.input,
+        })
+        i++
+      } else {
+        interrupt('user', {
+          type: 'tool_result',
+          tool_use_id: block.toolCallId,
+          content: block.content.map((c) =>
+            c.type === 'text' ? { type: 'text', text: c.text } : toImageBlock(c),
+          ),
+          ...(block.isError ? { is_error: true } : {}),
+        })
+        i++
+      }
+    }
+    w.text('assistant', pending)
+    if (breakpoint) {
+      b.marks.add(w.lastBlock())
+      w.seal()
+    }
+  }
+
+  #textOnly(
+    result: ToolResultBlock,
+    policy: 'error' | 'strip',
+    index: number,
+    warnings: FormatWarning[],
+  ): ToolResultBlock {
     if (result.content.every((c) => c.type === 'text')) return result
     return {
       ...result,
-      content: result.content.flatMap((c) => {
-        if (c.type === 'text') return [c]
-        unsupported(this.#media, c, this.name, index, warnings)
-        return [{ type: 'text' as const, text: '[image omitted]' }]
+      content: result.content.map((c) => {
+        if (c.type === 'text') return c
+        unsupported(policy, c, this.name, index, warnings, this.#warnOnStrip)
+        return { type: 'text' as const, text: '[image omitted]' }
       }),
     }
-  }
-}
-
-/**
- * Accumulates role segments; text is appended to the last unsealed text block of that role.
- * A text block is only opened by non-whitespace text (the API rejects whitespace-only text
- * blocks): whitespace that would open one is held and written in front of the next text of the
- * same role, or dropped when a non-text block or the other role comes first.
- */
-class TranscriptWriter {
-  readonly #messages: FormattedMessage[] = []
-  #sealed = true
-  #heldSpace = ''
-  #heldRole: 'user' | 'assistant' = 'assistant'
-
-  text(role: 'user' | 'assistant', text: string): void {
-    if (text === '') return
-    const msg = this.#messages[this.#messages.length - 1]
-    const lastBlock = msg?.content[msg.content.length - 1]
-    if (msg && msg.role === role && lastBlock?.type === 'text' && !this.#sealed) {
-      lastBlock.text += text
-      return
-    }
-    if (this.#heldRole !== role) this.#heldSpace = ''
-    if (text.trim() === '') {
-      this.#heldSpace += text
-      this.#heldRole = role
-      return
-    }
-    const held = this.#heldSpace
-    this.block(role, { type: 'text', text: held + text })
-    this.#sealed = false
-  }
-
-  block(role: 'user' | 'assistant', block: FormattedBlock): void {
-    this.#heldSpace = ''
-    const msg = this.#messages[this.#messages.length - 1]
-    if (msg && msg.role === role) msg.content.push(block)
-    else this.#messages.push({ role, content: [block] })
-    this.#sealed = true
-  }
-
-  /** The next text starts a new block (the current one carries a cache marker). */
-  seal(): void {
-    this.#sealed = true
-  }
-
-  lastBlock(): FormattedBlock | undefined {
-    const msg = this.#messages[this.#messages.length - 1]
-    return msg?.content[msg.content.length - 1]
-  }
-
-  /** The request's final assistant content must not end in whitespace. */
-  trimEnd(): void {
-    const msg = this.#messages[this.#messages.length - 1]
-    if (msg?.role !== 'assistant') return
-    while (msg.content.length > 0) {
-      const b = msg.content[msg.content.length - 1]!
-      if (b.type !== 'text') return
-      b.text = b.text.trimEnd()
-      if (b.text !== '') return
-      msg.content.pop()
-    }
-    if (msg.content.length === 0) this.#messages.pop()
-  }
-
-  messages(): FormattedMessage[] {
-    return this.#messages
   }
 }

@@ -1,4 +1,5 @@
-import type { FormattedBlock } from './types.js'
+import type { Message } from '@contextkit/core'
+import type { BuildOptions, CacheControl, CacheTtl, FormattedBlock } from './types.js'
 
 /** The API's limit on `cache_control` markers per request. */
 export const MAX_CACHE_MARKERS = 4
@@ -6,14 +7,16 @@ export const MAX_CACHE_MARKERS = 4
 /**
  * Put `cache_control` on the requested blocks (given in request order: system, then messages),
  * keeping only the deepest {@link MAX_CACHE_MARKERS}. Thinking blocks never get one. Returns how
- * many were placed.
+ * many were placed. With `ttl`, every marker carries it.
  */
-export function applyCacheMarkers(requested: readonly FormattedBlock[]): number {
+export function applyCacheMarkers(requested: readonly FormattedBlock[], ttl?: CacheTtl): number {
   const markable = requested.filter(
     (b): b is Exclude<FormattedBlock, { type: 'thinking' }> => b.type !== 'thinking',
   )
   const kept = [...new Set(markable)].slice(-MAX_CACHE_MARKERS)
-  for (const block of kept) block.cache_control = { type: 'ephemeral' }
+  const marker: CacheControl =
+    ttl === undefined ? { type: 'ephemeral' } : { type: 'ephemeral', ttl }
+  for (const block of kept) block.cache_control = { ...marker }
   return kept.length
 }
 
@@ -24,4 +27,36 @@ export function lastMarkable(blocks: readonly FormattedBlock[]): FormattedBlock 
     if (b.type !== 'thinking') return b
   }
   return undefined
+}
+
+/**
+ * The cache markers one request asks for, under its `BuildOptions`: `promptCaching: false`
+ * drops them all, `cacheTtl` goes into each, `hasCacheMarker` decides per conversation message.
+ */
+export class CacheMarks {
+  readonly #blocks: FormattedBlock[] = []
+  readonly #enabled: boolean
+  readonly #ttl: CacheTtl | undefined
+  readonly #decide: (message: Message, index: number) => boolean
+
+  constructor(options: BuildOptions) {
+    this.#enabled = options.promptCaching !== false
+    this.#ttl = options.cacheTtl
+    this.#decide = options.hasCacheMarker ?? ((m) => m.cacheBreakpoint === true)
+  }
+
+  /** Whether conversation message `index` wants a breakpoint after it (always `false` when caching is off). */
+  wants(message: Message, index: number): boolean {
+    return this.#enabled && this.#decide(message, index) === true
+  }
+
+  /** Request a marker on `block` (ignored when caching is off or there is no block). */
+  add(block: FormattedBlock | undefined): void {
+    if (this.#enabled && block) this.#blocks.push(block)
+  }
+
+  /** Place the markers; returns how many were placed. */
+  apply(): number {
+    return applyCacheMarkers(this.#blocks, this.#ttl)
+  }
 }

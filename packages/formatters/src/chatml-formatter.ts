@@ -1,44 +1,76 @@
 import {
   ConfigurationError,
   type Message,
-  MessageSchema,
-  parseWith,
   type ToolCallBlock,
   type ToolDefinition,
   type ToolResultBlock,
+  textMessage,
 } from '@contextkit/core'
+import { escapeBlockText } from './block-text.js'
+import {
+  CHAT_TEMPLATES,
+  type ChatTemplate,
+  type ChatTemplatePreset,
+  isChatTemplatePreset,
+} from './chat-templates.js'
 import { type ChatMLParserOptions, ChatMLStreamParser } from './chatml-parser.js'
 import { stringifyJson } from './lossless-json.js'
-import { checkMediaPolicy, type UnsupportedMediaPolicy, unsupported } from './media.js'
+import { checkFlag, checkMediaPolicy, type UnsupportedMediaPolicy, unsupported } from './media.js'
 import { checkParticipantName, mergeStops } from './participants.js'
 import { guardSpecialTokens, type SpecialTokenPolicy } from './special-tokens.js'
 import { systemText } from './system-prompt.js'
 import type {
   BuildOptions,
   FormattedRequest,
+  Formatter,
   FormatWarning,
   ParserOptions,
-  PrefillFormatter,
   StreamParser,
 } from './types.js'
-import { parseBuildOptions, parseToolResults } from './validate.js'
+import { withUserSections } from './user-sections.js'
+import { parseBuildOptions, parseMessages, parseToolResults } from './validate.js'
+import { XmlStreamParser } from './xml-stream-parser.js'
+import {
+  parseXmlToolCalls,
+  renderXmlToolCalls,
+  renderXmlToolDefinitions,
+  renderXmlToolResults,
+  XML_TOOL_PREAMBLE,
+} from './xml-tools.js'
 
 /** Options of {@link ChatMLFormatter}. */
 export interface ChatMLFormatterOptions {
+  /** The model family's chat template (see `CHAT_TEMPLATES`). Default `'chatml'`. */
+  preset?: ChatTemplatePreset
+  /** A whole template of your own, used instead of `preset`. Default: none. */
+  template?: ChatTemplate
+  /** Overrides the opening of system turns (e.g. `'<|system|>\n'`). Default: the template's. */
+  systemToken?: string
+  /** Overrides the opening of user turns (e.g. `'<|user|>\n'`). Default: the template's. */
+  userToken?: string
+  /** Overrides the opening of assistant turns (e.g. `'<|assistant|>\n'`). Default: the template's. */
+  assistantToken?: string
+  /** Overrides the end of every turn (e.g. `'<|end|>\n'`); its trimmed text becomes a stop sequence. Default: the template's. */
+  endToken?: string
+  /**
+   * `'json'`: Qwen/Hermes conventions (`<tool_call>{json}</tool_call>`, `<tool_response>`);
+   * `'xml'`: the Anthropic XML conventions (`<function_calls>`, `<function_results>`). Default `'json'`.
+   */
+  toolFormat?: 'json' | 'xml'
+  /** Write the template's begin-of-text token; turn off when your server adds it itself. Default `true`. */
+  bos?: boolean
   /** Text containing a special token: `'reject'` throws `SpecialTokenError`, `'escape'` breaks it with U+200B. Default `'reject'`. */
   specialTokens?: SpecialTokenPolicy
-  /** Special tokens guarded besides `<|im_start|>`, `<|im_end|>`, `<|endoftext|>`. Default `[]`. */
+  /** Special tokens guarded besides the template's own. Default `[]`. */
   extraSpecialTokens?: readonly string[]
-  /** Images (ChatML text has no place for them): `'error'` throws, `'strip'` drops with a warning. Default `'error'`. */
+  /** Images (a text prompt has no place for them): `'error'` throws, `'strip'` drops them. Default `'error'`. */
   unsupportedMedia?: UnsupportedMediaPolicy
+  /** Record an `image_stripped` warning on the request for each image `'strip'` drops. Default `true`. */
+  warnOnStrip?: boolean
 }
 
-/** The ChatML special tokens always guarded. */
-export const CHATML_SPECIAL_TOKENS: readonly string[] = [
-  '<|im_start|>',
-  '<|im_end|>',
-  '<|endoftext|>',
-]
+/** The ChatML special tokens always guarded by the `chatml` preset. */
+export const CHATML_SPECIAL_TOKENS: readonly string[] = CHAT_TEMPLATES.chatml.specialTokens
 
 /** A JSON object as one line with `<` written `\u003c`, so it can never close a tag. */
 function safeJson(value: unknown): string {
@@ -50,28 +82,98 @@ export function renderQwenToolCall(call: Pick<ToolCallBlock, 'name' | 'input'>):
   return `<tool_call>\n${safeJson({ name: call.name, arguments: call.input })}\n</tool_call>`
 }
 
+function checkTemplate(t: ChatTemplate): void {
+  const strings = [t.begin, t.user.open, t.user.close, t.assistant.open, t.assistant.close]
+  if (t.system) strings.push(t.system.open, t.system.close)
+  const ok =
+    strings.every((s) => typeof s === 'string') &&
+    typeof t.trim === 'boolean' &&
+    typeof t.alternate === 'boolean' &&
+    Array.isArray(t.stopSequences) &&
+    Array.isArray(t.specialTokens) &&
+    [...t.stopSequences, ...t.specialTokens].every((s) => typeof s === 'string')
+  if (!ok) throw new ConfigurationError('template is not a valid ChatTemplate')
+}
+
+/** The template with the token overrides of the seed's constructor applied. */
+function resolveTemplate(options: ChatMLFormatterOptions): ChatTemplate {
+  const preset = options.preset ?? 'chatml'
+  if (!isChatTemplatePreset(preset))
+    throw new ConfigurationError(
+      `preset must be one of ${Object.keys(CHAT_TEMPLATES).join(', ')}, got ${String(preset)}`,
+    )
+  const base = options.template ?? CHAT_TEMPLATES[preset]
+  if (typeof base !== 'object' || base === null || !base.user || !base.assistant)
+    throw new ConfigurationError('template is not a valid ChatTemplate')
+  const { systemToken, userToken, assistantToken, endToken } = options
+  for (const [k, v] of Object.entries({ systemToken, userToken, assistantToken, endToken }))
+    if (v !== undefined && typeof v !== 'string')
+      throw new ConfigurationError(`${k} must be a string`)
+  const turn = (open: string | undefined, t: { open: string; close: string }) => ({
+    open: open ?? t.open,
+    close: endToken ?? t.close,
+  })
+  const system =
+    systemToken !== undefined
+      ? { open: systemToken, close: endToken ?? base.system?.close ?? '' }
+      : base.system && turn(undefined, base.system)
+  const own = [systemToken, userToken, assistantToken, endToken]
+    .map((t) => t?.trim() ?? '')
+    .filter((t) => t !== '')
+  const template: ChatTemplate = {
+    ...base,
+    user: turn(userToken, base.user),
+    assistant: turn(assistantToken, base.assistant),
+    stopSequences: mergeStops(endToken?.trim() ? [endToken.trim()] : [], base.stopSequences),
+    specialTokens: [...new Set([...base.specialTokens, ...own])],
+  }
+  if (system) template.system = system
+  else delete template.system
+  checkTemplate(template)
+  return template
+}
+
 /**
- * ChatML (`<|im_start|>{role}\n{content}<|im_end|>\n`) with the Qwen tool and thinking
- * conventions, rendered to one prompt string for a completions endpoint.
+ * Chat-template prompts for local and open models, rendered to one prompt string for a
+ * completions endpoint: ChatML (Qwen) by default, or the Llama 3, Mistral and Gemma templates
+ * by `preset`, or your own tokens. Tool calls, thinking and results follow `toolFormat`.
  */
-export class ChatMLFormatter implements PrefillFormatter {
+export class ChatMLFormatter implements Formatter {
   readonly name = 'chatml'
   readonly usesPrefill = true
+  /** The template this formatter writes (the preset with any token overrides applied). */
+  readonly template: ChatTemplate
+  readonly toolFormat: 'json' | 'xml'
   readonly #policy: SpecialTokenPolicy
   readonly #tokens: readonly string[]
   readonly #media: UnsupportedMediaPolicy
+  readonly #warnOnStrip: boolean
+  readonly #bos: boolean
 
   constructor(options: ChatMLFormatterOptions = {}) {
+    this.template = resolveTemplate(options)
+    this.toolFormat = options.toolFormat ?? 'json'
     this.#policy = options.specialTokens ?? 'reject'
     this.#media = options.unsupportedMedia ?? 'error'
-    this.#tokens = [...CHATML_SPECIAL_TOKENS, ...(options.extraSpecialTokens ?? [])]
+    this.#warnOnStrip = options.warnOnStrip ?? true
+    this.#bos = options.bos ?? true
+    const extra = options.extraSpecialTokens ?? []
+    if (!Array.isArray(extra) || !extra.every((t) => typeof t === 'string'))
+      throw new ConfigurationError('extraSpecialTokens must be an array of strings')
+    this.#tokens = [...this.template.specialTokens, ...extra]
+    if (this.toolFormat !== 'json' && this.toolFormat !== 'xml')
+      throw new ConfigurationError(`toolFormat must be 'json' or 'xml'`)
     if (this.#policy !== 'reject' && this.#policy !== 'escape')
       throw new ConfigurationError(`specialTokens must be 'reject' or 'escape'`)
     checkMediaPolicy(this.#media)
+    checkFlag(options.warnOnStrip, 'warnOnStrip')
+    checkFlag(options.bos, 'bos')
   }
 
   formatToolDefinitions(tools: readonly ToolDefinition[]): string | undefined {
     if (tools.length === 0) return undefined
+    if (this.toolFormat === 'xml')
+      return `${XML_TOOL_PREAMBLE}\n\n${renderXmlToolDefinitions(tools)}`
     const lines = tools.map((t) =>
       safeJson({
         type: 'function',
@@ -82,9 +184,9 @@ export class ChatMLFormatter implements PrefillFormatter {
   }
 
   /**
-   * Results as `<tool_response>` blocks (an error result's text starts with `Error: `). Special
-   * tokens in the text follow `specialTokens`; images follow `unsupportedMedia` (`'strip'`
-   * writes `[image omitted]`).
+   * Results as `<tool_response>` blocks (an error result's text starts with `Error: `), or as a
+   * `<function_results>` block with `toolFormat: 'xml'`. Special tokens follow `specialTokens`;
+   * images follow `unsupportedMedia` (`'strip'` writes `[image omitted]`).
    */
   formatToolResults(results: readonly ToolResultBlock[]): string {
     return this.#toolResults(parseToolResults(results), -1, [])
@@ -96,26 +198,42 @@ export class ChatMLFormatter implements PrefillFormatter {
     warnings: FormatWarning[],
   ): string {
     const where = index < 0 ? 'tool results' : `message ${index}`
+    const texts = results.map((r) => {
+      const text = r.content
+        .map((c) => {
+          if (c.type === 'text') return c.text
+          unsupported(this.#media, c, this.name, index, warnings, this.#warnOnStrip)
+          return '[image omitted]'
+        })
+        .join('\n')
+      return guardSpecialTokens(text, this.#tokens, this.#policy, where)
+    })
+    if (this.toolFormat === 'xml') {
+      return renderXmlToolResults(
+        results.map((r, i) => ({ ...r, content: [{ type: 'text', text: texts[i] ?? '' }] })),
+      )
+    }
     return results
-      .map((r) => {
-        const text = r.content
-          .map((c) => {
-            if (c.type === 'text') return c.text
-            unsupported(this.#media, c, this.name, index, warnings)
-            return '[image omitted]'
-          })
-          .join('\n')
-        const body = guardSpecialTokens(text, this.#tokens, this.#policy, where)
+      .map((r, i) => {
+        const body = escapeBlockText(texts[i] ?? '', ['</tool_response'])
         return `<tool_response>\n${r.isError ? `Error: ${body}` : body}\n</tool_response>`
       })
       .join('\n')
   }
 
   createStreamParser(options: ChatMLParserOptions = {}): StreamParser {
+    if (this.toolFormat === 'xml')
+      return new XmlStreamParser({
+        ...options,
+        namespaces: [],
+        thinkingTag: 'think',
+        trimThinkingNewlines: true,
+      })
     return new ChatMLStreamParser(options)
   }
 
   parseToolCalls(text: string, options: ParserOptions = {}): ToolCallBlock[] {
+    if (this.toolFormat === 'xml') return parseXmlToolCalls(text, { ...options, namespaces: [] })
     const parser = new ChatMLStreamParser(options)
     const calls: ToolCallBlock[] = []
     for (const e of [...parser.processChunk(text), ...parser.flush()]) {
@@ -129,73 +247,142 @@ export class ChatMLFormatter implements PrefillFormatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseWith(MessageSchema.array(), input, 'messages')
     const options = parseBuildOptions(buildOptions)
+    const conversation = withUserSections(parseMessages(input), options.userSections)
+    const t = this.template
     const warnings: FormatWarning[] = []
     const guard = (text: string, where: string): string =>
       guardSpecialTokens(text, this.#tokens, this.#policy, where)
-    const sys = systemText(options.system, this.formatToolDefinitions(options.tools ?? []))
-    let prompt = sys ? `<|im_start|>system\n${guard(sys, 'system')}<|im_end|>\n` : ''
-    const last = messages[messages.length - 1]
-    // a final assistant message is continued (an empty one is the open turn itself)
+    const prefix = options.contextPrefix
+    const messages =
+      prefix === undefined || prefix === ''
+        ? conversation
+        : [
+            ...(typeof prefix === 'string' ? [textMessage('user', prefix)] : prefix),
+            ...conversation,
+          ]
+    const turns = messages.map((m, i) => ({
+      role: m.role,
+      content: this.#content(m, i, guard, warnings),
+    }))
+    if (t.alternate) {
+      for (let i = turns.length - 1; i > 0; i--) {
+        const [prev, cur] = [turns[i - 1]!, turns[i]!]
+        if (prev.role !== cur.role) continue
+        prev.content = prev.content === '' ? cur.content : `${prev.content}\n\n${cur.content}`
+        turns.splice(i, 1)
+      }
+    }
+    const tools = options.tools ?? []
+    const sys = systemText(options.system, this.formatToolDefinitions(tools))
+    let prompt = this.#bos ? t.begin : ''
+    let firstPrefix = ''
+    if (sys !== '') {
+      const text = guard(sys, 'system')
+      if (t.system) prompt += t.system.open + (t.trim ? text.trim() : text) + t.system.close
+      else firstPrefix = `${text}\n\n`
+    }
+    if (firstPrefix !== '' && turns.length === 0) turns.push({ role: 'user', content: '' })
+    const last = turns[turns.length - 1]
+    // a final assistant turn is continued (an empty one is the open turn itself)
     const continues = last?.role === 'assistant'
     let turn = ''
-    messages.forEach((message, index) => {
-      const where = `message ${index}`
-      const pieces: Array<{ text: string; kind: 'text' | 'tag' }> = []
-      for (const block of message.content) {
-        switch (block.type) {
-          case 'text':
-            if (block.text !== '') pieces.push({ text: guard(block.text, where), kind: 'text' })
-            break
-          case 'thinking':
-            pieces.push({ text: `<think>\n${guard(block.thinking, where)}\n</think>`, kind: 'tag' })
-            break
-          case 'tool_call':
-            pieces.push({ text: guard(renderQwenToolCall(block), where), kind: 'tag' })
-            break
-          case 'tool_result':
-            pieces.push({ text: this.#toolResults([block], index, warnings), kind: 'tag' })
-            break
-          case 'image':
-            unsupported(this.#media, block, this.name, index, warnings)
-            break
-        }
-      }
-      let content = ''
-      pieces.forEach((p, i) => {
-        const prev = pieces[i - 1]
-        content += prev === undefined || (prev.kind === 'text' && p.kind === 'text') ? '' : '\n'
-        content += p.text
-      })
-      if (message.role === 'user' && message.participant !== undefined) {
-        const name = checkParticipantName(message.participant, `${where} participant`)
-        content = `${guard(name, `${where} participant`)}: ${content}`
-      }
-      const open = `<|im_start|>${message.role}\n`
-      if (continues && index === messages.length - 1) {
-        prompt += open
-        turn = content.trim() === '' ? '' : content
-      } else {
-        prompt += `${open}${content}<|im_end|>\n`
-      }
+    turns.forEach((m, i) => {
+      const tokens = m.role === 'user' ? t.user : t.assistant
+      const body = (i === 0 ? firstPrefix : '') + (t.trim ? m.content.trim() : m.content)
+      if (continues && i === turns.length - 1) {
+        prompt += tokens.open
+        turn = body.trim() === '' ? '' : body.trimEnd()
+      } else prompt += tokens.open + body + tokens.close
     })
-    let tail = ''
-    if (!continues) prompt += '<|im_start|>assistant\n'
-    if (options.thinking && turn === '') tail += '<think>\n'
-    tail += guard((options.prefill ?? '').trimEnd(), 'prefill')
-    // a continued message never ends in whitespace, unless the prefill or <think> writes it
-    turn = tail === '' ? turn.trimEnd() : turn + tail
+    if (!continues) prompt += t.assistant.open
+    const prefill = guard((options.prefill ?? '').trimEnd(), 'prefill')
+    if (turn !== '') {
+      if (options.thinking) {
+        warnings.push({
+          code: 'thinking_not_opened',
+          message:
+            'thinking was requested, but the final assistant message is continued; no thinking block is opened mid-answer',
+          details: { formatter: this.name },
+        })
+      }
+      // a prefill after a partial answer starts a new paragraph, unless it brings its own whitespace
+      if (prefill !== '') turn += /^\s/.test(prefill) ? prefill : `\n\n${prefill}`
+    } else turn = (options.thinking ? '<think>\n' : '') + prefill
     prompt += turn
+    const stops = [...t.stopSequences]
+    if (this.toolFormat === 'xml' && tools.length > 0) stops.push('</function_calls>')
     const request: FormattedRequest = {
       messages: [],
       system: [],
       prompt,
-      stopSequences: mergeStops(['<|im_end|>', '<|endoftext|>'], options.stopSequences),
+      stopSequences: mergeStops(stops, options.stopSequences),
       cacheMarkersApplied: 0,
       warnings,
     }
     if (turn !== '') request.assistantPrefill = turn
     return request
+  }
+
+  /** One message's content: text joined as is, tags on lines of their own. */
+  #content(
+    message: Message,
+    index: number,
+    guard: (text: string, where: string) => string,
+    warnings: FormatWarning[],
+  ): string {
+    const where = `message ${index}`
+    const pieces: Array<{ text: string; kind: 'text' | 'tag' }> = []
+    const blocks = message.content
+    let i = 0
+    while (i < blocks.length) {
+      const block = blocks[i]!
+      let j = i + 1
+      switch (block.type) {
+        case 'text':
+          if (block.text !== '') pieces.push({ text: guard(block.text, where), kind: 'text' })
+          break
+        case 'thinking':
+          pieces.push({
+            text: `<think>\n${escapeBlockText(guard(block.thinking, where), ['</think'])}\n</think>`,
+            kind: 'tag',
+          })
+          break
+        case 'tool_call':
+          if (this.toolFormat === 'json') {
+            pieces.push({ text: guard(renderQwenToolCall(block), where), kind: 'tag' })
+            break
+          }
+          while (j < blocks.length && blocks[j]!.type === 'tool_call') j++
+          pieces.push({
+            text: guard(renderXmlToolCalls(blocks.slice(i, j) as ToolCallBlock[]), where),
+            kind: 'tag',
+          })
+          break
+        case 'tool_result':
+          if (this.toolFormat === 'xml')
+            while (j < blocks.length && blocks[j]!.type === 'tool_result') j++
+          pieces.push({
+            text: this.#toolResults(blocks.slice(i, j) as ToolResultBlock[], index, warnings),
+            kind: 'tag',
+          })
+          break
+        case 'image':
+          unsupported(this.#media, block, this.name, index, warnings, this.#warnOnStrip)
+          break
+      }
+      i = j
+    }
+    let content = ''
+    pieces.forEach((p, k) => {
+      const prev = pieces[k - 1]
+      content += prev === undefined || (prev.kind === 'text' && p.kind === 'text') ? '' : '\n'
+      content += p.text
+    })
+    if (message.role === 'user' && message.participant !== undefined) {
+      const name = checkParticipantName(message.participant, `${where} participant`)
+      content = `${guard(name, `${where} participant`)}: ${content}`
+    }
+    return content
   }
 }

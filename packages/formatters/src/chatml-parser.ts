@@ -1,9 +1,10 @@
 import type { ToolCallBlock } from '@contextkit/core'
+import { BlockTextReader } from './block-text.js'
 import { parseJsonLossless } from './lossless-json.js'
+import { Accumulator, BlockCounter, pushDelta } from './parser-state.js'
 import { candidates, scanTags, type TagCandidate, type TagScanTarget } from './tag-scanner.js'
 import type { BlockType, ParserOptions, StreamEvent, StreamParser } from './types.js'
 import { checkText } from './validate.js'
-import { pushDelta } from './xml-stream-parser.js'
 
 /** Options of {@link ChatMLStreamParser}. */
 export interface ChatMLParserOptions extends ParserOptions {
@@ -14,12 +15,15 @@ export interface ChatMLParserOptions extends ParserOptions {
 type Mode = 'text' | 'think' | 'call'
 
 /**
- * Incremental parser of ChatML replies with the Qwen conventions: `<think>…</think>` becomes
- * thinking events; `<tool_call>{"name": …, "arguments": {…}}</tool_call>` becomes a tool call
- * once its closing tag arrives (start, one parameter event per argument, end with the verbatim
- * `raw`). Arguments keep their JSON types; integers beyond 2^53 − 1 become decimal strings.
- * A `<tool_call>` whose body is not that JSON shape is released as text, unchanged.
- * Same hold-back rule as the XML parser: only a possible tag start is held.
+ * Incremental parser of chat-template replies with the Qwen/Hermes conventions (every
+ * `ChatMLFormatter` preset with `toolFormat: 'json'`): `<think>…</think>` becomes thinking
+ * events (one line break after `<think>` and one before `</think>` belong to the tags;
+ * character references are decoded, as in the XML parser); `<tool_call>{"name": …,
+ * "arguments": {…}}</tool_call>` becomes a tool call once its closing tag arrives (start, one
+ * parameter event per argument, end with the verbatim `raw`). Arguments keep their JSON types;
+ * integers beyond 2^53 − 1 become decimal strings. A `<tool_call>` whose body is not that JSON
+ * shape, or that the stream cuts off, is released as text, unchanged. Same hold-back rule as the
+ * XML parser: only a possible tag start is held.
  */
 export class ChatMLStreamParser implements StreamParser {
   readonly #idPrefix: string
@@ -30,9 +34,11 @@ export class ChatMLStreamParser implements StreamParser {
   readonly #target: TagScanTarget = {
     candidates: () => this.#tags[this.#mode],
     content: (text) => this.#content(text, this.#out),
-    tag: (tag, data, start, end) => this.#tag(tag, data.slice(start, end), this.#out),
+    tag: (match, data, start) => this.#tag(match.tag, data.slice(start, match.end), this.#out),
   }
-  #pieces: string[] = []
+  readonly #acc = new Accumulator()
+  readonly #blocks = new BlockCounter()
+  readonly #thinking = new BlockTextReader(true)
   #mode: Mode = 'text'
   #body = ''
   #counter = 0
@@ -55,7 +61,7 @@ export class ChatMLStreamParser implements StreamParser {
   processChunk(chunk: string): StreamEvent[] {
     checkText(chunk, 'stream chunk')
     const out: StreamEvent[] = []
-    if (chunk !== '') this.#pieces.push(chunk)
+    this.#acc.add(chunk)
     this.#out = out
     this.#carry = scanTags(this.#carry + chunk, this.#target)
     return out
@@ -70,42 +76,74 @@ export class ChatMLStreamParser implements StreamParser {
     const rest = this.#carry
     this.#carry = ''
     this.#content(rest, out)
-    if (this.#mode === 'think') out.push({ type: 'thinking-end' })
+    if (this.#mode === 'think') this.#endThinking(out)
     // an unterminated tool call is not a call: release it as text
-    if (this.#mode === 'call') pushDelta(out, 'text-delta', this.#body)
+    if (this.#mode === 'call') this.#text(this.#body, out)
     this.#mode = 'text'
     this.#body = ''
     return out
   }
 
   getAccumulated(): string {
-    if (this.#pieces.length > 1) this.#pieces = [this.#pieces.join('')]
-    return this.#pieces[0] ?? ''
+    return this.#acc.text()
   }
 
   reset(): void {
     this.#carry = ''
-    this.#pieces = []
+    this.#acc.clear()
+    this.#blocks.reset()
+    this.#thinking.start()
     this.#mode = 'text'
     this.#body = ''
     this.#counter = 0
   }
 
   getCurrentBlockType(): BlockType {
-    return this.#mode === 'think' ? 'thinking' : this.#mode === 'call' ? 'tool_call' : 'text'
+    return this.#mode === 'think' ? 'thinking' : this.#mode === 'call' ? 'tool-call' : 'text'
+  }
+
+  /**
+   * Inside a `<tool_call>` the index is the one the call will get; if its body turns out not to
+   * be a call, its text joins the text block before it (when there is one).
+   */
+  getBlockIndex(): number {
+    return this.#mode === 'call'
+      ? this.#blocks.index(false)
+      : this.#blocks.index(this.#mode === 'think')
+  }
+
+  #text(text: string, out: StreamEvent[]): void {
+    if (text === '') return
+    this.#blocks.text()
+    pushDelta(out, 'text-delta', text)
+  }
+
+  #endThinking(out: StreamEvent[]): void {
+    const rest = this.#thinking.end()
+    if (rest !== '') pushDelta(out, 'thinking-delta', rest)
+    out.push({ type: 'thinking-end' })
   }
 
   #content(text: string, out: StreamEvent[]): void {
     if (text === '') return
-    if (this.#mode === 'text') pushDelta(out, 'text-delta', text)
-    else if (this.#mode === 'think') pushDelta(out, 'thinking-delta', text)
-    else this.#body += text
+    if (this.#mode === 'text') this.#text(text, out)
+    else if (this.#mode === 'think') {
+      const decoded = this.#thinking.push(text)
+      if (decoded !== '') pushDelta(out, 'thinking-delta', decoded)
+    } else this.#body += text
   }
 
   #tag(tag: TagCandidate, written: string, out: StreamEvent[]): void {
     if (tag.local === 'think') {
-      this.#mode = tag.closing ? 'text' : 'think'
-      out.push({ type: tag.closing ? 'thinking-end' : 'thinking-start' })
+      if (tag.closing) {
+        this.#endThinking(out)
+        this.#mode = 'text'
+        return
+      }
+      this.#mode = 'think'
+      this.#blocks.open()
+      this.#thinking.start()
+      out.push({ type: 'thinking-start' })
       return
     }
     if (!tag.closing) {
@@ -118,9 +156,10 @@ export class ChatMLStreamParser implements StreamParser {
     this.#body = ''
     const call = this.#decode(raw)
     if (!call) {
-      pushDelta(out, 'text-delta', raw)
+      this.#text(raw, out)
       return
     }
+    this.#blocks.open()
     out.push({ type: 'tool-call-start', id: call.id, name: call.name })
     for (const [name, value] of Object.entries(call.input)) {
       out.push({ type: 'tool-call-parameter', id: call.id, name, value })

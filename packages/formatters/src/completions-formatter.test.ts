@@ -99,6 +99,23 @@ describe('CompletionsFormatter, edges', () => {
     const joined = f.buildMessages([textMessage('user', 'q'), textMessage('assistant', 'One ')], {
       prefill: 'two',
     })
-    expect(joined.prompt).toBe('User: q<|eot|>\n\nAssistant: One two')
+    // a prefill after a partial answer is joined with the separator, not glued to it
+    expect(joined.prompt).toBe('User: q<|eot|>\n\nAssistant: One\n\ntwo')
+    expect(joined.assistantPrefill).toBe(' One\n\ntwo')
+  })
+
+  test('contextPrefix opens the prompt; warnOnStrip: false strips quietly', () => {
+    const f = new CompletionsFormatter({ warnOnStrip: false })
+    const req = f.buildMessages([{ role: 'user', content: [{ type: 'text', text: 'see' }, PNG] }], {
+      system: 'Sys',
+      contextPrefix: 'Log of #general:',
+    })
+    expect(req.prompt).toBe('Sys\n\nLog of #general:\n\nUser: see<|eot|>\n\nAssistant:')
+    expect(req.warnings).toEqual([])
+    const seeded = new CompletionsFormatter().buildMessages([textMessage('user', 'b')], {
+      contextPrefix: [textMessage('user', 'a', { participant: 'Zed' })],
+    })
+    expect(seeded.prompt).toBe('Zed: a<|eot|>\n\nUser: b<|eot|>\n\nAssistant:')
+    expect(seeded.stopSequences).toEqual(['\nUser:', '\nZed:', '<|eot|>'])
   })
 })

@@ -1,24 +1,23 @@
 import {
   ConfigurationError,
   type Message,
-  MessageSchema,
-  parseWith,
   type ToolCallBlock,
   type ToolResultBlock,
 } from '@contextkit/core'
-import { checkMediaPolicy, type UnsupportedMediaPolicy, unsupported } from './media.js'
+import { checkFlag, checkMediaPolicy, type UnsupportedMediaPolicy, unsupported } from './media.js'
 import { checkParticipantName, mergeStops, participantStops, speakerOf } from './participants.js'
-import { PassThroughParser } from './passthrough-parser.js'
+import { PassThroughStreamParser } from './passthrough-parser.js'
 import { guardSpecialTokens, type SpecialTokenPolicy } from './special-tokens.js'
 import { systemText } from './system-prompt.js'
 import type {
   BuildOptions,
   FormattedRequest,
+  Formatter,
   FormatWarning,
-  PrefillFormatter,
   StreamParser,
 } from './types.js'
-import { parseBuildOptions, parseToolResults } from './validate.js'
+import { withUserSections } from './user-sections.js'
+import { parseBuildOptions, parseMessages, parseToolResults } from './validate.js'
 
 /** Options of {@link CompletionsFormatter}. */
 export interface CompletionsFormatterOptions {
@@ -33,6 +32,8 @@ export interface CompletionsFormatterOptions {
    * them with a warning, `'error'` throws `UnsupportedContentError`. Default `'strip'`.
    */
   unsupportedMedia?: UnsupportedMediaPolicy
+  /** Record a `<type>_stripped` warning on the request for each block `'strip'` drops. Default `true`. */
+  warnOnStrip?: boolean
   /** Text containing the eot token: `'reject'` throws, `'escape'` breaks it with U+200B. Default `'reject'`. */
   specialTokens?: SpecialTokenPolicy
 }
@@ -41,7 +42,7 @@ export interface CompletionsFormatterOptions {
  * Base-model transcripts: `Name: content<eot>` joined by a separator, ending with
  * `{assistant}:`, rendered to one prompt string; output is plain text (pass-through parser).
  */
-export class CompletionsFormatter implements PrefillFormatter {
+export class CompletionsFormatter implements Formatter {
   readonly name = 'completions'
   readonly usesPrefill = true
   readonly #eot: string
@@ -49,6 +50,7 @@ export class CompletionsFormatter implements PrefillFormatter {
   readonly #maxStops: number
   readonly #media: UnsupportedMediaPolicy
   readonly #policy: SpecialTokenPolicy
+  readonly #warnOnStrip: boolean
 
   constructor(options: CompletionsFormatterOptions = {}) {
     this.#eot = options.eotToken ?? '<|eot|>'
@@ -56,6 +58,8 @@ export class CompletionsFormatter implements PrefillFormatter {
     this.#maxStops = options.maxParticipantsForStop ?? 10
     this.#media = options.unsupportedMedia ?? 'strip'
     this.#policy = options.specialTokens ?? 'reject'
+    this.#warnOnStrip = options.warnOnStrip ?? true
+    checkFlag(options.warnOnStrip, 'warnOnStrip')
     if (!Number.isInteger(this.#maxStops) || this.#maxStops < 0)
       throw new ConfigurationError('maxParticipantsForStop must be a non-negative integer')
     if (this.#policy !== 'reject' && this.#policy !== 'escape')
@@ -79,7 +83,7 @@ export class CompletionsFormatter implements PrefillFormatter {
   }
 
   createStreamParser(): StreamParser {
-    return new PassThroughParser()
+    return new PassThroughStreamParser()
   }
 
   /** Base models do not call tools: always `[]`. */
@@ -92,8 +96,8 @@ export class CompletionsFormatter implements PrefillFormatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseWith(MessageSchema.array(), input, 'messages')
     const options = parseBuildOptions(buildOptions)
+    const messages = withUserSections(parseMessages(input), options.userSections)
     const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
     const user = checkParticipantName(options.userName ?? 'User', 'userName')
     const warnings: FormatWarning[] = []
@@ -102,13 +106,17 @@ export class CompletionsFormatter implements PrefillFormatter {
     const parts: string[] = []
     const sys = systemText(options.system)
     if (sys) parts.push(guard(sys, 'system'))
+    const prefix = options.contextPrefix
+    if (typeof prefix === 'string' && prefix !== '') parts.push(guard(prefix, 'contextPrefix'))
+    const all =
+      typeof prefix === 'string' || prefix === undefined ? messages : [...prefix, ...messages]
     const speakers: string[] = []
-    const last = messages[messages.length - 1]
+    const last = all[all.length - 1]
     const lastSpeaker = last && speakerOf(last, assistant, user)
     // the assistant's own final message is continued (an empty one is just `{assistant}:`)
     const continues = last !== undefined && lastSpeaker === assistant
     let turn = ''
-    messages.forEach((message, index) => {
+    all.forEach((message, index) => {
       const where = `message ${index}`
       const speaker = guard(
         checkParticipantName(speakerOf(message, assistant, user), `${where} participant`),
@@ -118,10 +126,10 @@ export class CompletionsFormatter implements PrefillFormatter {
       let text = ''
       for (const block of message.content) {
         if (block.type === 'text') text += guard(block.text, where)
-        else unsupported(this.#media, block, this.name, index, warnings)
+        else unsupported(this.#media, block, this.name, index, warnings, this.#warnOnStrip)
       }
-      if (continues && index === messages.length - 1) {
-        turn = text.trim() === '' ? '' : ` ${options.prefill ? text : text.trimEnd()}`
+      if (continues && index === all.length - 1) {
+        turn = text.trim() === '' ? '' : ` ${text.trimEnd()}`
         parts.push(`${speaker}:${turn}`)
       } else {
         parts.push(`${speaker}: ${text}${this.#eot}`)
@@ -133,7 +141,8 @@ export class CompletionsFormatter implements PrefillFormatter {
     let prompt = parts.join(this.#sep)
     const prefill = guard((options.prefill ?? '').trimEnd(), 'prefill')
     if (prefill !== '') {
-      const add = turn !== '' ? prefill : ` ${prefill}`
+      // after a partial answer: the separator, unless the prefill brings its own whitespace
+      const add = turn === '' ? ` ${prefill}` : /^\s/.test(prefill) ? prefill : this.#sep + prefill
       prompt += add
       turn += add
     }

@@ -11,15 +11,18 @@ import { AnthropicXmlFormatter } from './anthropic-xml-formatter.js'
 import { ChatMLFormatter } from './chatml-formatter.js'
 import { CompletionsFormatter } from './completions-formatter.js'
 import { NativeFormatter } from './native-formatter.js'
-import type { FormattedRequest, PrefillFormatter } from './types.js'
+import type { FormattedRequest, Formatter } from './types.js'
 
-const formatters = (): PrefillFormatter[] => [
+const formatters = (): Formatter[] => [
   new AnthropicXmlFormatter(),
   new AnthropicXmlFormatter({ toolMode: 'native', unsupportedMedia: 'strip' }),
   new NativeFormatter(),
   new NativeFormatter({ participantMode: 'multiuser' }),
   new ChatMLFormatter(),
   new ChatMLFormatter({ specialTokens: 'escape', unsupportedMedia: 'strip' }),
+  new ChatMLFormatter({ preset: 'llama3', toolFormat: 'xml', unsupportedMedia: 'strip' }),
+  new ChatMLFormatter({ preset: 'mistral', specialTokens: 'escape' }),
+  new ChatMLFormatter({ preset: 'gemma', unsupportedMedia: 'strip', warnOnStrip: false }),
   new CompletionsFormatter(),
 ]
 
@@ -80,12 +83,19 @@ describe('crash safety (every formatter)', () => {
         fc.array(message, { maxLength: 6 }),
         fc.option(fc.string({ maxLength: 4 }), { nil: undefined }),
         fc.boolean(),
-        (messages, prefill, thinking) => {
+        fc.option(fc.oneof(fc.string({ maxLength: 4 }), fc.array(message, { maxLength: 2 })), {
+          nil: undefined,
+        }),
+        (messages, prefill, thinking, contextPrefix) => {
           for (const f of formatters()) {
             outcome(() => {
               const req = f.buildMessages(messages as Message[], {
                 thinking,
+                cacheContextPrefix: thinking,
                 ...(prefill === undefined ? {} : { prefill }),
+                ...(contextPrefix === undefined
+                  ? {}
+                  : { contextPrefix: contextPrefix as Message[] }),
               })
               expect(markers(req)).toBe(req.cacheMarkersApplied)
               for (const m of req.messages)
@@ -112,6 +122,9 @@ describe('crash safety (every formatter)', () => {
           () => f.buildMessages([], { tools: v } as never),
           () => f.buildMessages([], { system: v === 'x' ? 5 : v } as never),
           () => f.buildMessages([], { stopSequences: v } as never),
+          () => f.buildMessages([], { contextPrefix: v === 'x' ? 5 : v } as never),
+          () => f.buildMessages([], { cacheTtl: v } as never),
+          () => f.buildMessages([], { hasCacheMarker: v } as never),
           () => f.formatToolResults(v as never),
           () => f.createStreamParser().processChunk((v === 'x' ? 7 : v) as never),
         ]
@@ -152,6 +165,14 @@ describe('crash safety (every formatter)', () => {
       () => new CompletionsFormatter({ specialTokens: 'allow' as never }),
       () => new CompletionsFormatter({ unsupportedMedia: 'keep' as never }),
       () => new CompletionsFormatter({ eotToken: 5 as never }),
+      () => new CompletionsFormatter({ warnOnStrip: 'no' as never }),
+      () => new ChatMLFormatter({ preset: 'llama2' as never }),
+      () => new ChatMLFormatter({ toolFormat: 'yaml' as never }),
+      () => new ChatMLFormatter({ template: { begin: 1 } as never }),
+      () => new ChatMLFormatter({ endToken: 3 as never }),
+      () => new ChatMLFormatter({ bos: 'yes' as never }),
+      () => new AnthropicXmlFormatter({ unsupportedMedia: 'split-ish' as never }),
+      () => new AnthropicXmlFormatter({ namespaces: 'antml' as never }),
     ]
     for (const make of bad) expect(make).toThrow(ConfigurationError)
   })

@@ -2,22 +2,22 @@ import { ContextkitError } from '@contextkit/core'
 
 /** A participant name cannot be rendered (contains `:` or a line break, or is empty). */
 export class InvalidParticipantError extends ContextkitError {
-  static override readonly code: string = 'invalid_participant'
+  static override readonly code: string = 'formatters_invalid_participant'
 }
 
 /** `NativeFormatter` in `simple` mode got more than two parties. */
 export class TooManyParticipantsError extends ContextkitError {
-  static override readonly code: string = 'too_many_participants'
+  static override readonly code: string = 'formatters_too_many_participants'
 }
 
 /** Content the format cannot carry (an image in a text-only format, …) with `unsupportedMedia: 'error'`. */
 export class UnsupportedContentError extends ContextkitError {
-  static override readonly code: string = 'unsupported_content'
+  static override readonly code: string = 'formatters_unsupported_content'
 }
 
 /** Text contains a special-token string of the format (e.g. `<|im_end|>`) with `specialTokens: 'reject'`. */
 export class SpecialTokenError extends ContextkitError {
-  static override readonly code: string = 'special_token_in_text'
+  static override readonly code: string = 'formatters_special_token'
 }
 
 /**
@@ -25,5 +25,5 @@ export class SpecialTokenError extends ContextkitError {
  * assistant prefill (Claude 4.6 and later). Use `NativeFormatter` for such models.
  */
 export class PrefillUnsupportedError extends ContextkitError {
-  static override readonly code: string = 'prefill_unsupported_by_model'
+  static override readonly code: string = 'formatters_prefill_unsupported'
 }

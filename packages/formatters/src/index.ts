@@ -1,6 +1,9 @@
 export type { AnthropicXmlFormatterOptions } from './anthropic-xml-formatter.js'
 export { AnthropicXmlFormatter } from './anthropic-xml-formatter.js'
+export { escapeBlockText } from './block-text.js'
 export { applyCacheMarkers, MAX_CACHE_MARKERS } from './cache-markers.js'
+export type { ChatTemplate, ChatTemplatePreset, TurnTokens } from './chat-templates.js'
+export { CHAT_TEMPLATES } from './chat-templates.js'
 export type { ChatMLFormatterOptions } from './chatml-formatter.js'
 export { CHATML_SPECIAL_TOKENS, ChatMLFormatter, renderQwenToolCall } from './chatml-formatter.js'
 export type { ChatMLParserOptions } from './chatml-parser.js'
@@ -15,11 +18,13 @@ export {
   TooManyParticipantsError,
   UnsupportedContentError,
 } from './errors.js'
+export type { FormatterModel } from './formatter-for.js'
+export { endsWithAssistantTurn, formatterFor, modelAcceptsFormat } from './formatter-for.js'
 export { parseJsonLossless, stringifyJson } from './lossless-json.js'
-export type { UnsupportedMediaPolicy } from './media.js'
+export type { ToolResultMediaPolicy, UnsupportedMediaPolicy } from './media.js'
 export type { NativeFormatterOptions } from './native-formatter.js'
 export { NativeFormatter } from './native-formatter.js'
-export { PassThroughParser } from './passthrough-parser.js'
+export { PassThroughParser, PassThroughStreamParser } from './passthrough-parser.js'
 export type { SpecialTokenPolicy } from './special-tokens.js'
 export { guardSpecialTokens, TOKEN_ESCAPE } from './special-tokens.js'
 export { MAX_TAG_LENGTH } from './tag-scanner.js'
@@ -27,6 +32,7 @@ export type {
   BlockType,
   BuildOptions,
   CacheControl,
+  CacheTtl,
   FormattedBlock,
   FormattedImageBlock,
   FormattedMessage,
@@ -35,6 +41,7 @@ export type {
   FormattedThinkingBlock,
   FormattedToolResultBlock,
   FormattedToolUseBlock,
+  Formatter,
   FormatWarning,
   NativeToolDefinition,
   ParserOptions,
@@ -42,9 +49,10 @@ export type {
   StreamEvent,
   StreamParser,
 } from './types.js'
+export { currentUserTurn, withUserSections } from './user-sections.js'
 export { escapeXml, unescapeXml } from './xml-escape.js'
 export type { XmlParserOptions } from './xml-stream-parser.js'
-export { IncrementalXmlParser } from './xml-stream-parser.js'
+export { IncrementalXmlParser, XmlStreamParser } from './xml-stream-parser.js'
 export {
   parseXmlToolCalls,
   renderXmlToolCalls,

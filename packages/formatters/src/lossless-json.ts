@@ -58,6 +58,10 @@ export function parseJsonLossless(text: string): unknown {
  * (circular, or a top-level function/symbol/undefined) throws core's `ValidationError`.
  */
 export function stringifyJson(value: unknown): string {
+  if (plainJson(value, 0)) {
+    const json = JSON.stringify(value)
+    if (json !== undefined) return json
+  }
   // placeholders for exact integers; lengthened until no key or string of `value` contains one
   for (let tag = '\u0000bigint'; ; tag += '\u0000') {
     const marks: string[] = []
@@ -94,6 +98,36 @@ export function stringifyJson(value: unknown): string {
       new RegExp(`"${quoted}(\\d+);"`, 'g'),
       (_m, k: string) => marks[Number(k)] ?? '0',
     )
+  }
+}
+
+/**
+ * Whether `JSON.stringify` alone writes `value` exactly: no bigint, no integer beyond 2^53, no
+ * `toJSON`, nothing deeper than 32 levels (which also stops at cycles). Anything else takes the
+ * exact path, which also reports values with no JSON form.
+ */
+function plainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true
+    case 'number':
+      return !Number.isInteger(value) || Number.isSafeInteger(value) || Math.abs(value) >= 1e21
+    case 'object': {
+      if (value === null) return true
+      if (depth > 32 || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false
+      if (Array.isArray(value)) {
+        for (const v of value) if (!plainJson(v, depth + 1)) return false
+        return true
+      }
+      for (const k in value) {
+        if (Object.hasOwn(value, k) && !plainJson((value as Record<string, unknown>)[k], depth + 1))
+          return false
+      }
+      return true
+    }
+    default:
+      return false
   }
 }
 

@@ -5,12 +5,28 @@ import type { FormattedImageBlock, FormatWarning } from './types.js'
 /** What to do with content a format cannot carry. */
 export type UnsupportedMediaPolicy = 'error' | 'strip'
 
-/** Throw `ConfigurationError` unless `policy` is `'error'` or `'strip'`. */
-export function checkMediaPolicy(policy: unknown): void {
-  if (policy !== 'error' && policy !== 'strip')
+/**
+ * What `AnthropicXmlFormatter` does with images inside tool results: `'split'` ends the
+ * assistant transcript before the image, puts the image in a user turn and continues the result
+ * after it; `'error'` and `'strip'` as for {@link UnsupportedMediaPolicy}.
+ */
+export type ToolResultMediaPolicy = 'split' | UnsupportedMediaPolicy
+
+/** Throw `ConfigurationError` unless `policy` is one of `allowed`. */
+export function checkMediaPolicy(
+  policy: unknown,
+  allowed: readonly string[] = ['error', 'strip'],
+): void {
+  if (typeof policy !== 'string' || !allowed.includes(policy))
     throw new ConfigurationError(
-      `unsupportedMedia must be 'error' or 'strip', got ${String(policy)}`,
+      `unsupportedMedia must be ${allowed.map((a) => `'${a}'`).join(' or ')}, got ${String(policy)}`,
     )
+}
+
+/** Throw `ConfigurationError` unless `value` is a boolean or undefined. */
+export function checkFlag(value: unknown, name: string): void {
+  if (value !== undefined && typeof value !== 'boolean')
+    throw new ConfigurationError(`${name} must be a boolean, got ${typeof value}`)
 }
 
 /** Core image → Anthropic-shaped image block. */
@@ -23,7 +39,8 @@ export function toImageBlock(image: ImageBlock): FormattedImageBlock {
 
 /**
  * Handle content the format cannot carry: throw {@link UnsupportedContentError} under `'error'`,
- * or record a warning under `'strip'` (the caller then leaves the block out).
+ * or, under `'strip'`, record a warning on the request unless `warn` is `false` (the caller then
+ * leaves the block out).
  */
 export function unsupported(
   policy: UnsupportedMediaPolicy,
@@ -31,6 +48,7 @@ export function unsupported(
   formatter: string,
   messageIndex: number,
   warnings: FormatWarning[],
+  warn = true,
 ): void {
   const details = { formatter, messageIndex, blockType: block.type }
   if (policy === 'error') {
@@ -39,6 +57,7 @@ export function unsupported(
       { details },
     )
   }
+  if (!warn) return
   warnings.push({
     code: `${block.type}_stripped`,
     message: `${formatter} dropped an unsupported ${block.type} block from message ${messageIndex}`,

@@ -2,7 +2,7 @@ import { getModelInfo, type Message, type ToolDefinition, textMessage } from '@c
 import { describe, expect, test } from 'vitest'
 import { PrefillUnsupportedError, TooManyParticipantsError } from './errors.js'
 import { NativeFormatter } from './native-formatter.js'
-import { PassThroughParser } from './passthrough-parser.js'
+import { PassThroughStreamParser } from './passthrough-parser.js'
 
 const tool: ToolDefinition = {
   name: 'ls',
@@ -126,7 +126,7 @@ describe('NativeFormatter', () => {
     expect(onlyThinking.cacheMarkersApplied).toBe(0)
   })
 
-  test('prefill continues the final assistant message, without trailing whitespace', () => {
+  test('prefill continues the final assistant message after a blank line, without trailing whitespace', () => {
     const f = new NativeFormatter()
     const a = f.buildMessages([textMessage('user', 'q')], { prefill: 'Answer: \n' })
     expect(a.messages[1]).toEqual({
@@ -139,14 +139,54 @@ describe('NativeFormatter', () => {
     })
     expect(b.messages[1]).toEqual({
       role: 'assistant',
-      content: [{ type: 'text', text: 'One two' }],
+      content: [{ type: 'text', text: 'One\n\ntwo' }],
     })
+    const own = f.buildMessages([textMessage('user', 'q'), textMessage('assistant', 'One ')], {
+      prefill: ' two',
+    })
+    expect(own.assistantPrefill).toBe('One two')
+  })
+
+  test('contextPrefix, hasCacheMarker, cacheTtl and promptCaching', () => {
+    const f = new NativeFormatter()
+    const req = f.buildMessages(
+      [textMessage('user', 'Hi'), textMessage('assistant', 'Yo'), textMessage('user', 'Bye')],
+      {
+        contextPrefix: 'Shared notes.',
+        cacheContextPrefix: true,
+        hasCacheMarker: (_m, i) => i === 1,
+        cacheTtl: '1h',
+      },
+    )
+    const mark = { type: 'ephemeral', ttl: '1h' }
+    expect(req.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Shared notes.', cache_control: mark },
+          { type: 'text', text: '\n\nHi' },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'text', text: 'Yo', cache_control: mark }] },
+      { role: 'user', content: [{ type: 'text', text: 'Bye' }] },
+    ])
+    expect(req.cacheMarkersApplied).toBe(2)
+    const seeded = f.buildMessages([textMessage('user', 'Now')], {
+      contextPrefix: [textMessage('user', 'Then'), textMessage('assistant', 'Ok')],
+    })
+    expect(seeded.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user'])
+    const off = f.buildMessages([textMessage('user', 'Hi', { cacheBreakpoint: true })], {
+      promptCaching: false,
+      system: [{ id: 's', text: 'S', priority: 1, cache: 'stable' }],
+    })
+    expect(off.cacheMarkersApplied).toBe(0)
+    expect(JSON.stringify(off)).not.toContain('cache_control')
   })
 
   test('output is passed through as text; tool calls are never parsed from text', () => {
     const f = new NativeFormatter()
     const parser = f.createStreamParser()
-    expect(parser).toBeInstanceOf(PassThroughParser)
+    expect(parser).toBeInstanceOf(PassThroughStreamParser)
     expect(parser.processChunk('<function_calls><invoke name="x">')).toEqual([
       { type: 'text-delta', text: '<function_calls><invoke name="x">' },
     ])

@@ -2,26 +2,26 @@ import {
   ConfigurationError,
   type ContentBlock,
   type Message,
-  MessageSchema,
-  parseWith,
   type ToolCallBlock,
   type ToolResultBlock,
+  textMessage,
 } from '@contextkit/core'
-import { applyCacheMarkers, lastMarkable } from './cache-markers.js'
+import { CacheMarks, lastMarkable } from './cache-markers.js'
 import { PrefillUnsupportedError, TooManyParticipantsError } from './errors.js'
 import { toImageBlock } from './media.js'
 import { checkParticipantName, mergeStops, speakerOf } from './participants.js'
-import { PassThroughParser } from './passthrough-parser.js'
+import { PassThroughStreamParser } from './passthrough-parser.js'
 import { buildSystem } from './system-prompt.js'
 import type {
   BuildOptions,
   FormattedBlock,
   FormattedMessage,
   FormattedRequest,
-  PrefillFormatter,
+  Formatter,
   StreamParser,
 } from './types.js'
-import { parseBuildOptions, parseToolResults, rejectsPrefill } from './validate.js'
+import { withUserSections } from './user-sections.js'
+import { parseBuildOptions, parseMessages, parseToolResults, rejectsPrefill } from './validate.js'
 
 /** Options of {@link NativeFormatter}. */
 export interface NativeFormatterOptions {
@@ -62,7 +62,7 @@ function toFormatted(block: ContentBlock): FormattedBlock {
  * stop sequences. Consecutive same-role messages are merged into one message, with a blank
  * line put before the later message's text so nothing is glued together.
  */
-export class NativeFormatter implements PrefillFormatter {
+export class NativeFormatter implements Formatter {
   readonly name = 'native'
   readonly usesPrefill = false
   readonly participantMode: 'simple' | 'multiuser'
@@ -90,7 +90,7 @@ export class NativeFormatter implements PrefillFormatter {
   }
 
   createStreamParser(): StreamParser {
-    return new PassThroughParser()
+    return new PassThroughStreamParser()
   }
 
   /** Native tool calls arrive as structured blocks, never in text: always `[]`. */
@@ -103,15 +103,29 @@ export class NativeFormatter implements PrefillFormatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
-    const messages = parseWith(MessageSchema.array(), input, 'messages')
     const options = parseBuildOptions(buildOptions)
+    const messages = withUserSections(parseMessages(input), options.userSections)
     const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
     const user = checkParticipantName(options.userName ?? 'User', 'userName')
     const system = buildSystem(options.system)
-    const marks: FormattedBlock[] = system.cacheAfter ? [system.cacheAfter] : []
+    const marks = new CacheMarks(options)
+    marks.add(system.cacheAfter)
     const out: FormattedMessage[] = []
     const parties = new Map<'user' | 'assistant', string>()
-    messages.forEach((message, index) => {
+    const prefix = options.contextPrefix
+    const prefixMessages: readonly Message[] =
+      typeof prefix === 'string'
+        ? prefix === ''
+          ? []
+          : [textMessage('user', prefix)]
+        : (prefix ?? [])
+    const all = [...prefixMessages, ...messages]
+    all.forEach((message, index) => {
+      const own = index - prefixMessages.length
+      const breakpoint =
+        own >= 0
+          ? marks.wants(message, own)
+          : message.cacheBreakpoint === true || (options.cacheContextPrefix === true && own === -1)
       const speaker = checkParticipantName(
         speakerOf(message, assistant, user),
         `message ${index} participant`,
@@ -142,8 +156,7 @@ export class NativeFormatter implements PrefillFormatter {
         else if (before?.type === 'text') before.text += b.text
       }
       if (kept.length === 0) {
-        const before = lastMarkable(out[out.length - 1]?.content ?? [])
-        if (message.cacheBreakpoint && before) marks.push(before)
+        if (breakpoint) marks.add(lastMarkable(out[out.length - 1]?.content ?? []))
         return
       }
       const prev = out[out.length - 1]
@@ -155,10 +168,7 @@ export class NativeFormatter implements PrefillFormatter {
       } else {
         out.push({ role: message.role, content: kept })
       }
-      if (message.cacheBreakpoint) {
-        const markable = lastMarkable(kept)
-        if (markable) marks.push(markable)
-      }
+      if (breakpoint) marks.add(lastMarkable(kept))
     })
     let assistantPrefill: string | undefined
     const prefill = options.prefill?.trimEnd()
@@ -172,7 +182,11 @@ export class NativeFormatter implements PrefillFormatter {
     if (prefill) {
       if (last?.role === 'assistant') {
         const tail = last.content[last.content.length - 1]
-        if (tail?.type === 'text') tail.text += prefill
+        // joined like merged messages: a blank line, unless the prefill brings its own whitespace
+        if (tail?.type === 'text')
+          tail.text = /^\s/.test(prefill)
+            ? tail.text.trimEnd() + prefill
+            : `${tail.text.trimEnd()}\n\n${prefill}`
         else last.content.push({ type: 'text', text: prefill })
       } else {
         out.push({ role: 'assistant', content: [{ type: 'text', text: prefill }] })
@@ -192,7 +206,7 @@ export class NativeFormatter implements PrefillFormatter {
       messages: out,
       system: system.blocks,
       stopSequences: mergeStops([], options.stopSequences),
-      cacheMarkersApplied: applyCacheMarkers(marks),
+      cacheMarkersApplied: marks.apply(),
       warnings: [],
     }
     if (assistantPrefill !== undefined) request.assistantPrefill = assistantPrefill

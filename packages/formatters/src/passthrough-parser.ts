@@ -1,3 +1,4 @@
+import { Accumulator } from './parser-state.js'
 import type { BlockType, StreamEvent, StreamParser } from './types.js'
 import { checkText } from './validate.js'
 
@@ -6,12 +7,12 @@ import { checkText } from './validate.js'
  * completions): every chunk is text, emitted as is. Shared by `NativeFormatter` and
  * `CompletionsFormatter`.
  */
-export class PassThroughParser implements StreamParser {
-  #pieces: string[] = []
+export class PassThroughStreamParser implements StreamParser {
+  readonly #acc = new Accumulator()
 
   processChunk(chunk: string): StreamEvent[] {
     checkText(chunk, 'stream chunk')
-    if (chunk !== '') this.#pieces.push(chunk)
+    this.#acc.add(chunk)
     return chunk === '' ? [] : [{ type: 'text-delta', text: chunk }]
   }
 
@@ -24,15 +25,27 @@ export class PassThroughParser implements StreamParser {
   }
 
   getAccumulated(): string {
-    if (this.#pieces.length > 1) this.#pieces = [this.#pieces.join('')]
-    return this.#pieces[0] ?? ''
+    return this.#acc.text()
   }
 
   reset(): void {
-    this.#pieces = []
+    this.#acc.clear()
   }
 
   getCurrentBlockType(): BlockType {
     return 'text'
   }
+
+  /** Always `0`: the whole reply is one text block. */
+  getBlockIndex(): number {
+    return 0
+  }
 }
+
+/**
+ * The former name of {@link PassThroughStreamParser}.
+ * @deprecated Use `PassThroughStreamParser`; this alias will be removed in a later minor release.
+ */
+export const PassThroughParser = PassThroughStreamParser
+/** @deprecated Use `PassThroughStreamParser`. */
+export type PassThroughParser = PassThroughStreamParser

@@ -11,15 +11,25 @@ export interface TagCandidate {
   /** Local tag name, e.g. `invoke`. */
   local: string
   closing: boolean
-  /** Opening tags with attributes (`<invoke name="x">`) need a `name` attribute. */
-  named: boolean
+  /**
+   * The attribute an opening tag must carry (`name` for `<invoke name="x">`), or `undefined`
+   * for a bare tag (`<thinking>`). Only tags with an attribute may be self-closing (`/>`).
+   */
+  attribute: string | undefined
   /** `[/][ns:]local` as written after `<`. */
   spelled: string
 }
 
+/** One tag of a mode, before namespace variants are added. */
+export interface TagSpec {
+  local: string
+  closing: boolean
+  attribute?: string
+}
+
 /** Build the candidates of one mode, with each namespace variant (`''` = no prefix). */
 export function candidates(
-  tags: ReadonlyArray<{ local: string; closing: boolean; named?: boolean }>,
+  tags: readonly TagSpec[],
   namespaces: readonly string[],
 ): TagCandidate[] {
   const out: TagCandidate[] = []
@@ -28,7 +38,7 @@ export function candidates(
       out.push({
         local: tag.local,
         closing: tag.closing,
-        named: tag.named ?? false,
+        attribute: tag.attribute,
         spelled: (tag.closing ? '/' : '') + (ns ? `${ns}:` : '') + tag.local,
       })
     }
@@ -36,9 +46,9 @@ export function candidates(
   return out
 }
 
-/** Result of {@link matchTagAt}. */
+/** Result of {@link matchTagAt}. `value` is the required attribute's raw (still escaped) value. */
 export type TagMatch =
-  | { kind: 'match'; tag: TagCandidate; end: number; name?: string }
+  | { kind: 'match'; tag: TagCandidate; end: number; value?: string; selfClosing: boolean }
   | { kind: 'partial' }
   | { kind: 'none' }
 
@@ -54,7 +64,11 @@ function isNameChar(c: number): boolean {
   )
 }
 
-function isSpace(c: number): boolean {
+/**
+ * XML white space (the spec's `S`: space, tab, CR, LF) — narrower than core's `isSpace` on
+ * purpose: a tag like `<tool_call\u00a0>` is text, as an XML parser would read it.
+ */
+function isXmlSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 9 || c === 13
 }
 
@@ -87,21 +101,25 @@ export function matchTagAt(data: string, at: number, cands: readonly TagCandidat
     }
   }
   if (!tag) return NONE
-  if (!tag.named) {
-    while (k < limit && isSpace(data.charCodeAt(k))) k++
+  if (tag.attribute === undefined) {
+    while (k < limit && isXmlSpace(data.charCodeAt(k))) k++
     if (k >= limit) return ranOut
-    return data.charCodeAt(k) === 62 ? { kind: 'match', tag, end: k + 1 } : NONE
+    return data.charCodeAt(k) === 62 ? { kind: 'match', tag, end: k + 1, selfClosing: false } : NONE
   }
-  // attributes: name="…" or name='…'
-  let name: string | undefined
+  // attributes: key="…" or key='…'; the tag's own attribute is required and non-empty
+  let value: string | undefined
   for (;;) {
     const before = k
-    while (k < limit && isSpace(data.charCodeAt(k))) k++
+    while (k < limit && isXmlSpace(data.charCodeAt(k))) k++
     if (k >= limit) return ranOut
     const c = data.charCodeAt(k)
-    if (c === 62) {
-      if (name === undefined || name === '') return NONE
-      return { kind: 'match', tag, end: k + 1, name }
+    if (c === 62 || c === 47) {
+      if (value === undefined || value === '') return NONE
+      if (c === 62) return { kind: 'match', tag, end: k + 1, value, selfClosing: false }
+      // `/>`: a self-closing opening tag (never on a closing tag)
+      if (k + 1 >= limit) return ranOut
+      if (tag.closing || data.charCodeAt(k + 1) !== 62) return NONE
+      return { kind: 'match', tag, end: k + 2, value, selfClosing: true }
     }
     if (k === before) return NONE // attributes must be separated by whitespace
     const attrStart = k
@@ -109,20 +127,23 @@ export function matchTagAt(data: string, at: number, cands: readonly TagCandidat
     if (k >= limit) return ranOut
     if (k === attrStart) return NONE
     const attr = data.slice(attrStart, k)
-    while (k < limit && isSpace(data.charCodeAt(k))) k++
+    while (k < limit && isXmlSpace(data.charCodeAt(k))) k++
     if (k >= limit) return ranOut
     if (data.charCodeAt(k) !== 61) return NONE
     k++
-    while (k < limit && isSpace(data.charCodeAt(k))) k++
+    while (k < limit && isXmlSpace(data.charCodeAt(k))) k++
     if (k >= limit) return ranOut
     const quote = data.charCodeAt(k)
     if (quote !== 34 && quote !== 39) return NONE
     const close = data.indexOf(quote === 34 ? '"' : "'", k + 1)
     if (close < 0 || close >= limit) return ranOut
-    if (attr === 'name') name = data.slice(k + 1, close)
+    if (attr === tag.attribute) value = data.slice(k + 1, close)
     k = close + 1
   }
 }
+
+/** A complete tag found by {@link matchTagAt}. */
+export type TagFound = Extract<TagMatch, { kind: 'match' }>
 
 const PARTIAL: TagMatch = { kind: 'partial' }
 const NONE: TagMatch = { kind: 'none' }
@@ -133,8 +154,8 @@ export interface TagScanTarget {
   candidates(): readonly TagCandidate[]
   /** Plain text between tags (may be called with `''`). */
   content(text: string): void
-  /** A complete tag, written as `data.slice(start, end)`, with its `name` attribute if any. */
-  tag(tag: TagCandidate, data: string, start: number, end: number, name?: string): void
+  /** A complete tag, written as `data.slice(start, end)`. */
+  tag(match: TagFound, data: string, start: number): void
 }
 
 /**
@@ -159,7 +180,7 @@ export function scanTags(data: string, target: TagScanTarget): string {
       i = lt + 1
       continue
     }
-    target.tag(m.tag, data, lt, m.end, m.name)
+    target.tag(m, data, lt)
     i = m.end
   }
 }

@@ -22,16 +22,3 @@ export function parseAll(parser: StreamParser, chunks: readonly string[]): Strea
   events.push(...parser.flush())
   return mergeDeltas(events)
 }
-
-/** Cut `text` at the given points (taken modulo its length, de-duplicated, in order). */
-export function cutAt(text: string, cuts: readonly number[]): string[] {
-  const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b)
-  const chunks: string[] = []
-  let prev = 0
-  for (const p of points) {
-    chunks.push(text.slice(prev, p))
-    prev = p
-  }
-  chunks.push(text.slice(prev))
-  return chunks
-}

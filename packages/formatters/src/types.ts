@@ -8,9 +8,14 @@ import type {
   ToolResultBlock,
 } from '@contextkit/core'
 
+/** How long a prompt-cache entry lives: `'5m'` (the API's default) or `'1h'`. */
+export type CacheTtl = '5m' | '1h'
+
 /** Anthropic's prompt-cache marker. Formatters place at most four per request. */
 export interface CacheControl {
   type: 'ephemeral'
+  /** Present when `BuildOptions.cacheTtl` is set. */
+  ttl?: CacheTtl
 }
 
 /** A text block of a formatted request. */
@@ -74,6 +79,8 @@ export interface NativeToolDefinition {
   name: string
   description: string
   input_schema: Record<string, unknown>
+  /** A prompt-cache breakpoint after the tool definitions (formatters never set it; callers may). */
+  cache_control?: CacheControl
 }
 
 /** Something a formatter changed or dropped on purpose (e.g. a stripped image). */
@@ -84,7 +91,7 @@ export interface FormatWarning {
   details?: Record<string, unknown>
 }
 
-/** What {@link PrefillFormatter.buildMessages} returns. */
+/** What {@link Formatter.buildMessages} returns. */
 export interface FormattedRequest {
   /** Chat messages. Empty for text-completion formats (ChatML, completions): see `prompt`. */
   messages: FormattedMessage[]
@@ -107,7 +114,7 @@ export interface FormattedRequest {
   warnings: FormatWarning[]
 }
 
-/** Options for {@link PrefillFormatter.buildMessages}. */
+/** Options for {@link Formatter.buildMessages}. */
 export interface BuildOptions {
   /** Name of the participant the model speaks as. Default `'Assistant'`. */
   assistantName?: string
@@ -120,15 +127,28 @@ export interface BuildOptions {
   system?: string | readonly Section[]
   /** Tools the model may call. Default `[]`. */
   tools?: readonly ToolDefinition[]
-  /** Open a thinking block in the prefill (formats that support it). Default `false`. */
+  /**
+   * Open a thinking block in the prefill (formats that support it). Default `false`. When the
+   * conversation ends in a non-empty assistant message that is continued, no block is opened
+   * mid-answer: the request carries a `thinking_not_opened` warning instead.
+   */
   thinking?: boolean
   /**
    * Ephemeral text the reply must continue from. Trailing whitespace is trimmed. With
-   * `thinking`, it is written after the opened thinking tag (inside the thinking block).
+   * `thinking`, it is written after the opened thinking tag (inside the thinking block). After a
+   * non-empty final assistant message it is joined with the format's separator (see README),
+   * unless it starts with whitespace of its own.
    */
   prefill?: string
   /** Extra stop sequences appended after the format's own. Default `[]`. */
   stopSequences?: readonly string[]
+  /**
+   * Sections for the current user turn (plan, context-file hint, preloaded files), rendered for
+   * the request only into the last user message that is not only tool results: `placement:
+   * 'before'` sections in front of the user's text, the others after it, blank-line separated.
+   * Default `[]`.
+   */
+  userSections?: readonly Section[]
   /**
    * The model the request is for. For a model that cannot take a prefill (`supportsPrefill:
    * false`, or `thinkingMode: 'adaptive-always'`: thinking always on), a format that always ends
@@ -137,9 +157,33 @@ export interface BuildOptions {
    * answers with a 400. Default: not checked.
    */
   model?: Pick<ModelInfo, 'id' | 'supportsPrefill'> & Partial<Pick<ModelInfo, 'thinkingMode'>>
+  /**
+   * Text or messages placed before the conversation (a fixed preamble, a seeded transcript).
+   * A string is rendered like a user message of the conversation's own format (in the XML
+   * transcript: the first transcript text, with no speaker name). Default: none.
+   */
+  contextPrefix?: string | readonly Message[]
+  /**
+   * Put a cache breakpoint right after the context prefix (formats with `cache_control`).
+   * Messages of a prefix may also carry their own `cacheBreakpoint`. Default `false`.
+   */
+  cacheContextPrefix?: boolean
+  /**
+   * Decides which conversation messages get a cache breakpoint after them; `index` is the
+   * message's position in `messages`. Default: `message.cacheBreakpoint === true`.
+   */
+  hasCacheMarker?: (message: Message, index: number) => boolean
+  /** `false`: place no `cache_control` marker at all (system, prefix or messages). Default `true`. */
+  promptCaching?: boolean
+  /** Lifetime written into every cache marker (`ttl`). Default: none (the API's 5 minutes). */
+  cacheTtl?: CacheTtl
 }
 
-/** What a stream parser reports, in order. Adjacent deltas of one block may be split anywhere. */
+/**
+ * What a stream parser reports, in order. Adjacent deltas of one block may be split anywhere.
+ * Event names are kebab-case (`tool-call-end`), like every name this package gives; content
+ * blocks keep core's `type`s (`tool_call`), and warning and error codes are snake_case.
+ */
 export type StreamEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'thinking-start' }
@@ -153,9 +197,16 @@ export type StreamEvent =
       /** `true` when the stream ended inside the call: never execute an incomplete call. */
       incomplete?: boolean
     }
+  | {
+      /** A complete `<result>`/`<error>` of a `<function_results>` block (XML formats). */
+      type: 'tool-result'
+      result: ToolResultBlock
+      /** The element as written, verbatim. */
+      raw: string
+    }
 
 /** Which kind of block a parser is inside. */
-export type BlockType = 'text' | 'thinking' | 'tool_call'
+export type BlockType = 'text' | 'thinking' | 'tool-call' | 'tool-result'
 
 /** Options for stream parsers and `parseToolCalls`. */
 export interface ParserOptions {
@@ -177,13 +228,20 @@ export interface StreamParser {
   reset(): void
   /** The kind of block the next content will belong to. */
   getCurrentBlockType(): BlockType
+  /**
+   * Index (from 0, counting every text, thinking, tool-call and tool-result block since the
+   * parser was created or reset, pushed text included) of the block being parsed: the open
+   * thinking/tool block, the text block being written, or, between blocks, the index the next
+   * block will get. Depends only on the text processed so far, never on how it was chunked.
+   */
+  getBlockIndex(): number
 }
 
 /**
  * A prompt format: renders messages into a provider request and reads the model's output back.
  * Formatters are plain values; pick one per request.
  */
-export interface PrefillFormatter {
+export interface Formatter {
   readonly name: string
   /** `true` when requests end in a prefilled assistant turn the reply continues. */
   readonly usesPrefill: boolean
@@ -200,3 +258,10 @@ export interface PrefillFormatter {
   /** Whether a whole reply contains at least one complete tool call. */
   hasToolUse(text: string, options?: ParserOptions): boolean
 }
+
+/**
+ * The former name of {@link Formatter}.
+ * @deprecated Use `Formatter`: every formatter implements it, with or without a prefill.
+ * This alias will be removed in a later minor release.
+ */
+export type PrefillFormatter = Formatter

@@ -1,4 +1,9 @@
 import {
+  isMessageArray,
+  isSectionArray,
+  isToolArray,
+  type Message,
+  MessageSchema,
   parseWith,
   SectionSchema,
   ToolDefinitionSchema,
@@ -22,6 +27,15 @@ function optionalType(
 }
 
 /**
+ * Check the messages of a `buildMessages` call against core's `MessageSchema`: a fast structural
+ * check on the hot path, the zod schema (and its exact `ValidationError`) only when that fails.
+ */
+export function parseMessages(input: unknown, what = 'messages'): Message[] {
+  if (isMessageArray(input)) return input
+  return parseWith(MessageSchema.array(), input, what)
+}
+
+/**
  * Check {@link BuildOptions} that may come from untyped callers: a wrong type anywhere throws
  * core's `ValidationError` (never a `TypeError` from deep inside a formatter).
  */
@@ -34,7 +48,24 @@ export function parseBuildOptions(input: unknown): BuildOptions {
   optionalType(options, 'userName', 'string')
   optionalType(options, 'prefill', 'string')
   optionalType(options, 'thinking', 'boolean')
-  const { system, tools, stopSequences, model } = options
+  optionalType(options, 'cacheContextPrefix', 'boolean')
+  optionalType(options, 'promptCaching', 'boolean')
+  const {
+    system,
+    tools,
+    stopSequences,
+    model,
+    contextPrefix,
+    hasCacheMarker,
+    cacheTtl,
+    userSections,
+  } = options
+  if (cacheTtl !== undefined && cacheTtl !== '5m' && cacheTtl !== '1h')
+    fail('build options', 'cacheTtl', "expected '5m' or '1h'")
+  if (hasCacheMarker !== undefined && typeof hasCacheMarker !== 'function')
+    fail('build options', 'hasCacheMarker', 'expected a function (message, index) => boolean')
+  if (contextPrefix !== undefined && typeof contextPrefix !== 'string')
+    parseMessages(contextPrefix, 'build options contextPrefix')
   if (
     model !== undefined &&
     (typeof model !== 'object' ||
@@ -48,9 +79,12 @@ export function parseBuildOptions(input: unknown): BuildOptions {
       'model',
       'expected { id: string, supportsPrefill: boolean, thinkingMode?: string }',
     )
-  if (system !== undefined && typeof system !== 'string')
+  if (system !== undefined && typeof system !== 'string' && !isSectionArray(system))
     parseWith(SectionSchema.array(), system, 'build options system')
-  if (tools !== undefined) parseWith(ToolDefinitionSchema.array(), tools, 'build options tools')
+  if (tools !== undefined && !isToolArray(tools))
+    parseWith(ToolDefinitionSchema.array(), tools, 'build options tools')
+  if (userSections !== undefined && !isSectionArray(userSections))
+    parseWith(SectionSchema.array(), userSections, 'build options userSections')
   if (
     stopSequences !== undefined &&
     !(Array.isArray(stopSequences) && stopSequences.every((s) => typeof s === 'string'))

@@ -6,6 +6,7 @@ export function escapeXml(text: string): string {
 
 /** Escape text for a double-quoted XML attribute. */
 export function escapeXmlAttribute(text: string): string {
+  if (!/[&<>"]/.test(text)) return text
   return escapeXml(text).replaceAll('"', '&quot;')
 }
 

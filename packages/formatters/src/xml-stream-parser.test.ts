@@ -1,12 +1,13 @@
 import type { ToolDefinition } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { chunksOf } from '../../../test-utils/chunks.js'
 import { MAX_TAG_LENGTH } from './tag-scanner.js'
-import { cutAt, parseAll } from './test-support.js'
+import { parseAll } from './test-support.js'
 import type { StreamEvent } from './types.js'
-import { IncrementalXmlParser } from './xml-stream-parser.js'
+import { XmlStreamParser } from './xml-stream-parser.js'
 
-function parseChunks(chunks: string[], parser = new IncrementalXmlParser()): StreamEvent[] {
+function parseChunks(chunks: string[], parser = new XmlStreamParser()): StreamEvent[] {
   return parseAll(parser, chunks)
 }
 
@@ -30,11 +31,11 @@ const weather: ToolDefinition = {
   },
 }
 
-describe('IncrementalXmlParser', () => {
+describe('XmlStreamParser', () => {
   test('text, thinking and a tool call become ordered events', () => {
     const text =
       'Hi <thinking>plan</thinking>ok\n<function_calls>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n<parameter name="days">3</parameter>\n</invoke>\n</function_calls>\nafter'
-    const events = parseChunks([text], new IncrementalXmlParser({ tools: [weather] }))
+    const events = parseChunks([text], new XmlStreamParser({ tools: [weather] }))
     const raw =
       '<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n<parameter name="days">3</parameter>\n</invoke>'
     expect(events).toEqual([
@@ -97,7 +98,7 @@ describe('IncrementalXmlParser', () => {
       events.map((e) => (e.type === 'tool-call-end' ? { ...e, call: { ...e.call, raw: '' } } : e))
     expect(spaced).not.toBe(plain)
     expect(strip(parseChunks(everySplit(spaced)))).toEqual(strip(parseChunks([plain])))
-    const seeded = new IncrementalXmlParser()
+    const seeded = new XmlStreamParser()
     seeded.push(withNs('Assistant: <thinking>'))
     expect(seeded.getCurrentBlockType()).toBe('thinking')
     expect(seeded.processChunk(withNs('deep</thinking>done'))).toEqual([
@@ -120,7 +121,7 @@ describe('IncrementalXmlParser', () => {
   })
 
   test('text that cannot start a known tag is released at once', () => {
-    const p = new IncrementalXmlParser()
+    const p = new XmlStreamParser()
     expect(p.processChunk('if a < b')).toEqual([{ type: 'text-delta', text: 'if a < b' }])
     expect(p.processChunk(' and <thinking about it')).toEqual([
       { type: 'text-delta', text: ' and <thinking about it' },
@@ -134,7 +135,7 @@ describe('IncrementalXmlParser', () => {
   })
 
   test('held-back text never exceeds MAX_TAG_LENGTH, whatever the input', () => {
-    const p = new IncrementalXmlParser()
+    const p = new XmlStreamParser()
     const text = `<thinking${' '.repeat(3000)}x`
     let released = 0
     let maxHeld = 0
@@ -164,7 +165,7 @@ describe('IncrementalXmlParser', () => {
   })
 
   test('push seeds through the same path without emitting; ids count per parser', () => {
-    const p = new IncrementalXmlParser()
+    const p = new XmlStreamParser()
     p.push('<function_calls><invoke name="a"></invoke>')
     expect(p.getCurrentBlockType()).toBe('text')
     const events = p.processChunk('<invoke name="b"></invoke></function_calls>')
@@ -172,7 +173,7 @@ describe('IncrementalXmlParser', () => {
     expect(p.getAccumulated()).toBe(
       '<function_calls><invoke name="a"></invoke><invoke name="b"></invoke></function_calls>',
     )
-    const other = new IncrementalXmlParser()
+    const other = new XmlStreamParser()
     expect(other.processChunk('<function_calls><invoke name="c">')[0]).toEqual({
       type: 'tool-call-start',
       id: 'toolu_xml_1',
@@ -186,9 +187,9 @@ describe('IncrementalXmlParser', () => {
   })
 
   test('a stream cut inside a call ends it as incomplete, keeping the raw text', () => {
-    const p = new IncrementalXmlParser()
+    const p = new XmlStreamParser()
     p.processChunk('<function_calls><invoke name="a"><parameter name="x">12')
-    expect(p.getCurrentBlockType()).toBe('tool_call')
+    expect(p.getCurrentBlockType()).toBe('tool-call')
     expect(p.flush()).toEqual([
       {
         type: 'tool-call-end',
@@ -205,7 +206,7 @@ describe('IncrementalXmlParser', () => {
   })
 
   test('an unclosed thinking block is closed at flush', () => {
-    const p = new IncrementalXmlParser()
+    const p = new XmlStreamParser()
     expect([...p.processChunk('<thinking>abc'), ...p.flush()]).toEqual([
       { type: 'thinking-start' },
       { type: 'thinking-delta', text: 'abc' },
@@ -255,7 +256,7 @@ describe('IncrementalXmlParser', () => {
         doc,
         fc.array(fc.integer({ min: 0, max: 200 }), { maxLength: 12 }),
         (text, cuts) => {
-          const chunks = cutAt(text, cuts)
+          const chunks = chunksOf(text, cuts)
           expect(parseChunks(chunks)).toEqual(parseChunks([text]))
         },
       ),

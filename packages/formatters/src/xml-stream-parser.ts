@@ -1,101 +1,120 @@
-import type { ToolCallBlock, ToolDefinition } from '@contextkit/core'
-import { coerceParameter, parameterSchema } from './coerce.js'
-import { candidates, scanTags, type TagCandidate, type TagScanTarget } from './tag-scanner.js'
+import { BlockTextReader } from './block-text.js'
+import { Accumulator, BlockCounter, pushDelta } from './parser-state.js'
+import {
+  candidates,
+  scanTags,
+  type TagCandidate,
+  type TagFound,
+  type TagScanTarget,
+} from './tag-scanner.js'
 import type { BlockType, ParserOptions, StreamEvent, StreamParser } from './types.js'
 import { checkText } from './validate.js'
+import { type CallPart, XmlCallBuilder } from './xml-call-builder.js'
 import { unescapeXml } from './xml-escape.js'
 
-/** Options of {@link IncrementalXmlParser}. */
+/** Options of {@link XmlStreamParser}. */
 export interface XmlParserOptions extends ParserOptions {
   /**
-   * Namespace prefixes whose tags behave like the plain ones (`<invoke>` = `<invoke>`).
+   * Namespace prefixes whose tags behave like the plain ones (`<ns:invoke>` = `<invoke>`).
    * Default `['antml']`.
    */
   namespaces?: readonly string[]
   /** Prefix of generated tool call ids, followed by a per-parser counter. Default `'toolu_xml_'`. */
   idPrefix?: string
+  /** Local name of the thinking tag. Default `'thinking'` (chat templates use `'think'`). */
+  thinkingTag?: string
+  /**
+   * Drop one line break right after the opening thinking tag and one right before the closing
+   * tag (the chat templates' `<think>\n…\n</think>`). Default `false`.
+   */
+  trimThinkingNewlines?: boolean
 }
 
-type Mode = 'text' | 'thinking' | 'calls' | 'invoke' | 'param'
+type Mode = 'text' | 'thinking' | 'calls' | 'call' | 'results' | 'result' | 'error'
 
-interface OpenCall {
+/** Inside `<function_calls>` / `<function_results>`: held text, and how many elements came. */
+interface Wrapper {
+  held: string
+  seen: number
+}
+
+interface OpenResult {
   id: string
-  name: string
-  input: Record<string, unknown>
+  isError: boolean
   raw: string
-  schema: unknown
+  body: string
 }
+
+const NOT_BLANK = /\S/
 
 /**
- * Incremental parser of the Anthropic XML format: text, `<thinking>` blocks and
- * `<function_calls><invoke name><parameter name>` tool calls, as chunks arrive.
+ * Incremental parser of the Anthropic XML format: text, `<thinking>` blocks,
+ * `<function_calls><invoke name><parameter name>` tool calls and `<function_results>` blocks, as
+ * chunks arrive. The README lists every rule; in short:
  *
- * - Linear time: only the characters that could still start a known tag are held back
- *   (at most {@link MAX_TAG_LENGTH}); the accumulated text is never rescanned.
- * - Tags are matched by exact name (`set_thinking` opens nothing) with optional namespace
- *   prefixes; `<invoke>`/`<parameter>` mean something only inside `<function_calls>`, and
- *   inside `<thinking>` only `</thinking>` does. A stray closing tag is plain text.
- * - A parameter value is everything up to the first `</parameter>` (any namespace variant),
- *   XML-unescaped, untrimmed for strings: a value that must contain that closing tag has to be
- *   escaped (`&lt;/parameter>`), which the formatters always do when rendering.
- * - Whitespace or other text between `<invoke>`s inside `<function_calls>` is not emitted;
- *   inside an `<invoke>` it is kept in the call's verbatim `raw`.
+ * - Linear time: only a `<…` that could still become a known tag is held back (at most
+ *   {@link MAX_TAG_LENGTH}), and only a possible character reference inside thinking text.
+ * - Tags are matched by exact name with optional namespace prefixes, and only where they mean
+ *   something: `<invoke>` only inside `<function_calls>`, `<parameter>` only inside `<invoke>`,
+ *   nothing but the closing tag inside `<thinking>`. A stray tag is plain text.
+ * - Nothing the model writes disappears: text inside `<function_calls>` that is not a call
+ *   (a malformed `<invoke name=x>`, prose) comes out as text, and a block without any call comes
+ *   back whole as text; each call keeps its verbatim `raw`.
+ * - A parameter value runs to the **last** `</parameter>` before the next `<parameter name=…>`
+ *   or `</invoke>`, so a value that contains the literal closing tag is never cut.
+ * - Thinking text is XML text: character references are decoded (the formatter escapes what
+ *   would close the block when rendering).
  */
-export class IncrementalXmlParser implements StreamParser {
-  readonly #tools: Map<string, ToolDefinition>
-  readonly #idPrefix: string
-  readonly #tags: Record<Mode, TagCandidate[]>
+export class XmlStreamParser implements StreamParser {
+  readonly #thinkingTag: string
+  readonly #tags: Record<Exclude<Mode, 'call'> | CallPart, TagCandidate[]>
+  readonly #calls: XmlCallBuilder
+  readonly #acc = new Accumulator()
+  readonly #blocks = new BlockCounter()
+  readonly #thinking: BlockTextReader
   #carry = ''
   /** Events of the chunk being scanned (set before each scan). */
   #out: StreamEvent[] = []
   readonly #target: TagScanTarget = {
-    candidates: () => this.#tags[this.#mode],
+    candidates: () => this.#tags[this.#mode === 'call' ? this.#calls.part : this.#mode],
     content: (text) => this.#content(text, this.#out),
-    tag: (tag, data, start, end, name) => this.#tag(tag, data, start, end, name, this.#out),
+    tag: (match, data, start) => this.#tag(match, data.slice(start, match.end), this.#out),
   }
-  #pieces: string[] = []
   #mode: Mode = 'text'
-  #call: OpenCall | undefined
-  #param: { name: string; value: string } | undefined
-  #counter = 0
+  #wrapper: Wrapper = { held: '', seen: 0 }
+  #result: OpenResult | undefined
 
-  /** @param options tools (for coercion), namespaces (default `['antml']`), idPrefix (default `'toolu_xml_'`). */
+  /** @param options tools (for coercion), namespaces (default `['antml']`), idPrefix (default `'toolu_xml_'`), thinkingTag (default `'thinking'`). */
   constructor(options: XmlParserOptions = {}) {
-    this.#tools = new Map((options.tools ?? []).map((t) => [t.name, t]))
-    this.#idPrefix = options.idPrefix ?? 'toolu_xml_'
+    this.#calls = new XmlCallBuilder(options.tools ?? [], options.idPrefix ?? 'toolu_xml_')
+    this.#thinkingTag = options.thinkingTag ?? 'thinking'
+    this.#thinking = new BlockTextReader(options.trimThinkingNewlines ?? false)
     const ns = options.namespaces ?? ['antml']
+    const open = (local: string, attribute?: string) => ({ local, closing: false, attribute })
+    const close = (local: string) => ({ local, closing: true })
+    const thinking = this.#thinkingTag
     this.#tags = {
-      text: candidates(
-        [
-          { local: 'thinking', closing: false },
-          { local: 'function_calls', closing: false },
-        ],
+      text: candidates([open(thinking), open('function_calls'), open('function_results')], ns),
+      thinking: candidates([close(thinking)], ns),
+      calls: candidates([open('invoke', 'name'), close('function_calls')], ns),
+      invoke: candidates([open('parameter', 'name'), close('invoke')], ns),
+      param: candidates([close('parameter')], ns),
+      'param-end': candidates([close('parameter'), open('parameter', 'name'), close('invoke')], ns),
+      results: candidates(
+        [open('result', 'tool_call_id'), open('error', 'tool_call_id'), close('function_results')],
         ns,
       ),
-      thinking: candidates([{ local: 'thinking', closing: true }], ns),
-      calls: candidates(
-        [
-          { local: 'invoke', closing: false, named: true },
-          { local: 'function_calls', closing: true },
-        ],
-        ns,
-      ),
-      invoke: candidates(
-        [
-          { local: 'parameter', closing: false, named: true },
-          { local: 'invoke', closing: true },
-        ],
-        ns,
-      ),
-      param: candidates([{ local: 'parameter', closing: true }], ns),
+      result: candidates([close('result')], ns),
+      error: candidates([close('error')], ns),
     }
   }
 
   processChunk(chunk: string): StreamEvent[] {
     checkText(chunk, 'stream chunk')
     const out: StreamEvent[] = []
-    if (chunk !== '') this.#pieces.push(chunk)
-    this.#scan(chunk, out)
+    this.#acc.add(chunk)
+    this.#out = out
+    this.#carry = scanTags(this.#carry + chunk, this.#target)
     return out
   }
 
@@ -108,39 +127,69 @@ export class IncrementalXmlParser implements StreamParser {
     const rest = this.#carry
     this.#carry = ''
     this.#content(rest, out)
-    if (this.#mode === 'thinking') out.push({ type: 'thinking-end' })
-    if (this.#call && (this.#mode === 'invoke' || this.#mode === 'param')) {
-      out.push({ type: 'tool-call-end', call: this.#block(this.#call), incomplete: true })
+    switch (this.#mode) {
+      case 'thinking':
+        this.#endThinking(out)
+        break
+      case 'calls':
+      case 'results':
+        // a block in which no element ever started is not a block: it is what the model wrote
+        if (this.#wrapper.seen === 0) this.#text(this.#wrapper.held, out)
+        break
+      case 'call':
+        this.#calls.end('', out, true)
+        break
+      case 'result':
+      case 'error':
+        this.#text(this.#result?.raw ?? '', out)
+        break
+      case 'text':
+        break
     }
     this.#mode = 'text'
-    this.#call = undefined
-    this.#param = undefined
+    this.#result = undefined
+    this.#wrapper = { held: '', seen: 0 }
     return out
   }
 
   getAccumulated(): string {
-    if (this.#pieces.length > 1) this.#pieces = [this.#pieces.join('')]
-    return this.#pieces[0] ?? ''
+    return this.#acc.text()
   }
 
   reset(): void {
     this.#carry = ''
-    this.#pieces = []
+    this.#acc.clear()
+    this.#blocks.reset()
+    this.#thinking.start()
     this.#mode = 'text'
-    this.#call = undefined
-    this.#param = undefined
-    this.#counter = 0
+    this.#wrapper = { held: '', seen: 0 }
+    this.#calls.reset()
+    this.#result = undefined
   }
 
   getCurrentBlockType(): BlockType {
-    if (this.#mode === 'thinking') return 'thinking'
-    if (this.#mode === 'invoke' || this.#mode === 'param') return 'tool_call'
-    return 'text'
+    switch (this.#mode) {
+      case 'thinking':
+        return 'thinking'
+      case 'call':
+        return 'tool-call'
+      case 'result':
+      case 'error':
+        return 'tool-result'
+      default:
+        return 'text'
+    }
   }
 
-  #scan(chunk: string, out: StreamEvent[]): void {
-    this.#out = out
-    this.#carry = scanTags(this.#carry + chunk, this.#target)
+  getBlockIndex(): number {
+    const m = this.#mode
+    return this.#blocks.index(m !== 'text' && m !== 'calls' && m !== 'results')
+  }
+
+  #text(text: string, out: StreamEvent[]): void {
+    if (text === '') return
+    this.#blocks.text()
+    pushDelta(out, 'text-delta', text)
   }
 
   /** Text between tags, in the current mode. */
@@ -148,114 +197,133 @@ export class IncrementalXmlParser implements StreamParser {
     if (text === '') return
     switch (this.#mode) {
       case 'text':
-        pushDelta(out, 'text-delta', text)
+        this.#text(text, out)
         return
-      case 'thinking':
-        pushDelta(out, 'thinking-delta', text)
+      case 'thinking': {
+        const decoded = this.#thinking.push(text)
+        if (decoded !== '') pushDelta(out, 'thinking-delta', decoded)
         return
+      }
       case 'calls':
+      case 'results': {
+        // whitespace between elements is layout; anything else is what the model said
+        const w = this.#wrapper
+        if (!NOT_BLANK.test(text)) {
+          w.held += text
+          return
+        }
+        this.#text(w.held + text, out)
+        w.held = ''
         return
-      case 'invoke':
-        if (this.#call) this.#call.raw += text
+      }
+      case 'call':
+        this.#calls.text(text)
         return
-      case 'param':
-        if (this.#call) this.#call.raw += text
-        if (this.#param) this.#param.value += text
+      case 'result':
+      case 'error':
+        if (this.#result) {
+          this.#result.raw += text
+          this.#result.body += text
+        }
         return
     }
   }
 
-  #tag(
-    tag: TagCandidate,
-    data: string,
-    start: number,
-    end: number,
-    name: string | undefined,
-    out: StreamEvent[],
-  ): void {
-    switch (tag.local) {
-      case 'thinking':
-        this.#mode = tag.closing ? 'text' : 'thinking'
-        out.push({ type: tag.closing ? 'thinking-end' : 'thinking-start' })
+  #tag(match: TagFound, written: string, out: StreamEvent[]): void {
+    const { tag } = match
+    if (tag.local === this.#thinkingTag && (this.#mode === 'text' || this.#mode === 'thinking')) {
+      if (tag.closing) {
+        this.#endThinking(out)
         return
+      }
+      this.#mode = 'thinking'
+      this.#blocks.open()
+      this.#thinking.start()
+      out.push({ type: 'thinking-start' })
+      return
+    }
+    switch (tag.local) {
       case 'function_calls':
-        this.#mode = tag.closing ? 'text' : 'calls'
+      case 'function_results':
+        if (!tag.closing) {
+          this.#mode = tag.local === 'function_calls' ? 'calls' : 'results'
+          this.#wrapper = { held: written, seen: 0 }
+          return
+        }
+        if (this.#wrapper.seen === 0) this.#text(this.#wrapper.held + written, out)
+        this.#wrapper = { held: '', seen: 0 }
+        this.#mode = 'text'
         return
       case 'invoke':
         if (tag.closing) {
-          const call = this.#call
+          this.#calls.end(written, out, false)
           this.#mode = 'calls'
-          this.#call = undefined
-          if (call) {
-            call.raw += data.slice(start, end)
-            out.push({ type: 'tool-call-end', call: this.#block(call) })
-          }
           return
         }
-        this.#startCall(unescapeXml(name ?? ''), data.slice(start, end), out)
+        this.#wrapper.held = ''
+        this.#wrapper.seen++
+        this.#blocks.open()
+        this.#calls.start(match, written, out)
+        this.#mode = this.#calls.open ? 'call' : 'calls'
         return
-      case 'parameter': {
-        const call = this.#call
-        if (!call) return
-        call.raw += data.slice(start, end)
-        if (!tag.closing) {
-          this.#mode = 'param'
-          this.#param = { name: unescapeXml(name ?? ''), value: '' }
+      case 'parameter':
+        this.#calls.parameter(match, written, out)
+        return
+      case 'result':
+      case 'error':
+        if (tag.closing) {
+          this.#finishResult(written, out)
           return
         }
-        this.#mode = 'invoke'
-        const param = this.#param
-        this.#param = undefined
-        if (!param) return
-        const value = coerceParameter(
-          unescapeXml(param.value),
-          parameterSchema(call.schema, param.name),
-        )
-        // defineProperty: a parameter called `__proto__` is data, not the object's prototype
-        Object.defineProperty(call.input, param.name, {
-          value,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        })
-        out.push({ type: 'tool-call-parameter', id: call.id, name: param.name, value })
+        this.#wrapper.held = ''
+        this.#wrapper.seen++
+        this.#blocks.open()
+        this.#result = {
+          id: unescapeXml(match.value ?? ''),
+          isError: tag.local === 'error',
+          raw: written,
+          body: '',
+        }
+        this.#mode = tag.local
+        if (match.selfClosing) this.#finishResult('', out)
         return
-      }
     }
   }
 
-  #startCall(name: string, written: string, out: StreamEvent[]): void {
-    this.#counter++
-    const id = `${this.#idPrefix}${this.#counter}`
-    this.#call = {
-      id,
-      name,
-      input: {},
-      raw: written,
-      schema: this.#tools.get(name)?.inputSchema,
-    }
-    this.#mode = 'invoke'
-    out.push({ type: 'tool-call-start', id, name })
+  #finishResult(written: string, out: StreamEvent[]): void {
+    const result = this.#result
+    this.#result = undefined
+    this.#mode = 'results'
+    if (!result) return
+    // the renderer writes `\n` + escaped text + `\n` between the tags
+    let body = result.body
+    if (body.startsWith('\n')) body = body.slice(1)
+    if (body.endsWith('\n')) body = body.slice(0, -1)
+    const text = unescapeXml(body)
+    out.push({
+      type: 'tool-result',
+      result: {
+        type: 'tool_result',
+        toolCallId: result.id,
+        content: text === '' ? [] : [{ type: 'text', text }],
+        isError: result.isError,
+      },
+      raw: result.raw + written,
+    })
   }
 
-  #block(call: OpenCall): ToolCallBlock {
-    return {
-      type: 'tool_call',
-      id: call.id,
-      name: call.name,
-      input: { ...call.input },
-      raw: call.raw,
-    }
+  #endThinking(out: StreamEvent[]): void {
+    const rest = this.#thinking.end()
+    if (rest !== '') pushDelta(out, 'thinking-delta', rest)
+    out.push({ type: 'thinking-end' })
+    this.#mode = 'text'
   }
 }
 
-/** Append a delta, merging with the previous event of the same type. */
-export function pushDelta(
-  out: StreamEvent[],
-  type: 'text-delta' | 'thinking-delta',
-  text: string,
-): void {
-  const last = out[out.length - 1]
-  if (last && last.type === type) last.text += text
-  else out.push({ type, text })
-}
+/**
+ * The former name of {@link XmlStreamParser}.
+ * @deprecated Use `XmlStreamParser`; this alias will be removed in a later minor release.
+ */
+export const IncrementalXmlParser = XmlStreamParser
+/** @deprecated Use `XmlStreamParser`. */
+export type IncrementalXmlParser = XmlStreamParser

@@ -1,7 +1,11 @@
-import type { ToolCallBlock, ToolDefinition, ToolResultBlock } from '@contextkit/core'
+import type { ImageBlock, ToolCallBlock, ToolDefinition, ToolResultBlock } from '@contextkit/core'
 import { stringifyJson } from './lossless-json.js'
 import { escapeXml, escapeXmlAttribute } from './xml-escape.js'
-import { IncrementalXmlParser, type XmlParserOptions } from './xml-stream-parser.js'
+import { type XmlParserOptions, XmlStreamParser } from './xml-stream-parser.js'
+
+/** The instruction put before XML tool definitions in a system prompt. */
+export const XML_TOOL_PREAMBLE =
+  'You can call the functions below. To call them, write a <function_calls> block containing one <invoke name="..."> per call, with one <parameter name="...">value</parameter> per argument, then stop; the results come back in a <function_results> block.'
 
 /**
  * Render one parameter value as XML element text: strings escaped (`&`, `<`, `>`), so a value
@@ -41,22 +45,49 @@ export function renderXmlToolDefinitions(tools: readonly ToolDefinition[]): stri
 }
 
 /**
- * Tool results as a `<function_results>` block: one `<result>` (or `<error>` when `isError`)
- * per result, naming the call id; text escaped. Images are not representable here: the caller
- * replaces them first (see `unsupportedMedia`).
+ * A `<function_results>` block as text pieces with the images between them, in order: adjacent
+ * text is merged, so a result without images is one string. One `<result>` (or `<error>` when
+ * `isError`) per result, naming the call id; the parts of a result are separated by line breaks
+ * and their text is escaped.
+ */
+export function xmlToolResultSegments(
+  results: readonly ToolResultBlock[],
+): Array<string | ImageBlock> {
+  const out: Array<string | ImageBlock> = []
+  const text = (t: string): void => {
+    const last = out[out.length - 1]
+    if (typeof last === 'string') out[out.length - 1] = last + t
+    else out.push(t)
+  }
+  text('<function_results>\n')
+  results.forEach((r, i) => {
+    const tag = r.isError ? 'error' : 'result'
+    text(`${i > 0 ? '\n' : ''}<${tag} tool_call_id="${escapeXmlAttribute(r.toolCallId)}">\n`)
+    r.content.forEach((part, j) => {
+      if (j > 0) text('\n')
+      if (part.type === 'text') text(escapeXml(part.text))
+      else out.push(part)
+    })
+    text(`\n</${tag}>`)
+  })
+  text('\n</function_results>')
+  return out
+}
+
+/**
+ * Tool results as a `<function_results>` block (see {@link xmlToolResultSegments}). An image
+ * cannot be written in text: it appears as `[image]` here; formatters replace or split images
+ * out first (see `unsupportedMedia`).
  */
 export function renderXmlToolResults(results: readonly ToolResultBlock[]): string {
-  const items = results.map((r) => {
-    const text = r.content.map((b) => (b.type === 'text' ? b.text : '[image]')).join('\n')
-    const tag = r.isError ? 'error' : 'result'
-    return `<${tag} tool_call_id="${escapeXmlAttribute(r.toolCallId)}">\n${escapeXml(text)}\n</${tag}>`
-  })
-  return `<function_results>\n${items.join('\n')}\n</function_results>`
+  return xmlToolResultSegments(results)
+    .map((s) => (typeof s === 'string' ? s : '[image]'))
+    .join('')
 }
 
 /** The complete tool calls of a whole text, in document order (the stream parser, run once). */
 export function parseXmlToolCalls(text: string, options: XmlParserOptions = {}): ToolCallBlock[] {
-  const parser = new IncrementalXmlParser(options)
+  const parser = new XmlStreamParser(options)
   const calls: ToolCallBlock[] = []
   for (const e of [...parser.processChunk(text), ...parser.flush()]) {
     if (e.type === 'tool-call-end' && !e.incomplete) calls.push(e.call)

@@ -12,14 +12,8 @@ import {
   textMessage,
 } from '@contextkit/core'
 import { afterAll, bench, describe } from 'vitest'
-import {
-  createPrefillCache,
-  injectPrefill,
-  prefill,
-  readPrefillContent,
-  stripPrefillFromContent,
-  stripPrefillFromResponse,
-} from '../src/index.js'
+import { injectPrefill, stripPrefillFromContent, stripPrefillFromResponse } from '../src/index.js'
+import { createPrefillCache, prefill, readPrefillContent } from '../src/node.js'
 
 // A real workspace on disk: PREFILL.md exists; PREFILL.mjs, PREFILL.js and PREFILL.haiku.md do
 // not, so each call does the full lookup (four stats) and serves the text from the warm cache.

@@ -1,6 +1,6 @@
 import { isAbsolute, normalize } from 'node:path'
 import { parseWith } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** What to do when the model cannot take an assistant prefill on this call. */
 export const OnUnsupportedSchema = z.enum(['instruct', 'skip', 'error'])

@@ -172,7 +172,9 @@ describe('dynamic prefill modules', () => {
   it('aborts generate when the caller signal aborts', async () => {
     await writeFile(
       join(ws, 'PREFILL.mjs'),
+      // The signal may already be aborted when generate() starts (a slow import under load).
       `export const generate = ({ context }) => new Promise((resolve) => {
+         if (context.signal.aborted) resolve('saw abort')
          context.signal.addEventListener('abort', () => resolve('saw abort'))
        })`,
     )

@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { describeError, type Message, type ModelInfo } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { PrefillGenerateError, PrefillTimeoutError } from './errors.js'
 
 /** Facts about the call a dynamic prefill is generated for. */

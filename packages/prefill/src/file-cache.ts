@@ -1,5 +1,6 @@
-import { constants, type Stats, statSync } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { type Stats, statSync } from 'node:fs'
+import { errnoCode } from '@contextkit/core'
+import { readTextFile, type TextFileRead } from '@contextkit/core/node'
 import { PrefillReadError } from './errors.js'
 
 /** One cached file: its trimmed text and the identity it was read with. */
@@ -43,9 +44,6 @@ export interface PrefillCache {
   read(path: string, maxBytes: number): Promise<FileRead>
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true })
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
-
 /** Stat without throwing for a missing path; other errors are returned. */
 export function statQuiet(path: string): Stats | undefined | NodeJS.ErrnoException {
   try {
@@ -56,8 +54,7 @@ export function statQuiet(path: string): Stats | undefined | NodeJS.ErrnoExcepti
 }
 
 function errnoOf(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' ? code : 'EIO'
+  return errnoCode(error) ?? 'EIO'
 }
 
 function readError(path: string, reason: string, cause?: unknown): PrefillReadError {
@@ -66,6 +63,19 @@ function readError(path: string, reason: string, cause?: unknown): PrefillReadEr
     cause,
     details: { path, reason },
   })
+}
+
+/** The `details.reason` of a failed read: an errno code, or `too-large`, `not-utf8`, `not-a-file`. */
+function reasonOf(read: Extract<TextFileRead, { ok: false }>): string {
+  switch (read.problem) {
+    case 'not-a-file':
+      return read.stats?.isDirectory() ? 'EISDIR' : 'not-a-file'
+    case 'too-large':
+    case 'not-utf8':
+      return read.problem
+    default:
+      return read.errno ?? 'EIO'
+  }
 }
 
 /** Whether a failure of `stat`/`open` means "no such file" (the feature is silently off). */
@@ -81,48 +91,20 @@ export function createPrefillCache(options: PrefillCacheOptions = {}): PrefillCa
   let misses = 0
 
   async function readFresh(path: string, maxBytes: number): Promise<FileRead> {
-    let handle: Awaited<ReturnType<typeof open>> | undefined
-    try {
-      // O_NONBLOCK: opening a FIFO must not hang; fstat below rejects anything but a file.
-      handle = await open(path, OPEN_FLAGS)
-      const st = await handle.stat()
-      if (!st.isFile()) {
-        return {
-          kind: 'failed',
-          error: readError(path, st.isDirectory() ? 'EISDIR' : 'not-a-file'),
-        }
-      }
-      if (st.size > maxBytes) {
-        return { kind: 'failed', error: readError(path, 'too-large') }
-      }
-      const buffer = Buffer.alloc(Math.min(st.size, maxBytes) + 1)
-      let length = 0
-      while (length < buffer.length) {
-        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length)
-        if (bytesRead === 0) break
-        length += bytesRead
-      }
-      if (length > maxBytes) return { kind: 'failed', error: readError(path, 'too-large') }
-      let text: string
-      try {
-        text = decoder.decode(buffer.subarray(0, length))
-      } catch (cause) {
-        return { kind: 'failed', error: readError(path, 'not-utf8', cause) }
-      }
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
-      text = text.trim()
-      if (entries.size >= maxEntries && !entries.has(path)) {
-        const oldest = entries.keys().next().value
-        if (oldest !== undefined) entries.delete(oldest)
-      }
-      entries.set(path, { mtimeMs: st.mtimeMs, size: st.size, text })
-      return { kind: 'text', text, path, cached: false }
-    } catch (error) {
-      if (isMissing(error)) return { kind: 'missing' }
-      return { kind: 'failed', error: readError(path, errnoOf(error), error) }
-    } finally {
-      await handle?.close().catch(() => undefined)
+    // core's small-file reader: O_NONBLOCK (a FIFO never hangs), regular files only, at most
+    // maxBytes + 1 bytes read, strict UTF-8, one BOM removed
+    const read = await readTextFile(path, { maxBytes })
+    if (!read.ok) {
+      if (read.problem === 'missing') return { kind: 'missing' }
+      return { kind: 'failed', error: readError(path, reasonOf(read), read.cause) }
     }
+    const text = read.text.trim()
+    if (entries.size >= maxEntries && !entries.has(path)) {
+      const oldest = entries.keys().next().value
+      if (oldest !== undefined) entries.delete(oldest)
+    }
+    entries.set(path, { mtimeMs: read.stats.mtimeMs, size: read.stats.size, text })
+    return { kind: 'text', text, path, cached: false }
   }
 
   return {

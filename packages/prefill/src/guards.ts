@@ -1,27 +1,13 @@
-import { invalidArgument } from '@contextkit/core'
+import { invalidArgument, isContentBlockArray, isMessageArray } from '@contextkit/core'
 
-/** @internal `value` is an array of objects with a string `type` (content blocks). */
+/** @internal `value` is a content block array core's `ContentBlockSchema` accepts. */
 export function checkContent(value: unknown, fn: string, param: string): void {
-  if (
-    Array.isArray(value) &&
-    value.every((b) => typeof b === 'object' && b !== null && typeof b.type === 'string')
-  ) {
-    return
-  }
+  if (isContentBlockArray(value)) return
   invalidArgument(fn, param, 'an array of content blocks')
 }
 
-/** @internal `value` is an array of messages (objects with a role and a content array). */
+/** @internal `value` is a message array core's `MessageSchema` accepts. */
 export function checkMessages(value: unknown, fn: string, param: string): void {
-  if (Array.isArray(value)) {
-    const ok = value.every(
-      (m) =>
-        typeof m === 'object' &&
-        m !== null &&
-        (m.role === 'user' || m.role === 'assistant') &&
-        Array.isArray(m.content),
-    )
-    if (ok) return
-  }
+  if (isMessageArray(value)) return
   invalidArgument(fn, param, 'an array of messages')
 }

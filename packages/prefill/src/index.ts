@@ -1,20 +1,12 @@
-export type { OnUnsupported, PrefillConfig, PrefillConfigInput } from './config.js'
-export { OnUnsupportedSchema, PrefillConfigSchema, parsePrefillConfig } from './config.js'
-export type {
-  DynamicRun,
-  PrefillGenerateContext,
-  PrefillGenerateInput,
-  PrefillGenerator,
-} from './dynamic-prefill.js'
-export { DynamicPrefillLoader } from './dynamic-prefill.js'
+// The pure API of @contextkit/prefill: no Node built-ins, safe to bundle for browsers and edge
+// runtimes. The Node-only parts are in `@contextkit/prefill/node` (src/node.ts).
+export type { OnUnsupported } from './config.js'
 export {
   PrefillGenerateError,
   PrefillReadError,
   PrefillRejectedError,
   PrefillTimeoutError,
 } from './errors.js'
-export type { FileRead, PrefillCache, PrefillCacheOptions } from './file-cache.js'
-export { createPrefillCache } from './file-cache.js'
 export type {
   AppliedPrefill,
   ApplyPrefillOptions,
@@ -23,16 +15,11 @@ export type {
   PrefillModel,
 } from './inject.js'
 export { applyPrefill, defaultInstruction, injectPrefill } from './inject.js'
-export type { PrefillMiddleware, PrefillMiddlewareOptions, PrefillState } from './middleware.js'
-export { PREFILL_VARS_KEY, prefill } from './middleware.js'
-export type { PrefillCandidate, PrefillLoad, ReadPrefillOptions } from './read-prefill.js'
 export {
-  hasPrefillEnabled,
-  loadPrefill,
-  modelFamily,
-  prefillCandidates,
-  readPrefillContent,
-} from './read-prefill.js'
+  PREFILL_STATE_KEY,
+  PREFILL_TRACE_STAGES,
+  PREFILL_VARS_KEY,
+} from './names.js'
 export { isPrefillRejection } from './rejection.js'
 export type { PrefillMatch, PrefillMatchResult, StrippedContent } from './strip.js'
 export {

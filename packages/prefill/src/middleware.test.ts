@@ -2,17 +2,16 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  type AssistantMessage,
   createRunInfo,
   createTurnContext,
-  emptyUsage,
   getModelInfo,
+  getRunState,
   type MemoryTrace,
   memoryTrace,
   type RunInfo,
   runFinalize,
   runPrepare,
-  type StopReason,
+  setRunState,
   type TurnContext,
   textMessage,
   textOf,
@@ -20,8 +19,10 @@ import {
 } from '@contextkit/core'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { reply } from '../../../test-utils/messages.js'
 import { PrefillRejectedError } from './errors.js'
-import { PREFILL_VARS_KEY, prefill } from './middleware.js'
+import { prefill } from './middleware.js'
+import { PREFILL_STATE_KEY, PREFILL_TRACE_STAGES, PREFILL_VARS_KEY } from './names.js'
 
 const REJECTION = {
   type: 'error',
@@ -68,17 +69,8 @@ function turnFor(modelId: string, extra: Partial<TurnContext> = {}): TurnContext
   })
 }
 
-function reply(text: string, stopReason: StopReason = 'end_turn'): AssistantMessage {
-  return {
-    role: 'assistant',
-    content: [{ type: 'text', text }],
-    stopReason,
-    usage: emptyUsage(),
-  }
-}
-
 describe('prefill middleware', () => {
-  it('native models: prepare sets turn.prefill and records session:prefill-injected', async () => {
+  it('native models: prepare sets turn.prefill and records prefill:injected', async () => {
     await writeFile(join(ws, 'PREFILL.md'), 'Let me think step by step.\n')
     const mw = prefill()
     const turn = turnFor('claude-haiku-4-5')
@@ -86,13 +78,14 @@ describe('prefill middleware', () => {
     expect(prepared.prefill).toBe('Let me think step by step.')
     expect(prepared.messages).toEqual(turn.messages)
     expect(turn.prefill).toBeUndefined() // input not mutated
-    expect(prepared.vars[PREFILL_VARS_KEY]).toEqual({
+    expect(prepared.vars).toEqual({})
+    expect(getRunState(run, PREFILL_STATE_KEY)).toEqual({
       text: 'Let me think step by step.',
       mode: 'native',
       placement: 'turn',
       source: join(ws, 'PREFILL.md'),
     })
-    const [event] = trace.byStage('session:prefill-injected')
+    const [event] = trace.byStage('prefill:injected')
     expect(event?.data).toMatchObject({
       prefill: 'Let me think step by step.',
       mode: 'native',
@@ -121,7 +114,7 @@ describe('prefill middleware', () => {
       const out = await runFinalize([mw], full, prepared, run)
       expect(textOf(out)).toBe('2+2 is 4.')
       expect(out.stopReason).toBe(stopReason)
-      expect(trace.byStage('session:prefill-stripped')[0]?.data).toEqual({
+      expect(trace.byStage('prefill:stripped')[0]?.data).toEqual({
         original: 'Let me think step by step. 2+2 is 4.',
         stripped: '2+2 is 4.',
         match: 'exact',
@@ -162,7 +155,7 @@ describe('prefill middleware', () => {
     const prepared = await runPrepare([mw], turnFor('claude-haiku-4-5'), run)
     const continuation = reply(' First, 2+2 = 4.')
     expect(await runFinalize([mw], continuation, prepared, run)).toBe(continuation)
-    expect(trace.byStage('session:prefill-stripped')[0]?.data.match).toBe('none')
+    expect(trace.byStage('prefill:stripped')[0]?.data.match).toBe('none')
   })
 
   it("models that reject prefill: 'instruct' moves it into the last user turn and strips it back", async () => {
@@ -175,7 +168,7 @@ describe('prefill middleware', () => {
     expect(prepared.messages.at(-1)?.role).toBe('user')
     expect(textOf(prepared.messages.at(-1)!)).toContain('Let me think step by step.')
     expect(turn.messages.at(-1)).toEqual(textMessage('user', 'Q?'))
-    expect(trace.byStage('session:prefill-injected')[0]?.data).toMatchObject({
+    expect(trace.byStage('prefill:injected')[0]?.data).toMatchObject({
       mode: 'instruct',
       reason: 'model',
     })
@@ -186,7 +179,7 @@ describe('prefill middleware', () => {
       run,
     )
     expect(textOf(out)).toBe('Q is a letter.')
-    expect(trace.byStage('session:prefill-stripped')[0]?.data.match).toBe('normalized')
+    expect(trace.byStage('prefill:stripped')[0]?.data.match).toBe('normalized')
   })
 
   it("'skip' sends nothing and records why; 'error' throws PrefillRejectedError", async () => {
@@ -195,7 +188,7 @@ describe('prefill middleware', () => {
     const skipped = await runPrepare([prefill({ onUnsupported: 'skip' })], turn, run)
     expect(skipped.messages).toEqual(turn.messages)
     expect(skipped.prefill).toBeUndefined()
-    expect(trace.byStage('session:prefill-skipped')[0]?.data).toMatchObject({ reason: 'model' })
+    expect(trace.byStage('prefill:skipped')[0]?.data).toMatchObject({ reason: 'model' })
     await expect(runPrepare([prefill({ onUnsupported: 'error' })], turn, run)).rejects.toSatisfy(
       (e) => PrefillRejectedError.isInstance(e),
     )
@@ -207,7 +200,7 @@ describe('prefill middleware', () => {
     for (const thinking of [{ enabled: true }, { enabled: true, budgetTokens: 2048 }]) {
       const prepared = await runPrepare([mw], turnFor('claude-haiku-4-5', { thinking }), run)
       expect(prepared.prefill).toBeUndefined()
-      expect(prepared.vars[PREFILL_VARS_KEY]).toMatchObject({ mode: 'instruct' })
+      expect(getRunState(run, PREFILL_STATE_KEY)).toMatchObject({ mode: 'instruct' })
     }
     const off = await runPrepare(
       [mw],
@@ -226,7 +219,7 @@ describe('prefill middleware', () => {
     expect(prepared).toBe(turn)
     const [warning] = trace.byStage('warning')
     expect(warning?.data).toMatchObject({ source: 'prefill', code: 'prefill_read_failed' })
-    expect(trace.byStage('session:prefill-injected')).toEqual([])
+    expect(trace.byStage('prefill:injected')).toEqual([])
   })
 
   it('a failing dynamic module is a warning too', async () => {
@@ -292,7 +285,30 @@ describe('prefill middleware', () => {
     const prepared = await runPrepare([mw], turnFor('claude-haiku-4-5'), run)
     const out = await runFinalize([mw], reply(' 42'), prepared, run)
     expect(textOf(out)).toBe('Answer: 42')
-    expect(trace.byStage('session:prefill-kept')).toHaveLength(1)
+    expect(trace.byStage('prefill:kept')).toHaveLength(1)
+  })
+
+  it('finalize acts on the first model call of a turn only, whatever reply is final', async () => {
+    await writeFile(join(ws, 'PREFILL.md'), 'Let me think.')
+    const mw = prefill()
+    const prepared = await runPrepare([mw], turnFor('claude-haiku-4-5'), run)
+    const first = reply('Let me think. I will read it.', 'tool_use')
+    const stripped = await runFinalize([mw], first, prepared, run, { final: false, step: 1 })
+    expect(textOf(stripped)).toBe('I will read it.')
+    // a later reply that happens to start with the same words is the model's own
+    const later = reply('Let me think. The answer is 4.')
+    expect(await runFinalize([mw], later, prepared, run, { final: true, step: 2 })).toBe(later)
+    expect(trace.byStage(PREFILL_TRACE_STAGES.stripped)).toHaveLength(1)
+  })
+
+  it('exports its trace stage names', () => {
+    expect(PREFILL_TRACE_STAGES).toEqual({
+      injected: 'prefill:injected',
+      skipped: 'prefill:skipped',
+      stripped: 'prefill:stripped',
+      kept: 'prefill:kept',
+      fallback: 'prefill:fallback',
+    })
   })
 
   it('finalize ignores turns it did not prepare', async () => {
@@ -302,6 +318,8 @@ describe('prefill middleware', () => {
     expect(
       mw.finalize(r, turnFor('claude-haiku-4-5', { vars: { [PREFILL_VARS_KEY]: 'garbage' } }), run),
     ).toBe(r)
+    setRunState(run, PREFILL_STATE_KEY, 'garbage')
+    expect(mw.finalize(r, turnFor('claude-haiku-4-5'), run)).toBe(r)
   })
 
   it('validates its options', () => {
@@ -318,7 +336,7 @@ describe('recover() after a provider prefill 400', () => {
     return runPrepare([mw], turnFor(modelId), run)
   }
 
-  it('falls back to the instruction once per run and records session:prefill-fallback', async () => {
+  it('falls back to the instruction once per run and records prefill:fallback', async () => {
     const mw = prefill()
     const prepared = await preparedNative(mw)
     expect(prepared.prefill).toBe('Let me think.')
@@ -326,9 +344,10 @@ describe('recover() after a provider prefill 400', () => {
     const retry = mw.recover(error, prepared, run)
     expect(retry).toBeDefined()
     expect(retry?.prefill).toBeUndefined()
-    expect(retry?.vars[PREFILL_VARS_KEY]).toMatchObject({ mode: 'instruct' })
+    expect(retry?.model.supportsPrefill).toBe(false)
+    expect(getRunState(run, PREFILL_STATE_KEY)).toMatchObject({ mode: 'instruct', recovered: true })
     expect(textOf(retry!.messages.at(-1)!)).toContain('Let me think.')
-    expect(trace.byStage('session:prefill-fallback')[0]?.data).toMatchObject({
+    expect(trace.byStage('prefill:fallback')[0]?.data).toMatchObject({
       model: 'claude-haiku-4-5',
       mode: 'instruct',
     })
@@ -343,13 +362,10 @@ describe('recover() after a provider prefill 400', () => {
     const mw = prefill()
     const prepared = await preparedNative(mw)
     mw.recover(new BadRequestError(REJECTION), prepared, run)
-    const next = await runPrepare(
-      [mw],
-      turnFor('claude-haiku-4-5'),
-      createRunInfo({ workspace: ws, trace }),
-    )
+    const later = createRunInfo({ workspace: ws, trace })
+    const next = await runPrepare([mw], turnFor('claude-haiku-4-5'), later)
     expect(next.prefill).toBeUndefined()
-    expect(next.vars[PREFILL_VARS_KEY]).toMatchObject({ mode: 'instruct' })
+    expect(getRunState(later, PREFILL_STATE_KEY)).toMatchObject({ mode: 'instruct' })
   })
 
   it("removes the appended message with placement 'messages', and 'skip' just drops it", async () => {
@@ -360,8 +376,8 @@ describe('recover() after a provider prefill 400', () => {
     expect(prepared.messages).toHaveLength(4)
     const retry = mw.recover(new BadRequestError(REJECTION), prepared, run)
     expect(retry?.messages).toEqual(turn.messages)
-    expect(retry?.vars[PREFILL_VARS_KEY]).toBeUndefined()
-    expect(trace.byStage('session:prefill-fallback')[0]?.data).toMatchObject({ mode: 'skip' })
+    expect(getRunState(run, PREFILL_STATE_KEY)).toBeUndefined()
+    expect(trace.byStage('prefill:fallback')[0]?.data).toMatchObject({ mode: 'skip' })
   })
 
   it("throws PrefillRejectedError with onUnsupported: 'error', keeping the cause", async () => {
@@ -391,6 +407,6 @@ describe('recover() after a provider prefill 400', () => {
     expect(
       mw.recover(new BadRequestError(REJECTION), turnFor('claude-haiku-4-5'), run),
     ).toBeUndefined()
-    expect(trace.byStage('session:prefill-fallback')).toEqual([])
+    expect(trace.byStage('prefill:fallback')).toEqual([])
   })
 })

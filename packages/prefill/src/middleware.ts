@@ -2,37 +2,40 @@ import {
   type AssistantMessage,
   type ContextMiddleware,
   describeError,
+  type FinalizeInfo,
+  getRunState,
   type Message,
   type ModelInfo,
   parseWith,
   type RunInfo,
   recordWarning,
+  setRunState,
   type TurnContext,
 } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { type PrefillConfig, type PrefillConfigInput, PrefillConfigSchema } from './config.js'
 import { DynamicPrefillLoader } from './dynamic-prefill.js'
 import { PrefillRejectedError } from './errors.js'
 import { createPrefillCache, type PrefillCache } from './file-cache.js'
 import { type AppliedPrefill, applyPrefill, fallback } from './inject.js'
+import { PREFILL_STATE_KEY, PREFILL_TRACE_STAGES } from './names.js'
 import { loadWithConfig } from './read-prefill.js'
 import { isPrefillRejection } from './rejection.js'
 import { ensurePrefillInContent, stripPrefillFromContent } from './strip.js'
-
-/** The `turn.vars` key where the middleware remembers what it sent, for `finalize`/`recover`. */
-export const PREFILL_VARS_KEY = 'prefillState'
 
 const PrefillStateSchema = z.object({
   text: z.string().min(1),
   mode: z.enum(['native', 'instruct']),
   placement: z.enum(['turn', 'messages']),
   source: z.string().optional(),
+  /** `recover` already fell back in this run. */
+  recovered: z.boolean().optional(),
 })
-/** What the middleware stores under {@link PREFILL_VARS_KEY}. */
+/** What the middleware keeps in `run.state` under {@link PREFILL_STATE_KEY}. */
 export type PrefillState = z.infer<typeof PrefillStateSchema>
 
 /** Options of {@link prefill}: the config fields plus wiring. */
-export interface PrefillMiddlewareOptions extends PrefillConfigInput {
+export interface PrefillOptions extends PrefillConfigInput {
   /** Workspace to read prefill files from. Default: `run.workspace` (no workspace → off). */
   workspace?: string
   /**
@@ -52,21 +55,33 @@ export interface PrefillMiddlewareOptions extends PrefillConfigInput {
   cache?: PrefillCache
 }
 
-/** The middleware returned by {@link prefill}. */
+/** @deprecated Renamed {@link PrefillOptions} (kept for one minor release). */
+export type PrefillMiddlewareOptions = PrefillOptions
+
+/**
+ * The middleware returned by {@link prefill}: a core `ContextMiddleware` (use it wherever one is
+ * expected) that also exposes its validated `config` and always has all three hooks.
+ */
 export interface PrefillMiddleware extends ContextMiddleware {
   readonly name: 'prefill'
   /** The validated configuration, defaults applied. */
   readonly config: PrefillConfig
   prepare(turn: TurnContext, run: RunInfo): Promise<TurnContext>
-  finalize(reply: AssistantMessage, turn: TurnContext, run: RunInfo): AssistantMessage
+  finalize(
+    reply: AssistantMessage,
+    turn: TurnContext,
+    run: RunInfo,
+    info?: FinalizeInfo,
+  ): AssistantMessage
   /**
-   * Call when the provider failed a request built from `turn`. For the "does not support assistant
-   * message prefill" 400 (see `isPrefillRejection`) on a turn that carries this middleware's native
-   * prefill, returns the turn to retry with — the prefill moved into the last user turn
-   * (`'instruct'`) or dropped (`'skip'`) — once per run, recording `session:prefill-fallback`;
-   * the model is then treated as prefill-less by later `prepare` calls. Throws
-   * {@link PrefillRejectedError} when `onUnsupported` is `'error'`. Returns `undefined` for any
-   * other error, or when this run already fell back (rethrow the error then).
+   * The core `recover` hook: the provider failed a request built from `turn`. For the "does not
+   * support assistant message prefill" 400 (see `isPrefillRejection`) on a turn that carries this
+   * middleware's native prefill, returns the turn to retry with — the prefill moved into the last
+   * user turn (`'instruct'`) or dropped (`'skip'`), and `model.supportsPrefill: false` so the loop
+   * picks a format without a trailing assistant turn — once per run, recording
+   * `prefill:fallback`; the model is then treated as prefill-less by later `prepare`
+   * calls of this middleware. Throws {@link PrefillRejectedError} when `onUnsupported` is
+   * `'error'`. Returns `undefined` for any other error, or when this run already fell back.
    */
   recover(error: unknown, turn: TurnContext, run: RunInfo): TurnContext | undefined
 }
@@ -83,35 +98,29 @@ function defaultIsThinking(turn: TurnContext): boolean {
   return turn.thinking?.enabled === true
 }
 
-function readState(turn: TurnContext): PrefillState | undefined {
-  const parsed = PrefillStateSchema.safeParse(turn.vars[PREFILL_VARS_KEY])
+function readState(run: RunInfo): PrefillState | undefined {
+  const parsed = PrefillStateSchema.safeParse(getRunState(run, PREFILL_STATE_KEY))
   return parsed.success ? parsed.data : undefined
 }
-
-function withoutState(vars: Record<string, unknown>): Record<string, unknown> {
-  if (!(PREFILL_VARS_KEY in vars)) return vars
-  const { [PREFILL_VARS_KEY]: _dropped, ...rest } = vars
-  return rest
-}
-
-const MAX_REMEMBERED_RUNS = 1024
 
 /**
  * The prefill middleware: `prepare` reads the workspace's prefill (`PREFILL.md`, a per-model file
  * or a dynamic module; an explicit `turn.prefill` wins) and adds it to the turn the way the model
- * can take it, recording `session:prefill-injected`; `finalize` strips it from the reply —
- * whatever the stop reason, `aborted` and `error` included — recording `session:prefill-stripped`,
- * so it never reaches saved history. Read failures are warnings in `run.trace` and the turn goes
- * on without a prefill. Throws a `ValidationError` for invalid options.
+ * can take it, recording `prefill:injected`; `finalize` strips it from the reply of the
+ * first model call of the turn (the only one a prefill goes with) — whatever the stop reason,
+ * `aborted` and `error` included — recording `prefill:stripped`, so it never reaches
+ * saved history; `recover` falls back when the provider rejects the prefill. What it sent is kept
+ * in `run.state` under {@link PREFILL_STATE_KEY}. Read failures are warnings in `run.trace` and
+ * the turn goes on without a prefill. Throws a `ValidationError` for invalid options.
  */
-export function prefill(options: PrefillMiddlewareOptions = {}): PrefillMiddleware {
+export function prefill(options: PrefillOptions = {}): PrefillMiddleware {
   const parsed = parseWith(OptionsSchema, options, 'prefill options')
   const { workspace, placement, isThinking, instruction, cache: givenCache, ...config } = parsed
   const cache = givenCache ?? createPrefillCache()
   const loader = new DynamicPrefillLoader()
   const thinkingOf = isThinking ?? defaultIsThinking
+  // models the provider refused a prefill for: this instance's memory across its runs
   const rejectingModels = new Set<string>()
-  const recoveredRuns = new Set<string>()
   const applyOptions = {
     onUnsupported: config.onUnsupported,
     ...(instruction ? { instruction } : {}),
@@ -123,21 +132,25 @@ export function prefill(options: PrefillMiddlewareOptions = {}): PrefillMiddlewa
 
   function buildTurn(
     turn: TurnContext,
+    run: RunInfo,
     applied: AppliedPrefill,
     source: string | undefined,
+    recovered?: boolean,
   ): TurnContext {
-    const vars = withoutState(turn.vars)
     const { prefill: _previous, ...rest } = turn
     if ((applied.mode !== 'native' && applied.mode !== 'instruct') || !applied.sent) {
-      return { ...rest, messages: applied.messages, vars }
+      setRunState(run, PREFILL_STATE_KEY, undefined)
+      return { ...rest, messages: applied.messages }
     }
     const state: PrefillState = {
       text: applied.sent,
       mode: applied.mode,
       placement,
       ...(source === undefined ? {} : { source }),
+      ...(recovered ? { recovered } : {}),
     }
-    const next: TurnContext = { ...rest, vars: { ...vars, [PREFILL_VARS_KEY]: state } }
+    setRunState(run, PREFILL_STATE_KEY, state)
+    const next: TurnContext = { ...rest }
     if (applied.mode === 'native' && placement === 'turn') {
       next.messages = turn.messages
       next.prefill = applied.sent
@@ -181,24 +194,25 @@ export function prefill(options: PrefillMiddlewareOptions = {}): PrefillMiddlewa
       if (!config.enabled) return turn
       const { text, source } = await findText(turn, run)
       if (text === undefined) {
-        if (turn.prefill === undefined && !(PREFILL_VARS_KEY in turn.vars)) return turn
+        setRunState(run, PREFILL_STATE_KEY, undefined)
+        if (turn.prefill === undefined) return turn
         const { prefill: _blank, ...rest } = turn
-        return { ...rest, vars: withoutState(turn.vars) }
+        return rest
       }
       const model = effectiveModel(turn.model)
       const applied = applyPrefill(turn.messages, text, model, {
         ...applyOptions,
         thinking: thinkingOf(turn),
       })
-      const next = buildTurn(turn, applied, source)
+      const next = buildTurn(turn, run, applied, source)
       if (applied.mode === 'skip') {
-        run.trace.record('session:prefill-skipped', {
+        run.trace.record(PREFILL_TRACE_STAGES.skipped, {
           reason: applied.reason,
           model: turn.model.id,
           source,
         })
       } else {
-        run.trace.record('session:prefill-injected', {
+        run.trace.record(PREFILL_TRACE_STAGES.injected, {
           prefill: applied.sent,
           mode: applied.mode,
           placement: applied.mode === 'native' ? placement : 'messages',
@@ -211,17 +225,19 @@ export function prefill(options: PrefillMiddlewareOptions = {}): PrefillMiddlewa
       return next
     },
 
-    finalize(reply, turn, run) {
-      const state = readState(turn)
+    finalize(reply, _turn, run, info) {
+      // the prefill goes with the first model call of a turn only: later replies never carry it
+      if (info !== undefined && info.step !== 1) return reply
+      const state = readState(run)
       if (!state) return reply
       if (!config.ephemeral) {
         if (state.mode !== 'native') return reply
         const content = ensurePrefillInContent(reply.content, state.text)
-        run.trace.record('session:prefill-kept', { prefill: state.text, mode: state.mode })
+        run.trace.record(PREFILL_TRACE_STAGES.kept, { prefill: state.text, mode: state.mode })
         return { ...reply, content }
       }
       const result = stripPrefillFromContent(reply.content, state.text)
-      run.trace.record('session:prefill-stripped', {
+      run.trace.record(PREFILL_TRACE_STAGES.stripped, {
         original: result.original,
         stripped: result.stripped,
         match: result.match,
@@ -234,17 +250,21 @@ export function prefill(options: PrefillMiddlewareOptions = {}): PrefillMiddlewa
     recover(error, turn, run) {
       if (!isPrefillRejection(error)) return undefined
       rejectingModels.add(turn.model.id)
-      const state = readState(turn)
+      const state = readState(run)
       if (state?.mode !== 'native') return undefined
+      // only a turn that carries this run's native prefill is ours to fix
+      const carried =
+        state.placement === 'turn'
+          ? turn.prefill === state.text
+          : turn.messages.at(-1)?.role === 'assistant'
+      if (!carried) return undefined
       if (config.onUnsupported === 'error') {
         throw new PrefillRejectedError(
           `Model ${turn.model.id} rejected the assistant prefill (onUnsupported: 'error')`,
           { cause: error, details: { model: turn.model.id, by: 'provider' } },
         )
       }
-      if (recoveredRuns.has(run.runId)) return undefined
-      if (recoveredRuns.size >= MAX_REMEMBERED_RUNS) recoveredRuns.clear()
-      recoveredRuns.add(run.runId)
+      if (state.recovered) return undefined
       let messages: Message[] = turn.messages
       if (state.placement === 'messages') {
         const last = turn.messages.at(-1)
@@ -252,8 +272,8 @@ export function prefill(options: PrefillMiddlewareOptions = {}): PrefillMiddlewa
       }
       const model = { ...turn.model, supportsPrefill: false }
       const applied = fallback(messages, state.text, model, 'model', applyOptions)
-      const next = buildTurn(turn, applied, state.source)
-      run.trace.record('session:prefill-fallback', {
+      const next = buildTurn({ ...turn, model }, run, applied, state.source, true)
+      run.trace.record(PREFILL_TRACE_STAGES.fallback, {
         model: turn.model.id,
         mode: applied.mode,
         error: describeError(error),

@@ -1,8 +1,14 @@
 import { execFileSync } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { chmod, mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type ContextkitError, getModelInfo, ValidationError } from '@contextkit/core'
+import {
+  type ContextkitError,
+  getModelInfo,
+  registerModel,
+  ValidationError,
+} from '@contextkit/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DynamicPrefillLoader } from './dynamic-prefill.js'
 import { PrefillReadError } from './errors.js'
@@ -271,4 +277,18 @@ describe('candidates', () => {
     expect(load).toEqual({ text: 'hello', source: join(ws, 'PREFILL.md'), kind: 'file' })
     expect(await loadPrefill(join(ws, 'nope'))).toEqual({ text: undefined, kind: 'none' })
   })
+})
+
+it('modelFamily sees models registered after it was first asked (no module-level cache)', () => {
+  const id = `acme-${randomUUID().slice(0, 8)}-7b`
+  expect(modelFamily(id)).toBeUndefined()
+  registerModel(id, { family: 'acme' })
+  expect(modelFamily(id)).toBe('acme')
+})
+
+it('loadPrefill without a cache of its own reads the file afresh on each call', async () => {
+  await writeFile(join(ws, 'PREFILL.md'), 'First.')
+  expect((await loadPrefill(ws)).text).toBe('First.')
+  await writeFile(join(ws, 'PREFILL.md'), 'Second.')
+  expect((await loadPrefill(ws)).text).toBe('Second.')
 })

@@ -2,6 +2,7 @@ import { extname, join } from 'node:path'
 import {
   assertString,
   type ContextkitError,
+  errnoCode,
   getModelInfo,
   invalidArgument,
   type Message,
@@ -49,9 +50,9 @@ export interface ReadPrefillOptions
   sessionId?: string
   /** Aborts a running dynamic `generate` (its `context.signal` fires). */
   signal?: AbortSignal
-  /** File cache. Default: one shared by all calls that pass none. */
+  /** File cache. Default: a fresh one per call (pass your own to reuse reads across calls). */
   cache?: PrefillCache
-  /** Dynamic module loader. Default: one shared by all calls that pass none. */
+  /** Dynamic module loader. Default: a fresh one per call (pass your own to reuse it). */
   loader?: DynamicPrefillLoader
 }
 
@@ -64,31 +65,25 @@ const ReadConfigSchema = PrefillConfigSchema.pick({
 })
 type ReadConfig = Pick<PrefillConfig, 'file' | 'perModel' | 'dynamic' | 'timeoutMs' | 'maxBytes'>
 
-const sharedCache = createPrefillCache()
-const sharedLoader = new DynamicPrefillLoader()
-const familyById = new Map<string, string | undefined>()
 const SAFE_FAMILY = /^[a-z0-9][a-z0-9_-]{0,31}$/
 
 /**
  * The model family used in per-model file names (`opus`, `sonnet`, `haiku`, …), or `undefined`
- * when the model is unknown. Ids are looked up in core's model table.
+ * when the model is unknown. Ids are looked up in core's model table on every call (nothing is
+ * cached), so a later `registerModel` is seen at once.
  */
 export function modelFamily(model: string | ModelInfo | undefined): string | undefined {
   if (model === undefined) return undefined
   if (typeof model !== 'string' && (typeof model !== 'object' || model === null)) {
     invalidArgument('modelFamily', 'model', 'a model id or a ModelInfo')
   }
-  let family: string | undefined
-  if (typeof model === 'string') {
-    if (familyById.has(model)) return familyById.get(model)
-    family = getModelInfo(model).family.toLowerCase()
-    if (familyById.size >= 256) familyById.clear()
-  } else {
-    family = typeof model.family === 'string' ? model.family.toLowerCase() : 'unknown'
-  }
-  const safe = family !== 'unknown' && SAFE_FAMILY.test(family) ? family : undefined
-  if (typeof model === 'string') familyById.set(model, safe)
-  return safe
+  const family =
+    typeof model === 'string'
+      ? getModelInfo(model).family.toLowerCase()
+      : typeof model.family === 'string'
+        ? model.family.toLowerCase()
+        : 'unknown'
+  return family !== 'unknown' && SAFE_FAMILY.test(family) ? family : undefined
 }
 
 /**
@@ -130,7 +125,7 @@ async function runDynamic(
   if (st === undefined || (st instanceof Error && isMissing(st))) return undefined
   if (st instanceof Error || !st.isFile()) {
     const reason =
-      st instanceof Error ? String(st.code ?? 'EIO') : st.isDirectory() ? 'EISDIR' : 'not-a-file'
+      st instanceof Error ? (errnoCode(st) ?? 'EIO') : st.isDirectory() ? 'EISDIR' : 'not-a-file'
     const warning = new PrefillReadError(`Cannot load prefill module ${path} (${reason})`, {
       recoverable: true,
       cause: st instanceof Error ? st : undefined,
@@ -217,8 +212,8 @@ export async function loadPrefill(
     workspace,
     config,
     options,
-    options.cache ?? sharedCache,
-    options.loader ?? sharedLoader,
+    options.cache ?? createPrefillCache(),
+    options.loader ?? new DynamicPrefillLoader(),
   )
 }
 

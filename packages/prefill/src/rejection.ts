@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 
 const ErrorBodySchema = z.looseObject({
   type: z.literal('invalid_request_error'),

@@ -1,5 +1,5 @@
 import type { ContentBlock, Message } from '@contextkit/core'
-import { assertString, invalidArgument } from '@contextkit/core'
+import { assertString, invalidArgument, isSpace } from '@contextkit/core'
 import { checkContent } from './guards.js'
 
 /** How a prefill was found at the start of a reply. */
@@ -10,23 +10,6 @@ export interface PrefillMatchResult {
   match: PrefillMatch
   /** Index in the response just after the matched prefill (0 when `none`). */
   end: number
-}
-
-function isSpace(code: number): boolean {
-  // Same set as String.prototype.trim / \s.
-  return (
-    code === 0x20 ||
-    (code >= 0x09 && code <= 0x0d) ||
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  )
 }
 
 /** End of a whitespace-normalized match of `prefix` at the start of `text`, or -1. */

@@ -97,15 +97,15 @@ describe('loadBootstrapFiles', () => {
     expect(r.missing).toEqual(['NOPE.md'])
     expect(r.skipped.map((s) => `${s.path}:${s.reason}`)).toEqual([
       'USER.md:empty',
-      'TOOLS.md:invalid_utf8',
-      '.env:path_denied',
-      '../x.md:path_outside_root',
+      'TOOLS.md:preload_invalid_utf8',
+      '.env:preload_path_denied',
+      '../x.md:preload_path_outside_root',
     ])
   })
 
-  test('a missing workspace reports root_unavailable for each file, not a throw', async () => {
+  test('a missing workspace reports preload_root_unavailable for each file, not a throw', async () => {
     const r = await loadBootstrapFiles(path.join(ws, 'nope'), ['AGENTS.md'])
-    expect(r.skipped.map((s) => s.reason)).toEqual(['root_unavailable'])
+    expect(r.skipped.map((s) => s.reason)).toEqual(['preload_root_unavailable'])
   })
 
   test('bad options throw a ValidationError', async () => {

@@ -1,5 +1,5 @@
 import { parseWith, type Section } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { FileNotFoundError } from './errors.js'
 import type { SkippedFile } from './preloaded-files.js'
 import { readWithinRoot } from './read-within-root.js'
@@ -59,7 +59,8 @@ export interface BootstrapFiles {
   truncated: TruncatedFile[]
 }
 
-const OptionsSchema = z
+/** Zod schema of {@link BootstrapOptions}. @internal */
+export const BootstrapOptionsSchema = z
   .object({
     maxChars: z.number().int().min(100).optional(),
     headRatio: z.number().min(0).max(1).optional(),
@@ -116,7 +117,7 @@ export async function loadBootstrapFiles(
   names: readonly string[] = DEFAULT_BOOTSTRAP_FILES,
   options: BootstrapOptions = {},
 ): Promise<BootstrapFiles> {
-  const opts = parseWith(OptionsSchema, options, 'loadBootstrapFiles options')
+  const opts = parseWith(BootstrapOptionsSchema, options, 'loadBootstrapFiles options')
   parseWith(NamesSchema, names, 'loadBootstrapFiles names')
   const maxChars = opts.maxChars ?? 20_000
   const out: BootstrapFiles = { sections: [], loaded: [], missing: [], skipped: [], truncated: [] }

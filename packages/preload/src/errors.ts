@@ -2,64 +2,70 @@ import { ContextkitError } from '@contextkit/core'
 
 /**
  * Base class of every refusal {@link readWithinRoot} reports. Refusals are returned as values
- * (`{ ok: false, error }`), never thrown; classify them by class (`PathOutsideRootError.isInstance`)
- * or by `code`. All refusals are `recoverable`: the file is simply not brought into the prompt.
+ * (`{ ok: false, error }`), never thrown; classify them by class (`PathOutsideRootError.isInstance`,
+ * `PreloadRefusalError.isInstance` for any of them) or by `code` (each starts with `preload_`).
+ * All refusals are `recoverable`: the file is simply not brought into the prompt.
  */
-export class PreloadRefusal extends ContextkitError {
+export class PreloadRefusalError extends ContextkitError {
   static override readonly code: string = 'preload_refusal'
 }
 
-/** The path string is malformed or not portable (details.reason says why). Code `invalid_path`. */
-export class InvalidPathError extends PreloadRefusal {
-  static override readonly code: string = 'invalid_path'
+/** @deprecated Renamed {@link PreloadRefusalError} (kept for one minor release). */
+export const PreloadRefusal = PreloadRefusalError
+/** @deprecated Renamed {@link PreloadRefusalError} (kept for one minor release). */
+export type PreloadRefusal = PreloadRefusalError
+
+/** The path string is malformed or not portable (details.reason says why). Code `preload_invalid_path`. */
+export class InvalidPathError extends PreloadRefusalError {
+  static override readonly code: string = 'preload_invalid_path'
 }
 
 /**
  * The path is absolute, escapes the root with `..`, or resolves (through a symlink, final or
- * intermediate) outside the root. Code `path_outside_root`.
+ * intermediate) outside the root. Code `preload_path_outside_root`.
  */
-export class PathOutsideRootError extends PreloadRefusal {
-  static override readonly code: string = 'path_outside_root'
+export class PathOutsideRootError extends PreloadRefusalError {
+  static override readonly code: string = 'preload_path_outside_root'
 }
 
-/** The path matches the deny list (`.env*`, `.git/`, private keys, …). Code `path_denied`. */
-export class PathDeniedError extends PreloadRefusal {
-  static override readonly code: string = 'path_denied'
+/** The path matches the deny list (`.env*`, `.git/`, private keys, …). Code `preload_path_denied`. */
+export class PathDeniedError extends PreloadRefusalError {
+  static override readonly code: string = 'preload_path_denied'
 }
 
-/** Nothing exists at the path (or a parent is not a directory). Code `file_not_found`. */
-export class FileNotFoundError extends PreloadRefusal {
-  static override readonly code: string = 'file_not_found'
+/** Nothing exists at the path (or a parent is not a directory). Code `preload_file_not_found`. */
+export class FileNotFoundError extends PreloadRefusalError {
+  static override readonly code: string = 'preload_file_not_found'
 }
 
-/** The path is a directory, FIFO, socket or device, not a regular file. Code `not_a_file`. */
-export class NotAFileError extends PreloadRefusal {
-  static override readonly code: string = 'not_a_file'
+/** The path is a directory, FIFO, socket or device, not a regular file. Code `preload_not_a_file`. */
+export class NotAFileError extends PreloadRefusalError {
+  static override readonly code: string = 'preload_not_a_file'
 }
 
-/** The file has more bytes (or, in preloading, more lines) than allowed. Code `file_too_large`. */
-export class FileTooLargeError extends PreloadRefusal {
-  static override readonly code: string = 'file_too_large'
+/** The file has more bytes (or, in preloading, more lines) than allowed. Code `preload_file_too_large`. */
+export class FileTooLargeError extends PreloadRefusalError {
+  static override readonly code: string = 'preload_file_too_large'
 }
 
-/** A NUL byte appears in the first 8 KB. Code `binary_file`. */
-export class BinaryFileError extends PreloadRefusal {
-  static override readonly code: string = 'binary_file'
+/** A NUL byte appears in the first 8 KB. Code `preload_binary_file`. */
+export class BinaryFileError extends PreloadRefusalError {
+  static override readonly code: string = 'preload_binary_file'
 }
 
-/** The bytes are not valid UTF-8 (reported, never replaced with U+FFFD). Code `invalid_utf8`. */
-export class InvalidUtf8Error extends PreloadRefusal {
-  static override readonly code: string = 'invalid_utf8'
+/** The bytes are not valid UTF-8 (reported, never replaced with U+FFFD). Code `preload_invalid_utf8`. */
+export class InvalidUtf8Error extends PreloadRefusalError {
+  static override readonly code: string = 'preload_invalid_utf8'
 }
 
-/** The root itself cannot be resolved (missing, not a directory). Code `root_unavailable`. */
-export class RootUnavailableError extends PreloadRefusal {
-  static override readonly code: string = 'root_unavailable'
+/** The root itself cannot be resolved (missing, not a directory). Code `preload_root_unavailable`. */
+export class RootUnavailableError extends PreloadRefusalError {
+  static override readonly code: string = 'preload_root_unavailable'
 }
 
-/** Any other OS error while opening or reading (permissions, I/O). Code `read_failed`. */
-export class ReadFailedError extends PreloadRefusal {
-  static override readonly code: string = 'read_failed'
+/** Any other OS error while opening or reading (permissions, I/O). Code `preload_read_failed`. */
+export class ReadFailedError extends PreloadRefusalError {
+  static override readonly code: string = 'preload_read_failed'
 }
 
 /** Every refusal code {@link readWithinRoot} can report. */
@@ -80,6 +86,6 @@ export const REFUSAL_CODES: readonly string[] = Object.freeze([
  * `true` when `value` is any refusal of this package, also across duplicated package copies
  * (checks the contextkit marker and the code, not the prototype chain).
  */
-export function isPreloadRefusal(value: unknown): value is PreloadRefusal {
+export function isPreloadRefusal(value: unknown): value is PreloadRefusalError {
   return ContextkitError.isInstance(value) && REFUSAL_CODES.includes(value.code)
 }

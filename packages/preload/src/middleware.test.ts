@@ -8,9 +8,11 @@ import {
   memoryTrace,
   runPrepare,
   type TurnContext,
+  ValidationError,
 } from '@contextkit/core'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { PRELOADED_VAR, preload } from './middleware.js'
+import { preload } from './middleware.js'
+import { PRELOAD_TRACE_STAGES, PRELOAD_VARS_KEY, PRELOADED_VAR } from './names.js'
 
 let ws: string
 const model = getModelInfo('claude-sonnet-4-6')
@@ -55,16 +57,18 @@ describe('preload middleware', () => {
     expect(out.userSections.map((s) => s.id)).toEqual(['plan', 'preload:src/App.jsx'])
     expect(out.userSections[1]!.text).toContain('```jsx\nexport const App')
     expect(out.omitted.map((o) => o.id)).toEqual(['preload:src/Big.jsx'])
-    expect(out.vars[PRELOADED_VAR]).toEqual(['src/App.jsx'])
+    expect(out.vars[PRELOAD_VARS_KEY]).toEqual(['src/App.jsx'])
+    expect(PRELOADED_VAR).toBe(PRELOAD_VARS_KEY) // the deprecated name, same key
 
-    const [event] = trace.byStage('preload')
+    const [event] = trace.byStage(PRELOAD_TRACE_STAGES.loaded)
+    expect(PRELOAD_TRACE_STAGES.loaded).toBe('preload:loaded')
     expect(event!.data).toMatchObject({
       bootstrap: { loaded: ['AGENTS.md'] },
       files: {
         loaded: ['preload:src/App.jsx'],
         skipped: [
-          { path: 'src/Big.jsx', reason: 'file_too_large' },
-          { path: 'api/missing.py', reason: 'file_not_found' },
+          { path: 'src/Big.jsx', reason: 'preload_file_too_large' },
+          { path: 'api/missing.py', reason: 'preload_file_not_found' },
         ],
       },
     })
@@ -82,15 +86,43 @@ describe('preload middleware', () => {
     expect(out.userSections.map((s) => s.id)).toEqual(['plan', 'preload:src/App.jsx'])
   })
 
-  test('the budget option limits what is added', async () => {
+  test('the budgetTokens option limits what is added (budget is its deprecated alias)', async () => {
     const run = createRunInfo({ workspace: ws })
-    const out = await runPrepare(
-      [preload({ budget: 1, bootstrap: false, references: ['src/App.jsx'] })],
-      baseTurn(),
-      run,
-    )
-    expect(out.userSections.map((s) => s.id)).toEqual(['plan'])
-    expect(out.omitted.map((o) => o.id)).toEqual(['preload:src/App.jsx'])
+    for (const option of [
+      { budgetTokens: 1 },
+      { budget: 1 },
+      { budget: 10_000, budgetTokens: 1 },
+    ]) {
+      const out = await runPrepare(
+        [preload({ ...option, bootstrap: false, references: ['src/App.jsx'] })],
+        baseTurn(),
+        run,
+      )
+      expect(out.userSections.map((s) => s.id)).toEqual(['plan'])
+      expect(out.omitted.map((o) => o.id)).toEqual(['preload:src/App.jsx'])
+    }
+  })
+
+  test('bad options are a ValidationError from the factory, naming the option', () => {
+    for (const [bad, path] of [
+      [{ budgetTokens: -1 }, 'budgetTokens'],
+      [{ root: 42 }, 'root'],
+      [{ references: 'src/App.jsx' }, 'references'],
+      [{ bootstrap: 'yes' }, 'bootstrap'],
+      [{ bootstrapOptions: { maxChars: 0 } }, 'bootstrapOptions.maxChars'],
+      [{ counter: {} }, 'counter'],
+      [{ concurrency: 0 }, 'concurrency'],
+    ] as const) {
+      let caught: unknown
+      try {
+        preload(bad as never)
+      } catch (error) {
+        caught = error
+      }
+      expect(ValidationError.isInstance(caught)).toBe(true)
+      expect((caught as ValidationError).issues.map((i) => i.path)).toContain(path)
+    }
+    expect(() => preload(null as never)).toThrow(ValidationError)
   })
 
   test('no root: a warning, the turn goes on unchanged', async () => {
@@ -130,7 +162,7 @@ describe('preload middleware', () => {
     expect(out.system).toEqual(turn.system)
     expect(out.userSections).toEqual(turn.userSections)
     const codes = trace.byStage('warning').map((e) => e.data.code)
-    expect(codes).toEqual(['root_unavailable', 'root_unavailable'])
+    expect(codes).toEqual(['preload_root_unavailable', 'preload_root_unavailable'])
   })
 
   test('a throwing references function becomes a warning', async () => {

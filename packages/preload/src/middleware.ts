@@ -2,15 +2,28 @@ import {
   ConfigurationError,
   type ContextMiddleware,
   createTokenCounter,
+  insertAfterStable,
+  parseWith,
   type RunInfo,
   recordWarning,
-  type Section,
   type TokenCounter,
   type TurnContext,
 } from '@contextkit/core'
-import { type BootstrapOptions, DEFAULT_BOOTSTRAP_FILES, loadBootstrapFiles } from './bootstrap.js'
+import * as z from 'zod'
+import {
+  type BootstrapOptions,
+  BootstrapOptionsSchema,
+  DEFAULT_BOOTSTRAP_FILES,
+  loadBootstrapFiles,
+} from './bootstrap.js'
 import { RootUnavailableError } from './errors.js'
-import { buildPreloadedFiles, type PreloadFilesOptions } from './preloaded-files.js'
+import { PRELOAD_TRACE_STAGES, PRELOAD_VARS_KEY } from './names.js'
+import {
+  buildPreloadedFiles,
+  FileOptionsSchema,
+  type PreloadFilesOptions,
+  preloadSectionId,
+} from './preloaded-files.js'
 import { collectReferences, type FileReference } from './references.js'
 
 /** Where the middleware finds the files to preload for a turn. */
@@ -43,31 +56,47 @@ export interface PreloadOptions extends Omit<PreloadFilesOptions, 'root' | 'coun
   workspace?: string
 }
 
-/** Key of `turn.vars` where the middleware lists the preloaded paths, for tools. */
-export const PRELOADED_VAR = 'preloadedFiles'
+const isFunction = (v: unknown): boolean => typeof v === 'function'
 
-/**
- * Insert `added` after the last leading `stable` section of `system`, so stable text stays in
- * the cached prefix ahead of any per-turn (`volatile`) text.
- */
-function insertStable(system: readonly Section[], added: readonly Section[]): Section[] {
-  let at = 0
-  while (at < system.length && system[at]!.cache === 'stable') at++
-  return [...system.slice(0, at), ...added, ...system.slice(at)]
-}
+const ReferenceSchema = z.union([
+  z.string(),
+  z.object({ path: z.string(), source: z.enum(['selection', 'endpoint', 'model']).optional() }),
+])
+
+const PreloadOptionsSchema = FileOptionsSchema.extend({
+  root: z.string().min(1).optional(),
+  references: z
+    .union([
+      z.array(ReferenceSchema).readonly(),
+      z.custom<ReferenceSourceOption>(isFunction, { message: 'expected a list or a function' }),
+    ])
+    .optional(),
+  counter: z
+    .custom<TokenCounter>(
+      (v) => typeof v === 'object' && v !== null && isFunction((v as { count?: unknown }).count),
+      { message: 'expected a TokenCounter' },
+    )
+    .optional(),
+  bootstrap: z.union([z.boolean(), z.array(z.string()).readonly()]).optional(),
+  bootstrapOptions: BootstrapOptionsSchema.optional(),
+  workspace: z.string().min(1).optional(),
+})
 
 /**
  * Middleware that brings files into the turn (architecture steps 2 and 4):
  * - workspace bootstrap files become "Project Context" **system** sections (`cache: 'stable'`,
- *   placed after the existing stable sections), since they describe the project, not the turn;
+ *   placed after the last stable section with core's `insertAfterStable`), since they describe
+ *   the project, not the turn;
  * - referenced files become **user** sections (`userSections`), and files left out for size or
  *   budget are appended to `turn.omitted` so the model can be told.
  *
- * A `preload` trace event lists what was loaded, missing and skipped (with refusal codes).
- * When there is no root, the root cannot be read, or `references` fails, a warning is recorded
- * and that part is skipped; the turn goes on. Returns a new turn; never mutates its input.
+ * A `preload:loaded` trace event lists what was loaded, missing and skipped (with refusal
+ * codes). When there is no root, the root cannot be read, or `references` fails, a warning is
+ * recorded and that part is skipped; the turn goes on. Returns a new turn; never mutates its
+ * input. Throws a `ValidationError` for invalid options.
  */
 export function preload(options: PreloadOptions = {}): ContextMiddleware {
+  parseWith(PreloadOptionsSchema, options, 'preload options')
   return {
     name: 'preload',
     async prepare(turn, run) {
@@ -87,7 +116,7 @@ export function preload(options: PreloadOptions = {}): ContextMiddleware {
         const rootError = boot.skipped.find((s) => RootUnavailableError.isInstance(s.error))
         if (rootError) recordWarning(run, 'preload.bootstrap', rootError.error)
         if (boot.sections.length > 0) {
-          next = { ...next, system: insertStable(next.system, boot.sections) }
+          next = { ...next, system: insertAfterStable(next.system, boot.sections) }
         }
         event.bootstrap = {
           loaded: boot.loaded,
@@ -105,7 +134,7 @@ export function preload(options: PreloadOptions = {}): ContextMiddleware {
             recoverable: true,
           }),
         )
-        run.trace.record('preload', event)
+        run.trace.record(PRELOAD_TRACE_STAGES.loaded, event)
         return next
       }
       let refs: readonly (string | FileReference)[]
@@ -119,7 +148,7 @@ export function preload(options: PreloadOptions = {}): ContextMiddleware {
               : source
       } catch (error) {
         recordWarning(run, 'preload.references', error)
-        run.trace.record('preload', event)
+        run.trace.record(PRELOAD_TRACE_STAGES.loaded, event)
         return next
       }
       const {
@@ -142,7 +171,7 @@ export function preload(options: PreloadOptions = {}): ContextMiddleware {
         tokens: files.tokens,
         skipped: files.skipped.map((s) => ({ path: s.path, reason: s.reason })),
       }
-      run.trace.record('preload', event)
+      run.trace.record(PRELOAD_TRACE_STAGES.loaded, event)
       if (files.sections.length === 0 && files.omissions.length === 0) return next
       return {
         ...next,
@@ -150,7 +179,7 @@ export function preload(options: PreloadOptions = {}): ContextMiddleware {
         omitted: [...next.omitted, ...files.omissions],
         vars: {
           ...next.vars,
-          [PRELOADED_VAR]: files.sections.map((s) => s.id.slice('preload:'.length)),
+          [PRELOAD_VARS_KEY]: files.sections.map((s) => s.id.slice(preloadSectionId('').length)),
         },
       }
     },

@@ -7,7 +7,7 @@ import {
   SectionSchema,
   type TokenCounter,
 } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { safeCut } from './text-lines.js'
 
 /**

@@ -64,7 +64,7 @@ describe('buildPreloadedFiles', () => {
       { id: 'preload:src/Big.jsx', reason: 'dropped', tokensSaved: expect.any(Number) },
     ])
     expect(r.omissions[0]!.tokensSaved).toBeGreaterThan(250)
-    expect(r.skipped[0]).toMatchObject({ path: 'src/Big.jsx', reason: 'file_too_large' })
+    expect(r.skipped[0]).toMatchObject({ path: 'src/Big.jsx', reason: 'preload_file_too_large' })
     expect(renderOmissionNotice(r.omissions)).toContain('preload:src/Big.jsx')
   })
 
@@ -113,12 +113,12 @@ describe('buildPreloadedFiles', () => {
       expect(r.sections).toEqual([])
       expect(r.omissions).toEqual([])
       expect(r.skipped.map((s) => `${s.path}:${s.reason}`)).toEqual([
-        'link.txt:path_outside_root',
-        '.env:path_denied',
-        'bin.dat:binary_file',
-        'missing.ts:file_not_found',
-        '/etc/passwd:path_outside_root',
-        '..\\x:invalid_path',
+        'link.txt:preload_path_outside_root',
+        '.env:preload_path_denied',
+        'bin.dat:preload_binary_file',
+        'missing.ts:preload_file_not_found',
+        '/etc/passwd:preload_path_outside_root',
+        '..\\x:preload_invalid_path',
       ])
       expect(JSON.stringify(r)).not.toContain('SECRET')
     } finally {

@@ -5,8 +5,8 @@ import {
   type Section,
   type TokenCounter,
 } from '@contextkit/core'
-import { z } from 'zod'
-import { FileTooLargeError, type PreloadRefusal } from './errors.js'
+import * as z from 'zod'
+import { FileTooLargeError, type PreloadRefusalError } from './errors.js'
 import { fenceCode, inlineCode, languageFor } from './fence.js'
 import { checkRelativePath } from './path-checks.js'
 import { type ReadResult, readWithinRoot } from './read-within-root.js'
@@ -21,6 +21,11 @@ export interface PreloadFilesOptions {
   /** Files with more bytes are left out (as an omission). Default `65_536`. */
   maxBytes?: number
   /** Token budget for all file sections together. Default `5000`. */
+  budgetTokens?: number
+  /**
+   * @deprecated Renamed `budgetTokens`, the name every contextkit token budget has (kept for one
+   * minor release; `budgetTokens` wins when both are given).
+   */
   budget?: number
   /** Counts tokens of each section. Default `defaultTokenCounter` from core. */
   counter?: TokenCounter
@@ -41,7 +46,7 @@ export interface SkippedFile {
   /** A refusal code (`path_outside_root`, `file_too_large`, …) or `over_budget`. */
   reason: string
   /** The refusal, when the file could not or may not be read. */
-  error?: PreloadRefusal
+  error?: PreloadRefusalError
 }
 
 /** Result of {@link buildPreloadedFiles}. */
@@ -55,7 +60,7 @@ export interface PreloadedFiles {
   omissions: Omission[]
   /** Every reference that did not become a section (also those in `omissions`). */
   skipped: SkippedFile[]
-  /** Tokens of all sections together (never above `budget`). */
+  /** Tokens of all sections together (never above `budgetTokens`). */
   tokens: number
 }
 
@@ -69,16 +74,19 @@ const RefsSchema = z.array(
   ]),
 )
 
-const OptionsSchema = z.object({
-  root: z.string().min(1),
+/** Zod schema of {@link PreloadFilesOptions} without `root` and `counter`. @internal */
+export const FileOptionsSchema = z.object({
   maxLines: z.number().int().positive().optional(),
   maxBytes: z.number().int().positive().optional(),
+  budgetTokens: z.number().min(0).optional(),
   budget: z.number().min(0).optional(),
   maxLineLength: z.number().int().positive().optional(),
   deny: z.union([z.array(z.string()).readonly(), z.literal(false)]).optional(),
   priority: z.number().optional(),
   concurrency: z.number().int().positive().optional(),
 })
+
+const OptionsSchema = FileOptionsSchema.extend({ root: z.string().min(1) })
 
 /** The section id used for a preloaded file. */
 export function preloadSectionId(filePath: string): string {
@@ -96,7 +104,7 @@ export function renderPreloadedFile(filePath: string, text: string, lines: numbe
  * `_build_preloaded_files`: one section per file, in reference order, each fenced with a language
  * tag from its extension. Files over `maxLines`/`maxBytes` and files that do not fit the remaining
  * budget become omissions (the next, smaller files may still fit); unreadable or refused files are
- * listed in `skipped`. The sections' tokens never add up to more than `budget`.
+ * listed in `skipped`. The sections' tokens never add up to more than `budgetTokens`.
  *
  * Throws a `ValidationError` only for malformed options or `refs` (not a list of paths or
  * `{ path }` references).
@@ -110,7 +118,7 @@ export async function buildPreloadedFiles(
   const counter = options.counter ?? defaultTokenCounter
   const maxLines = opts.maxLines ?? 200
   const maxBytes = opts.maxBytes ?? 65_536
-  const budget = opts.budget ?? 5000
+  const budget = opts.budgetTokens ?? opts.budget ?? 5000
   const priority = opts.priority ?? 30
   const list = dedupe(refs)
   const limits = {

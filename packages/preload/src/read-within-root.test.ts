@@ -14,7 +14,7 @@ import {
   NotAFileError,
   PathDeniedError,
   PathOutsideRootError,
-  type PreloadRefusal,
+  type PreloadRefusalError,
   RootUnavailableError,
 } from './errors.js'
 import { type ReadResult, readWithinRoot } from './read-within-root.js'
@@ -22,7 +22,7 @@ import { type ReadResult, readWithinRoot } from './read-within-root.js'
 let base: string
 let root: string
 
-function refusal(result: ReadResult): PreloadRefusal {
+function refusal(result: ReadResult): PreloadRefusalError {
   if (result.ok) throw new Error(`expected a refusal, got the text of ${result.file.path}`)
   expect(isPreloadRefusal(result.error)).toBe(true)
   expect(result.error.recoverable).toBe(true)
@@ -167,7 +167,7 @@ describe('readWithinRoot: refusals on disk', () => {
     await symlink(out, path.join(root, 'kinds'))
     for (const rel of ['kinds/pipe', 'kinds/subdir']) {
       const error = refusal(await readWithinRoot(root, rel))
-      expect(error.code).toBe('path_outside_root')
+      expect(error.code).toBe('preload_path_outside_root')
       expect(error.details).toEqual({ path: rel, reason: 'resolves_outside' })
     }
   })
@@ -175,13 +175,13 @@ describe('readWithinRoot: refusals on disk', () => {
   test('a symlink to the sibling directory sharing the prefix', async () => {
     await symlink(path.join(base, 'root_sibling'), path.join(root, 'sib'))
     const error = refusal(await readWithinRoot(root, 'sib/secret.txt'))
-    expect(error.code).toBe('path_outside_root')
+    expect(error.code).toBe('preload_path_outside_root')
   })
 
   test('a symlink to /dev/zero is refused without reading forever', async () => {
     await symlink('/dev/zero', path.join(root, 'zero'))
     const error = refusal(await readWithinRoot(root, 'zero'))
-    expect(error.code).toBe('path_outside_root')
+    expect(error.code).toBe('preload_path_outside_root')
   })
 
   test('a FIFO is refused without hanging', async () => {

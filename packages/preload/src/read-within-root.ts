@@ -1,8 +1,9 @@
 import { constants, type Stats } from 'node:fs'
 import { type FileHandle, open, readlink, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { parseWith } from '@contextkit/core'
-import { z } from 'zod'
+import { errnoCode, parseWith } from '@contextkit/core'
+import { readTextFile, type TextFileRead } from '@contextkit/core/node'
+import * as z from 'zod'
 import { compileDenyList, DEFAULT_DENY_LIST, type DenyMatcher } from './deny-list.js'
 import {
   BinaryFileError,
@@ -12,7 +13,7 @@ import {
   NotAFileError,
   PathDeniedError,
   PathOutsideRootError,
-  type PreloadRefusal,
+  type PreloadRefusalError,
   ReadFailedError,
   RootUnavailableError,
 } from './errors.js'
@@ -52,12 +53,12 @@ export interface FileText {
 }
 
 /**
- * What {@link readWithinRoot} returns: the text, or a typed refusal (a {@link PreloadRefusal}
+ * What {@link readWithinRoot} returns: the text, or a typed refusal (a {@link PreloadRefusalError}
  * subclass, returned, not thrown).
  */
 export type ReadResult =
   | { ok: true; file: FileText }
-  | { ok: false; path: string; error: PreloadRefusal }
+  | { ok: false; path: string; error: PreloadRefusalError }
 
 /** Bytes sniffed for NUL to call a file binary. */
 export const BINARY_SNIFF_BYTES = 8192
@@ -71,7 +72,6 @@ const LimitsSchema = z.object({
 })
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
-const decoder = new TextDecoder('utf-8', { fatal: true })
 const denyCache = new WeakMap<readonly string[], DenyMatcher>()
 
 function denyMatcher(deny: readonly string[] | false | undefined): DenyMatcher | undefined {
@@ -83,11 +83,6 @@ function denyMatcher(deny: readonly string[] | false | undefined): DenyMatcher |
     denyCache.set(list, matcher)
   }
   return matcher
-}
-
-function errnoOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' ? code : undefined
 }
 
 /** `true` when `target` is strictly inside `root` (both absolute, real paths). */
@@ -150,7 +145,7 @@ export async function readWithinRoot(
   const opts = parseWith(LimitsSchema, limits, 'readWithinRoot limits')
   const maxBytes = opts.maxBytes ?? 1_048_576
   const maxLineLength = opts.maxLineLength ?? 4000
-  const refuse = (error: PreloadRefusal): ReadResult => ({
+  const refuse = (error: PreloadRefusalError): ReadResult => ({
     ok: false,
     path: String(relPath),
     error,
@@ -217,47 +212,21 @@ export async function readWithinRoot(
         }),
       )
     }
-    const tooLarge = (size: number) =>
-      new FileTooLargeError(`"${rel}" is over ${maxBytes} bytes`, {
-        recoverable: true,
-        details: { path: rel, size, maxBytes },
-      })
-    if (st.size > maxBytes) return refuse(tooLarge(st.size))
-    const bytes = await readCapped(fh, maxBytes + 1, st.size)
-    if (bytes.length > maxBytes) return refuse(tooLarge(Math.max(st.size, bytes.length)))
-
-    if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
-      return refuse(
-        new BinaryFileError(`"${rel}" looks binary (NUL byte in the first 8 KB)`, {
-          recoverable: true,
-          details: { path: rel },
-        }),
-      )
-    }
-    let decoded: string
-    try {
-      decoded = decoder.decode(bytes)
-    } catch (cause) {
-      return refuse(
-        new InvalidUtf8Error(`"${rel}" is not valid UTF-8`, {
-          recoverable: true,
-          cause,
-          details: { path: rel },
-        }),
-      )
-    }
-    const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
-    const { text, cut } = cutLongLines(decoded, maxLineLength)
+    // core's small-file reader on this same handle: at most maxBytes + 1 bytes, NUL sniff,
+    // strict UTF-8 (never U+FFFD), one BOM removed
+    const read = await readTextFile(fh, { maxBytes, binarySniffBytes: BINARY_SNIFF_BYTES })
+    if (!read.ok) return refuse(readRefusal(read, rel, maxBytes))
+    const { text, cut } = cutLongLines(read.text, maxLineLength)
     return {
       ok: true,
       file: {
         path: rel,
         realPath: real,
         text,
-        bytes: bytes.length,
-        lines: countLines(decoded),
+        bytes: read.bytes.length,
+        lines: countLines(read.text),
         cutLines: cut,
-        bom,
+        bom: read.bom,
       },
     }
   } catch (cause) {
@@ -265,11 +234,48 @@ export async function readWithinRoot(
       new ReadFailedError(`Reading "${rel}" failed`, {
         recoverable: true,
         cause,
-        details: { path: rel, errno: errnoOf(cause) },
+        details: { path: rel, errno: errnoCode(cause) },
       }),
     )
   } finally {
     await fh.close().catch(() => undefined)
+  }
+}
+
+/** The refusal for a failed {@link readTextFile} of an open, checked handle. */
+function readRefusal(
+  read: Extract<TextFileRead, { ok: false }>,
+  rel: string,
+  maxBytes: number,
+): PreloadRefusalError {
+  switch (read.problem) {
+    case 'too-large':
+      return new FileTooLargeError(`"${rel}" is over ${maxBytes} bytes`, {
+        recoverable: true,
+        details: { path: rel, size: read.size, maxBytes },
+      })
+    case 'binary':
+      return new BinaryFileError(`"${rel}" looks binary (NUL byte in the first 8 KB)`, {
+        recoverable: true,
+        details: { path: rel },
+      })
+    case 'not-utf8':
+      return new InvalidUtf8Error(`"${rel}" is not valid UTF-8`, {
+        recoverable: true,
+        cause: read.cause,
+        details: { path: rel },
+      })
+    case 'not-a-file':
+      return new NotAFileError(`"${rel}" is not a regular file`, {
+        recoverable: true,
+        details: { path: rel, kind: read.stats ? kindOf(read.stats) : 'other' },
+      })
+    default:
+      return new ReadFailedError(`Reading "${rel}" failed`, {
+        recoverable: true,
+        cause: read.cause,
+        details: { path: rel, errno: read.errno },
+      })
   }
 }
 
@@ -278,11 +284,11 @@ async function openNoFollow(
   realRoot: string,
   rel: string,
   deny: DenyMatcher | undefined,
-): Promise<{ fh: FileHandle; name: string } | PreloadRefusal> {
+): Promise<{ fh: FileHandle; name: string } | PreloadRefusalError> {
   try {
     return { fh: await open(name, OPEN_FLAGS), name }
   } catch (error) {
-    const errno = errnoOf(error)
+    const errno = errnoCode(error)
     if (errno === 'ELOOP' || errno === 'EMLINK' || errno === 'EFTYPE') {
       return openSymlinkTarget(name, realRoot, rel, deny)
     }
@@ -296,7 +302,7 @@ async function openSymlinkTarget(
   realRoot: string,
   rel: string,
   deny: DenyMatcher | undefined,
-): Promise<{ fh: FileHandle; name: string } | PreloadRefusal> {
+): Promise<{ fh: FileHandle; name: string } | PreloadRefusalError> {
   let target: string
   try {
     target = await realpath(name)
@@ -323,8 +329,8 @@ async function openSymlinkTarget(
   }
 }
 
-function openError(error: unknown, rel: string): PreloadRefusal {
-  const errno = errnoOf(error)
+function openError(error: unknown, rel: string): PreloadRefusalError {
+  const errno = errnoCode(error)
   if (errno === 'ENOENT' || errno === 'ENOTDIR') {
     return new FileNotFoundError(`"${rel}" does not exist`, {
       recoverable: true,
@@ -348,22 +354,4 @@ function openError(error: unknown, rel: string): PreloadRefusal {
     cause: error,
     details: { path: rel, errno },
   })
-}
-
-/** Read up to `cap` bytes from the start of the handle, growing the buffer as needed. */
-async function readCapped(fh: FileHandle, cap: number, sizeHint: number): Promise<Buffer> {
-  let buf = Buffer.allocUnsafe(Math.min(cap, Math.max(sizeHint + 1, 4096)))
-  let n = 0
-  for (;;) {
-    if (n === buf.length) {
-      if (buf.length >= cap) break
-      const bigger = Buffer.allocUnsafe(Math.min(cap, buf.length * 2))
-      buf.copy(bigger, 0, 0, n)
-      buf = bigger
-    }
-    const { bytesRead } = await fh.read(buf, n, buf.length - n, n)
-    if (bytesRead === 0) break
-    n += bytesRead
-  }
-  return buf.subarray(0, n)
 }

@@ -1,5 +1,5 @@
 import { parseWith } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { checkRelativePath } from './path-checks.js'
 
 /** Where a file reference came from, in the order {@link collectReferences} visits them. */

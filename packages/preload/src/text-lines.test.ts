@@ -5,13 +5,15 @@ import { countLines, cutLongLines, lineCutMarker } from './text-lines.js'
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 const wellFormed = (s: string) => !LONE_SURROGATE.test(s)
 
-describe('countLines', () => {
-  test('counts like splitlines for \\n', () => {
+describe("countLines (core's rule)", () => {
+  test('\\r\\n, \\n and a lone \\r each end a line; a final terminator starts none', () => {
     expect(countLines('')).toBe(0)
     expect(countLines('a')).toBe(1)
     expect(countLines('a\n')).toBe(1)
     expect(countLines('a\nb')).toBe(2)
     expect(countLines('\n\n')).toBe(2)
+    expect(countLines('a\rb')).toBe(2)
+    expect(countLines('a\r\nb\r\n')).toBe(2)
   })
 })
 
@@ -19,6 +21,15 @@ describe('cutLongLines', () => {
   test('returns the same string when nothing is too long', () => {
     const s = 'short\nlines\n'
     expect(cutLongLines(s, 10)).toEqual({ text: s, cut: 0 })
+  })
+
+  test('a lone \\r ends a line too, like countLines says', () => {
+    const long = 'x'.repeat(12)
+    expect(cutLongLines(`ab\r${long}\rcd`, 10)).toEqual({
+      text: `ab\r${'x'.repeat(10)}${lineCutMarker(2)}\rcd`,
+      cut: 1,
+    })
+    expect(cutLongLines('short\rlines\r\nhere', 6).cut).toBe(0)
   })
 
   test('never splits a surrogate pair', () => {
@@ -32,15 +43,17 @@ describe('cutLongLines', () => {
     fc.assert(
       fc.property(
         fc.array(
-          fc.string({ maxLength: 60 }).map((s) => s.replaceAll('\n', '')),
+          fc.string({ maxLength: 60 }).map((s) => s.replace(/[\r\n]/g, '')),
           {
             maxLength: 20,
           },
         ),
         fc.integer({ min: 1, max: 40 }),
-        (lines, max) => {
-          const { text, cut } = cutLongLines(lines.join('\n'), max)
-          const out = text.split('\n')
+        fc.constantFrom('\n', '\r\n', '\r'),
+        (lines, max, eol) => {
+          const { text, cut } = cutLongLines(lines.join(eol), max)
+          const out = text.split(eol)
+          expect(countLines(text)).toBe(countLines(lines.join(eol)))
           expect(out).toHaveLength(Math.max(lines.length, 1))
           let expectedCut = 0
           lines.forEach((line, i) => {

@@ -1,17 +1,8 @@
 /**
- * Number of lines in `text`, counted like Python's `splitlines`: a final newline does not start
- * a new line, and `''` has 0 lines.
+ * Lines are core's: `\r\n`, `\n` and a lone `\r` each end one, and a final terminator does not
+ * start a new line (`countLines`, re-exported from core so every package counts the same way).
  */
-export function countLines(text: string): number {
-  if (text.length === 0) return 0
-  let n = 0
-  let at = text.indexOf('\n')
-  while (at !== -1) {
-    n++
-    at = text.indexOf('\n', at + 1)
-  }
-  return text.endsWith('\n') ? n : n + 1
-}
+export { countLines } from '@contextkit/core'
 
 /** The marker appended to a cut line. */
 export function lineCutMarker(removed: number): string {
@@ -25,18 +16,30 @@ export function safeCut(text: string, at: number): number {
   return code >= 0xd800 && code <= 0xdbff ? at - 1 : at
 }
 
+/** Index of the next `\n` or `\r` at or after `from` (`text.length` when there is none). */
+function nextBreak(text: string, from: number, cache: { lf: number; cr: number }): number {
+  if (cache.lf !== -1 && cache.lf < from) cache.lf = text.indexOf('\n', from)
+  if (cache.cr !== -1 && cache.cr < from) cache.cr = text.indexOf('\r', from)
+  const lf = cache.lf === -1 ? text.length : cache.lf
+  const cr = cache.cr === -1 ? text.length : cache.cr
+  return Math.min(lf, cr)
+}
+
 /**
  * Cut every line longer than `maxLineLength` characters to that length and append
- * {@link lineCutMarker}. Returns the text unchanged (same string) when no line is too long.
+ * {@link lineCutMarker}. Lines end where core's `countLines` ends them (`\r\n`, `\n`, lone
+ * `\r`), so a file with classic-Mac line ends is not one long line. Returns the text unchanged
+ * (same string) when no line is too long.
  */
 export function cutLongLines(text: string, maxLineLength: number): { text: string; cut: number } {
   let start = 0
   let cut = 0
   let parts: string[] | null = null
   let copied = 0
+  // positions of the next \n and \r, each searched again only once passed (linear overall)
+  const breaks = { lf: text.indexOf('\n'), cr: text.indexOf('\r') }
   while (start <= text.length) {
-    let end = text.indexOf('\n', start)
-    if (end === -1) end = text.length
+    const end = nextBreak(text, start, breaks)
     if (end - start > maxLineLength) {
       parts ??= []
       const keep = safeCut(text, start + maxLineLength)

@@ -14,12 +14,10 @@ import {
   buildResumptionSection,
   captureStreamTail,
   emptySelfState,
-  loadSelfState,
-  resumption,
   type SelfState,
-  saveSelfState,
   stripInjected,
 } from '../src/index.js'
+import { loadSelfState, resumption, saveSelfState } from '../src/node.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ck-resumption-bench-'))
 const path = join(dir, 'self-state.json')

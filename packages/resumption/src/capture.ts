@@ -2,6 +2,7 @@ import {
   assertString,
   defaultTokenCounter,
   invalidArgument,
+  isSpace,
   type TokenCounter,
   ValidationError,
 } from '@contextkit/core'
@@ -22,9 +23,6 @@ function isHigh(code: number): boolean {
 }
 function isLow(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff
-}
-function isSpace(ch: string | undefined): boolean {
-  return ch === ' ' || ch === '\n' || ch === '\t' || ch === '\r' || ch === '\f' || ch === '\v'
 }
 
 /**
@@ -51,13 +49,13 @@ export function captureStreamTail(text: string, options: CaptureOptions = {}): s
   }
   let start = hi
   if (start < t.length && isLow(t.charCodeAt(start)) && isHigh(t.charCodeAt(start - 1))) start++
-  if (!isSpace(t[start - 1])) {
+  if (!isSpace(t.charCodeAt(start - 1))) {
     const rest = t.length - start
     const newline = t.indexOf('\n', start)
     if (newline >= 0 && newline - start <= rest / 3) start = newline + 1
     else {
       let i = start
-      while (i < t.length && !isSpace(t[i])) i++
+      while (i < t.length && !isSpace(t.charCodeAt(i))) i++
       if (i < t.length) start = i + 1
     }
   }

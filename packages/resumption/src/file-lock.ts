@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { link, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { errnoCode } from '@contextkit/core'
 import { StateIoError, StateLockError } from './errors.js'
 
 /** Options of {@link withFileLock}. */
@@ -14,29 +16,40 @@ export interface FileLockOptions {
   staleMs?: number
 }
 
+/**
+ * Age after which a lock file whose content cannot be read (empty, truncated, not our JSON) is
+ * broken. Locks are created whole (see {@link withFileLock}), so such a file is never one being
+ * written right now; it was left by a crash of an older writer or damaged on disk. The grace
+ * covers a writer of an older version that may still be filling its lock in.
+ */
+export const UNREADABLE_LOCK_GRACE_MS = 2000
+
 interface LockInfo {
   pid: number
   token: string
   createdAt: number
 }
 
-function errnoCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null
-    ? ((error as { code?: unknown }).code as string | undefined)
-    : undefined
-}
+/** What is at the lock path: nothing, an unreadable file, or a lock with its owner. */
+type LockState = { kind: 'missing' } | { kind: 'unreadable' } | { kind: 'held'; info: LockInfo }
 
-async function readLockInfo(lockPath: string): Promise<LockInfo | null> {
+async function readLock(lockPath: string): Promise<LockState> {
+  let text: string
   try {
-    const value: unknown = JSON.parse(await readFile(lockPath, 'utf8'))
-    if (typeof value !== 'object' || value === null) return null
+    text = await readFile(lockPath, 'utf8')
+  } catch (error) {
+    return errnoCode(error) === 'ENOENT' ? { kind: 'missing' } : { kind: 'unreadable' }
+  }
+  try {
+    const value: unknown = JSON.parse(text)
+    if (typeof value !== 'object' || value === null) return { kind: 'unreadable' }
     const { pid, token, createdAt } = value as Record<string, unknown>
     if (typeof pid !== 'number' || typeof token !== 'string' || typeof createdAt !== 'number') {
-      return null
+      return { kind: 'unreadable' }
     }
-    return { pid, token, createdAt }
+    return { kind: 'held', info: { pid, token, createdAt } }
   } catch {
-    return null
+    return { kind: 'unreadable' }
   }
 }
 
@@ -50,16 +63,24 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/** Names of the side files of a lock: `<lock>.tmp-<pid>-<id>` and `<lock>.stale-<pid>-<id>`. */
+function sideFile(lockPath: string, kind: 'tmp' | 'stale'): string {
+  return `${lockPath}.${kind}-${process.pid}-${randomUUID().slice(0, 8)}`
+}
+
 /** Move an abandoned lock aside; if what we moved turns out to be a fresh lock, put it back. */
-async function breakLock(lockPath: string, seen: LockInfo | null): Promise<void> {
-  const aside = `${lockPath}.stale-${randomUUID()}`
+async function breakLock(lockPath: string, seen: LockState): Promise<void> {
+  const aside = sideFile(lockPath, 'stale')
   try {
     await rename(lockPath, aside)
   } catch {
     return // someone else broke or released it first
   }
-  const moved = await readLockInfo(aside)
-  const same = seen === null ? moved === null : moved?.token === seen.token
+  const moved = await readLock(aside)
+  const same =
+    seen.kind === 'held'
+      ? moved.kind === 'held' && moved.info.token === seen.info.token
+      : moved.kind !== 'held'
   if (!same) {
     try {
       await link(aside, lockPath)
@@ -70,6 +91,76 @@ async function breakLock(lockPath: string, seen: LockInfo | null): Promise<void>
   await unlink(aside).catch(() => {})
 }
 
+/**
+ * Create the lock in one step: the owner is written to a temp file first, which is then
+ * hard-linked to the lock path (`link` fails with `EEXIST` when the lock is held). A writer
+ * killed at any point leaves either no lock or a complete one, never an empty lock file.
+ * Returns `false` when the lock is held by someone else.
+ */
+async function tryCreate(lockPath: string, owner: LockInfo): Promise<boolean> {
+  const temp = sideFile(lockPath, 'tmp')
+  try {
+    const handle = await open(temp, 'wx')
+    try {
+      await handle.writeFile(JSON.stringify(owner))
+    } finally {
+      await handle.close()
+    }
+    await link(temp, lockPath)
+    return true
+  } catch (error) {
+    if (errnoCode(error) === 'EEXIST') return false
+    throw new StateIoError(`cannot create lock file ${lockPath}`, {
+      recoverable: true,
+      cause: error,
+      details: { path: lockPath },
+    })
+  } finally {
+    await unlink(temp).catch(() => {})
+  }
+}
+
+/**
+ * Remove the side files (`<file>.tmp-<pid>-<id>`, `<file>.stale-<pid>-<id>`) of each of `files`
+ * that writers killed mid-way left behind: temp files written before a `link` or `rename`, locks
+ * moved aside before their deletion. A side file is abandoned when its process is gone or it is
+ * older than `staleMs`. Call it while holding the lock that guards those files; never throws.
+ */
+export async function sweepAbandonedSideFiles(
+  files: readonly string[],
+  staleMs: number,
+): Promise<void> {
+  const pattern = /^(?:tmp|stale)-(\d+)-[0-9a-f]{8}$/
+  const byDir = new Map<string, string[]>()
+  for (const file of files) {
+    const prefixes = byDir.get(dirname(file)) ?? []
+    prefixes.push(`${basename(file)}.`)
+    byDir.set(dirname(file), prefixes)
+  }
+  for (const [dir, prefixes] of byDir) {
+    let names: string[]
+    try {
+      names = await readdir(dir)
+    } catch {
+      continue
+    }
+    for (const name of names) {
+      let match: RegExpExecArray | null = null
+      for (const p of prefixes)
+        if (!match && name.startsWith(p)) match = pattern.exec(name.slice(p.length))
+      if (!match) continue
+      const file = join(dir, name)
+      const abandoned =
+        !processAlive(Number(match[1])) ||
+        (await stat(file).then(
+          (s) => Date.now() - s.mtimeMs > staleMs,
+          () => false,
+        ))
+      if (abandoned) await unlink(file).catch(() => {})
+    }
+  }
+}
+
 async function acquire(lockPath: string, options: FileLockOptions): Promise<string> {
   // Real time on purpose: an injected test clock must not freeze the wait loop.
   const now = Date.now
@@ -78,44 +169,32 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
   const token = `${process.pid}-${randomUUID()}`
   const deadline = now() + timeoutMs
   for (let attempt = 0; ; attempt++) {
-    try {
-      const handle = await open(lockPath, 'wx')
-      try {
-        await handle.writeFile(JSON.stringify({ pid: process.pid, token, createdAt: now() }))
-      } finally {
-        await handle.close()
-      }
+    if (await tryCreate(lockPath, { pid: process.pid, token, createdAt: now() })) {
+      await sweepAbandonedSideFiles([lockPath], staleMs)
       return token
-    } catch (error) {
-      if (errnoCode(error) !== 'EEXIST') {
-        throw new StateIoError(`cannot create lock file ${lockPath}`, {
-          recoverable: true,
-          cause: error,
-          details: { path: lockPath },
-        })
-      }
     }
-    const info = await readLockInfo(lockPath)
-    if (info) {
-      if (!processAlive(info.pid) || now() - info.createdAt > staleMs) {
-        await breakLock(lockPath, info)
+    const seen = await readLock(lockPath)
+    // 'missing': released in between (or a dangling link sits there): wait a moment, try again.
+    if (seen.kind === 'held') {
+      if (!processAlive(seen.info.pid) || now() - seen.info.createdAt > staleMs) {
+        await breakLock(lockPath, seen)
         continue
       }
-    } else {
-      // Empty or half-written: its owner may be writing it right now. Judge by age only.
+    } else if (seen.kind === 'unreadable') {
+      // Not one being written (locks appear whole), so judge it by its age.
       const age = await stat(lockPath).then(
         (s) => now() - s.mtimeMs,
         () => 0,
       )
-      if (age > staleMs) {
-        await breakLock(lockPath, null)
+      if (age > Math.min(UNREADABLE_LOCK_GRACE_MS, staleMs)) {
+        await breakLock(lockPath, seen)
         continue
       }
     }
     if (now() >= deadline) {
       throw new StateLockError(`timed out after ${timeoutMs} ms waiting for ${lockPath}`, {
         recoverable: true,
-        details: { path: lockPath, holder: info?.pid },
+        details: { path: lockPath, holder: seen.kind === 'held' ? seen.info.pid : undefined },
       })
     }
     await sleep(Math.min(50, 2 + attempt) + Math.random() * 10)
@@ -123,14 +202,16 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
 }
 
 async function release(lockPath: string, token: string): Promise<void> {
-  const info = await readLockInfo(lockPath)
-  if (info?.token === token) await unlink(lockPath).catch(() => {})
+  const state = await readLock(lockPath)
+  if (state.kind === 'held' && state.info.token === token) await unlink(lockPath).catch(() => {})
 }
 
 /**
- * Run `fn` while holding an exclusive lock file at `lockPath` (created with `O_CREAT | O_EXCL`).
- * A lock whose process is gone (same host) or older than `staleMs` is broken. The lock is
- * released when `fn` settles.
+ * Run `fn` while holding an exclusive lock file at `lockPath`. The lock appears atomically with
+ * its owner inside (temp file, then `link`), so a writer killed at any moment never leaves an
+ * empty lock behind. A lock whose process is gone (same host) or older than `staleMs` is broken;
+ * a lock file that cannot be read is broken once it is {@link UNREADABLE_LOCK_GRACE_MS} old.
+ * The lock is released when `fn` settles.
  *
  * @throws StateLockError when the lock cannot be taken within `timeoutMs`.
  */

@@ -2,10 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  type AssistantMessage,
   createRunInfo,
   createTurnContext,
-  emptyUsage,
   getModelInfo,
   memoryTrace,
   RevisionConflictError,
@@ -16,6 +14,7 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { reply } from '../../../test-utils/messages.js'
 import { addAnchor } from './capture.js'
 import { StateConflictError } from './errors.js'
 import { type FileStateStoreOptions, fileStateStore } from './file-state-store.js'
@@ -35,14 +34,6 @@ afterEach(async () => {
 
 const model = getModelInfo('claude-sonnet-4-6')
 const turn = () => createTurnContext({ model, messages: [textMessage('user', 'go on')] })
-function reply(text: string): AssistantMessage {
-  return {
-    role: 'assistant',
-    content: [{ type: 'text', text }],
-    stopReason: 'end_turn',
-    usage: emptyUsage(),
-  }
-}
 const state = (sessionId = 's'): SelfState => emptySelfState(sessionId, { now: clock })
 
 describe('fileStateStore', () => {
@@ -129,7 +120,7 @@ describe('the middleware on a StateStore', () => {
     expect(saved?.state.streamTail?.raw).toBe('and then we ship the parser')
     expect(saved?.state.verbatimAnchors.map((a) => a.raw)).toEqual(['the rival kept this'])
     expect(saved?.revision).toBe(2)
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({
+    expect(trace.byStage('resumption:captured')[0]?.data).toMatchObject({
       action: 'capture',
       revision: 2,
       retried: true,
@@ -174,7 +165,7 @@ describe('the middleware on a StateStore', () => {
     const trace = memoryTrace()
     const next = await runPrepare([mw], turn(), createRunInfo({ sessionId: 'two', trace }))
     expect(next.system.map((s) => s.id)).toEqual(['resumption'])
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({
+    expect(trace.byStage('resumption:injected')[0]?.data).toMatchObject({
       action: 'inject',
       source: 'store',
     })

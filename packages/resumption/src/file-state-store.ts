@@ -1,5 +1,5 @@
-import { invalidArgument, parseWith, SessionIdSchema, type StateStore } from '@contextkit/core'
-import { optionsOf } from './guards.js'
+import { parseWith, SessionIdSchema, type StateStore } from '@contextkit/core'
+import { FileStateStoreOptionsSchema } from './options.js'
 import type { SelfState } from './self-state.js'
 import {
   type LoadResult,
@@ -33,14 +33,12 @@ export interface FileStateStoreOptions extends StateFileOptions {
  * The store `revision` is the state file's `revision`. `load` never throws for a bad file (it
  * is quarantined and the `.bak` used, see `onLoad`); `save` with `expectedRevision` is
  * compare-and-set under the file lock and throws {@link StateConflictError}, which is a core
- * `RevisionConflictError`, when another writer saved in between.
+ * `RevisionConflictError`, when another writer saved in between. Throws a `ValidationError` for
+ * invalid options.
  */
 export function fileStateStore(options: FileStateStoreOptions): StateStore<SelfState> {
-  const opts = optionsOf(options, 'fileStateStore')
-  const { path, onLoad, ...fileOptions } = opts
-  if (typeof path !== 'string' && typeof path !== 'function') {
-    invalidArgument('fileStateStore', 'options.path', 'a path or a function of the agent id', path)
-  }
+  parseWith(FileStateStoreOptionsSchema, options, 'fileStateStore options')
+  const { path, onLoad, ...fileOptions } = options
   const pathFor = (agentId: string): string => {
     const id = parseWith(SessionIdSchema, agentId, 'agent id')
     return typeof path === 'string' ? path : path(id)

@@ -1,3 +1,5 @@
+// The pure API of @contextkit/resumption: no Node built-ins, safe to bundle for browsers and edge
+// runtimes. The Node-only parts are in `@contextkit/resumption/node` (src/node.ts).
 export type { AddAnchorOptions, AnchorInput, CaptureOptions, RecordTailOptions } from './capture.js'
 export { addAnchor, captureStreamTail, recordStreamTail } from './capture.js'
 export {
@@ -7,14 +9,13 @@ export {
   StateLockError,
   StateVersionError,
 } from './errors.js'
-export type { FileLockOptions } from './file-lock.js'
-export { withFileLock } from './file-lock.js'
-export type { FileStateStoreOptions } from './file-state-store.js'
-export { fileStateStore } from './file-state-store.js'
 export type { StripInjectedOptions } from './injected-text.js'
 export { INJECTED_END, INJECTED_START, markInjected, stripInjected } from './injected-text.js'
-export type { Lazy, ResumptionOptions } from './middleware.js'
-export { RESUMPTION_VARS_KEY, resumption } from './middleware.js'
+export {
+  RESUMPTION_STATE_KEY,
+  RESUMPTION_TRACE_STAGES,
+  RESUMPTION_VARS_KEY,
+} from './names.js'
 export type { Anchor, EmptySelfStateOptions, SelfState, StreamTail } from './self-state.js'
 export {
   AnchorSchema,
@@ -24,8 +25,6 @@ export {
   SelfStateSchema,
   StreamTailSchema,
 } from './self-state.js'
-export type { LoadResult, SaveOptions, StateFileOptions } from './state-file.js'
-export { loadSelfState, saveSelfState, updateSelfState } from './state-file.js'
 export type {
   ResolvedResumption,
   ResumptionContext,

@@ -49,12 +49,23 @@ describe('stripInjected', () => {
     )
   })
 
+  test('a block whose text holds a closing marker does not end early (regression)', () => {
+    const inner = `half${INJECTED_END} the rest`
+    expect(stripInjected(`x ${markInjected(inner)} y`)).toBe('x  y')
+  })
+
   test('property: a marked block inside any text never survives', () => {
     fc.assert(
-      fc.property(fc.string(), fc.string({ minLength: 1 }), fc.string(), (a, inner, b) => {
-        fc.pre(!`${a}${inner}${b}`.includes('\u2063') && !`${a}${inner}${b}`.includes('\u2064'))
-        expect(stripInjected(`${a}${markInjected(inner)}${b}`)).toBe(`${a}${b}`)
-      }),
+      fc.property(
+        fc.string(),
+        fc.string({ minLength: 1, unit: fc.constantFrom('a', ' ', '\u2063', '\u2064', 'é') }),
+        fc.string(),
+        (a, inner, b) => {
+          // the marker characters are reserved in the surrounding text; the block may hold anything
+          fc.pre(!`${a}${b}`.includes('\u2063') && !`${a}${b}`.includes('\u2064'))
+          expect(stripInjected(`${a}${markInjected(inner)}${b}`)).toBe(`${a}${b}`)
+        },
+      ),
     )
   })
 })

@@ -11,11 +11,17 @@ export const INJECTED_START = '\u2063\u2064\u2063'
 /** Invisible sequence (U+2064 U+2063 U+2064) closing a block resumption injected. */
 export const INJECTED_END = '\u2064\u2063\u2064'
 
-/** Wrap `text` in the invisible injected-text markers. */
+/**
+ * Wrap `text` in the invisible injected-text markers. U+2063 and U+2064 are reserved for the
+ * markers and removed from `text` first: a text holding a closing marker would otherwise end its
+ * block early, and what follows would survive {@link stripInjected}.
+ */
 export function markInjected(text: string): string {
   assertString(text, 'markInjected', 'text')
-  return `${INJECTED_START}${text}${INJECTED_END}`
+  return `${INJECTED_START}${text.replace(MARKER_CHARS, '')}${INJECTED_END}`
 }
+
+const MARKER_CHARS = /[\u2063\u2064]/g
 
 /** Options of {@link stripInjected}. */
 export interface StripInjectedOptions {

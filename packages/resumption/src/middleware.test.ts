@@ -3,27 +3,27 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  type AssistantMessage,
   createRunInfo,
   createTokenCounter,
   createTurnContext,
-  emptyUsage,
   getModelInfo,
+  getRunState,
   memoryTrace,
   renderSections,
   runFinalize,
   runPrepare,
   type Section,
-  type StopReason,
   type TurnContext,
   textMessage,
   textOf,
 } from '@contextkit/core'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { reply } from '../../../test-utils/messages.js'
 import { addAnchor } from './capture.js'
 import { INJECTED_START } from './injected-text.js'
-import { RESUMPTION_VARS_KEY, resumption } from './middleware.js'
+import { resumption } from './middleware.js'
+import { RESUMPTION_STATE_KEY, RESUMPTION_TRACE_STAGES } from './names.js'
 import { emptySelfState, type SelfState } from './self-state.js'
 import { loadSelfState, saveSelfState } from './state-file.js'
 
@@ -47,15 +47,6 @@ const stable: Section[] = [
   { id: 'tools', text: 'Tools: read, write.', priority: 90, cache: 'stable' },
   { id: 'date', text: 'Today is Sunday.', priority: 10, cache: 'volatile' },
 ]
-
-function reply(text: string, stopReason: StopReason = 'end_turn'): AssistantMessage {
-  return {
-    role: 'assistant',
-    content: [{ type: 'text', text }],
-    stopReason,
-    usage: emptyUsage(),
-  }
-}
 
 function turn(): TurnContext {
   return createTurnContext({
@@ -93,7 +84,7 @@ describe('prepare', () => {
     expect(section.text).toContain('• "Keep the API small."')
     expect(renderSections(out.system.slice(0, 2))).toBe(renderSections(stable.slice(0, 2)))
     expect(out.messages).toEqual(turn().messages)
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({
+    expect(trace.byStage('resumption:injected')[0]?.data).toMatchObject({
       action: 'inject',
       placement: 'system',
       source: 'file',
@@ -139,7 +130,10 @@ describe('prepare', () => {
     const t = turn()
     const trace = memoryTrace()
     expect(await runPrepare([resumption({ path })], t, createRunInfo({ trace }))).toBe(t)
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({ action: 'skip', source: 'none' })
+    expect(trace.byStage('resumption:skipped')[0]?.data).toMatchObject({
+      action: 'skip',
+      source: 'none',
+    })
     expect(trace.byStage('warning')).toEqual([])
   })
 
@@ -185,7 +179,9 @@ describe('prepare', () => {
     const text = out.system.find((s) => s.id === 'resumption')!.text
     expect(text).not.toContain('old momentum')
     expect(text).toContain('keep me')
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({ tailDropped: 'stale' })
+    expect(trace.byStage(RESUMPTION_TRACE_STAGES.injected)[0]?.data).toMatchObject({
+      tailDropped: 'stale',
+    })
   })
 
   test('cwd and branch are recorded at capture and compared at wake-up (lazy values)', async () => {
@@ -213,7 +209,10 @@ describe('finalize', () => {
     expect(state.streamTail?.raw.endsWith('and the last idea was to split the parser')).toBe(true)
     expect(state.streamTail?.sessionKey).toBe('sess')
     expect(state.streamTail!.tokenCount).toBeLessThanOrEqual(20)
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({ action: 'capture', revision: 1 })
+    expect(trace.byStage('resumption:captured')[0]?.data).toMatchObject({
+      action: 'capture',
+      revision: 1,
+    })
   })
 
   test('an aborted reply is captured too: that is exactly a thought in motion', async () => {
@@ -228,7 +227,9 @@ describe('finalize', () => {
     const trace = memoryTrace()
     await runFinalize([mw], reply(''), turn(), createRunInfo({ trace }))
     expect((await loadSelfState(path)).state?.streamTail?.raw).toBe('previous tail')
-    expect(trace.byStage('resumption')[0]?.data).toMatchObject({ action: 'capture-skip' })
+    expect(trace.byStage('resumption:capture-skipped')[0]?.data).toMatchObject({
+      action: 'capture-skip',
+    })
   })
 
   test('capture: false never writes', async () => {
@@ -260,24 +261,38 @@ describe('finalize', () => {
     expect(raw).toContain('Now the fresh part begins here.')
   })
 
-  test('finalize once per model call (a tool loop): every call still strips the injected text', async () => {
+  test('a tool loop: only the final reply is captured, still without the injected text', async () => {
     await seed('the cache key must include the model id and the tool list', ['Small steps.'])
     const mw = resumption({ path, now: clock })
     const run = createRunInfo({ sessionId: 'next' })
     const prepared = await runPrepare([mw], turn(), run)
-    // the middleware keeps nothing per run: what it injected travels in the turn
-    expect(prepared.vars[RESUMPTION_VARS_KEY]).toMatchObject({
+    // what was injected is noted in the run's state, not in turn.vars
+    expect(prepared.vars).toEqual({})
+    expect(getRunState(run, RESUMPTION_STATE_KEY)).toMatchObject({
       injected: expect.arrayContaining([
         'the cache key must include the model id and the tool list',
       ]),
     })
-    for (const fresh of ['First call reads the file.', 'Second call writes the answer.']) {
-      const echo = `As I said, the cache key must include the model id and the tool list. ${fresh}`
-      await runFinalize([mw], reply(echo), prepared, run)
-      const raw = (await loadSelfState(path)).state!.streamTail!.raw
-      expect(raw).not.toContain('cache key')
-      expect(raw).toContain(fresh)
-    }
+    const echo = (fresh: string) =>
+      reply(`As I said, the cache key must include the model id and the tool list. ${fresh}`)
+    const trace = memoryTrace()
+    const traced = { ...run, trace }
+    await runFinalize([mw], echo('First call reads the file.'), prepared, traced, {
+      final: false,
+      step: 1,
+    })
+    expect(trace.events.filter((e) => e.stage.startsWith('resumption:'))).toEqual([])
+    expect((await loadSelfState(path)).state!.streamTail!.raw).toBe(
+      'the cache key must include the model id and the tool list',
+    )
+    await runFinalize([mw], echo('Second call writes the answer.'), prepared, traced, {
+      final: true,
+      step: 2,
+    })
+    const raw = (await loadSelfState(path)).state!.streamTail!.raw
+    expect(raw).not.toContain('cache key')
+    expect(raw).toContain('Second call writes the answer.')
+    expect(raw).not.toContain('First call')
   })
 })
 

@@ -3,17 +3,22 @@ import {
   ConfigurationError,
   type ContextMiddleware,
   createTokenCounter,
+  getRunState,
+  insertAfterStable,
+  parseWith,
   type RunInfo,
   recordWarning,
   type Section,
   type StateStore,
+  setRunState,
   type TokenCounter,
   type TurnContext,
   textOf,
 } from '@contextkit/core'
 import { captureStreamTail, recordStreamTail } from './capture.js'
-import { optionsOf } from './guards.js'
 import { stripInjected } from './injected-text.js'
+import { RESUMPTION_STATE_KEY, RESUMPTION_TRACE_STAGES } from './names.js'
+import { ResumptionOptionsSchema } from './options.js'
 import { emptySelfState, type SelfState } from './self-state.js'
 import { loadState, type StateAccess, updateState } from './state-access.js'
 import type { StateFileOptions } from './state-file.js'
@@ -38,8 +43,8 @@ export interface ResumptionOptions extends StateFileOptions {
    */
   path?: string
   /**
-   * `system` (default): a `volatile` system section placed right after the last `stable` one, so
-   * the cached prompt prefix survives. `message`: a user message placed before the history (the
+   * `system` (default): a `volatile` system section placed right after the last `stable` one
+   * (core `insertAfterStable`), so the cached prompt prefix survives. `message`: a user message placed before the history (the
    * seed's option B).
    */
   placement?: 'system' | 'message'
@@ -87,20 +92,10 @@ function stateAccess(options: ResumptionOptions, run: RunInfo, source: string): 
   }
 }
 
-/** Key of `turn.vars` under which `prepare` leaves what it injected, for `finalize`. */
-export const RESUMPTION_VARS_KEY = 'contextkit.resumption'
-
-function injectedOf(turn: TurnContext): string[] {
-  const entry = turn.vars[RESUMPTION_VARS_KEY] as { injected?: unknown } | undefined
+function injectedOf(run: RunInfo): string[] {
+  const entry = getRunState(run, RESUMPTION_STATE_KEY) as { injected?: unknown } | undefined
   const list = entry?.injected
   return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : []
-}
-
-/** Insert `section` right after the last stable section (or first when there is none). */
-function placeAfterStable(system: readonly Section[], section: Section): Section[] {
-  let at = 0
-  for (let i = 0; i < system.length; i++) if (system[i]!.cache === 'stable') at = i + 1
-  return [...system.slice(0, at), section, ...system.slice(at)]
 }
 
 /**
@@ -108,15 +103,17 @@ function placeAfterStable(system: readonly Section[], section: Section): Section
  *
  * `prepare` loads the state (the state file, or `options.store`) and injects the fresh tail and
  * the anchors (see {@link buildResumptionSection}); `finalize` captures the new tail from the
- * final reply, leaving out anything resumption injected, and saves it by compare-and-set on the
+ * final reply of the turn (`info.final`; replies followed by tool results are left alone), leaving
+ * out anything resumption injected, and saves it by compare-and-set on the
  * revision it read. When another worker saved in between, it re-reads and applies the tail on
  * top of that state once (trace `retried: true`), so neither write is lost; a second conflict is
  * a warning and nothing is overwritten. A missing, corrupt or locked state never fails the
  * turn: it becomes a `warning` trace event and the turn goes on unchanged. Every decision is
- * recorded in the trace under the stage `resumption`.
+ * recorded in the trace ({@link RESUMPTION_TRACE_STAGES}). Throws a `ValidationError` for
+ * invalid options.
  */
 export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
-  options = optionsOf(options, 'resumption')
+  parseWith(ResumptionOptionsSchema, options, 'resumption options')
   const placement = options.placement ?? 'system'
   const counterFor = (turn: TurnContext) =>
     options.counter ?? createTokenCounter({ model: turn.model })
@@ -125,6 +122,7 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
     name: 'resumption',
 
     async prepare(turn, run) {
+      setRunState(run, RESUMPTION_STATE_KEY, undefined)
       try {
         const loaded = await loadState(stateAccess(options, run, 'resumption.prepare'))
         const resolved = resumptionContextFrom(loaded.state, {
@@ -138,26 +136,29 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
         const counter = counterFor(turn)
         const wake = { counter, budgetTokens: options.budgetTokens ?? 300 }
         const text = buildResumptionSection(resolved.context, wake)
-        run.trace.record('resumption', {
-          action: text ? 'inject' : 'skip',
-          placement,
-          source: loaded.source,
-          tokens: text ? counter.count(text) : 0,
-          ...(resolved.tailDropped ? { tailDropped: resolved.tailDropped } : {}),
-        })
+        run.trace.record(
+          text ? RESUMPTION_TRACE_STAGES.injected : RESUMPTION_TRACE_STAGES.skipped,
+          {
+            action: text ? 'inject' : 'skip',
+            placement,
+            source: loaded.source,
+            tokens: text ? counter.count(text) : 0,
+            ...(resolved.tailDropped ? { tailDropped: resolved.tailDropped } : {}),
+          },
+        )
         if (!text || !resolved.context) return turn
         const ctx = resolved.context
-        // What was injected travels with the turn, so finalize (once or once per model call)
-        // never captures it back, and nothing is kept per run in this closure.
+        // What was injected is noted in the run's state, so finalize never captures it back
+        // and nothing is kept per run in this closure.
         const injected = [
           text,
           ...(ctx.streamTail ? [ctx.streamTail] : []),
           ...ctx.anchors.map((a) => a.raw),
         ]
-        const vars = { ...turn.vars, [RESUMPTION_VARS_KEY]: { injected } }
+        setRunState(run, RESUMPTION_STATE_KEY, { injected })
         if (placement === 'message') {
           const message = buildResumptionMessage(ctx, wake)
-          return message ? { ...turn, vars, messages: [message, ...turn.messages] } : turn
+          return message ? { ...turn, messages: [message, ...turn.messages] } : turn
         }
         const section: Section = {
           id: options.sectionId ?? 'resumption',
@@ -165,22 +166,27 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
           priority: options.priority ?? 50,
           cache: 'volatile',
         }
-        return { ...turn, vars, system: placeAfterStable(turn.system, section) }
+        return { ...turn, system: insertAfterStable(turn.system, [section]) }
       } catch (error) {
         recordWarning(run, 'resumption.prepare', error)
         return turn
       }
     },
 
-    async finalize(reply, turn, run) {
-      const injected = injectedOf(turn)
+    async finalize(reply, turn, run, info) {
+      // only the last reply of the turn is the agent's last word; earlier ones led to tools
+      if (info?.final === false) return reply
+      const injected = injectedOf(run)
       if (options.capture === false) return reply
       try {
         const counter = counterFor(turn)
         const tokens = options.tailTokens ?? 100
         const text = textOf(reply)
         if (captureStreamTail(stripInjected(text, injected), { counter, tokens }) === '') {
-          run.trace.record('resumption', { action: 'capture-skip', reason: 'no new text' })
+          run.trace.record(RESUMPTION_TRACE_STAGES.captureSkipped, {
+            action: 'capture-skip',
+            reason: 'no new text',
+          })
           return reply
         }
         const sessionKey = run.sessionId ?? run.runId
@@ -201,7 +207,7 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
             }),
           options.now ?? Date.now,
         )
-        run.trace.record('resumption', {
+        run.trace.record(RESUMPTION_TRACE_STAGES.captured, {
           action: 'capture',
           tokens: saved.state.streamTail?.tokenCount ?? 0,
           revision: saved.revision,

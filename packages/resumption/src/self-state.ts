@@ -1,5 +1,5 @@
 import { assertString, defaultTokenCounter, parseWith } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { StateVersionError } from './errors.js'
 import { optionsOf } from './guards.js'
 

@@ -1,9 +1,8 @@
-import { execFile, execFileSync } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { execFile } from 'node:child_process'
+import { existsSync, statSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { ValidationError } from '@contextkit/core'
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
@@ -11,10 +10,9 @@ import { addAnchor } from './capture.js'
 import { StateConflictError, StateCorruptError, StateIoError, StateVersionError } from './errors.js'
 import { emptySelfState, type SelfState, SelfStateSchema } from './self-state.js'
 import { loadSelfState, saveSelfState, updateSelfState } from './state-file.js'
+import { ensureDist, pkgDir } from './test-support.js'
 
 const run = promisify(execFile)
-const pkgDir = fileURLToPath(new URL('..', import.meta.url))
-const distFile = join(pkgDir, 'dist', 'index.js')
 
 let dir: string
 let path: string
@@ -200,24 +198,15 @@ describe('bad files', () => {
 })
 
 describe('concurrent saves from real processes', () => {
+  let distUrl: string
   beforeAll(() => {
-    const srcDir = join(pkgDir, 'src')
-    const newestSource = Math.max(
-      ...readdirSync(srcDir)
-        .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
-        .map((f) => statSync(join(srcDir, f)).mtimeMs),
-    )
-    if (!existsSync(distFile) || statSync(distFile).mtimeMs < newestSource) {
-      const tsup = join(pkgDir, '..', '..', 'node_modules', 'tsup', 'dist', 'cli-default.js')
-      execFileSync(process.execPath, [tsup], { cwd: pkgDir, stdio: 'ignore' })
-    }
-  }, 60_000)
+    distUrl = ensureDist()
+  }, 120_000)
 
   test('parallel writers never leave a torn or mixed file; one complete write wins', async () => {
     const fixture = join(pkgDir, 'fixtures', 'save-many.mjs')
     const writers = ['alpha', 'bravo', 'charlie', 'delta']
     const saves = 25
-    const distUrl = pathToFileURL(distFile).href
     const children = writers.map((id) =>
       run(process.execPath, [fixture, distUrl, path, id, String(saves)], { timeout: 45_000 }),
     )

@@ -5,12 +5,14 @@ import { dirname } from 'node:path'
 import {
   assertString,
   ContextkitError,
+  errnoCode,
   invalidArgument,
   parseWith,
   ValidationError,
 } from '@contextkit/core'
+import { readTextFile } from '@contextkit/core/node'
 import { StateConflictError, StateCorruptError, StateIoError, StateVersionError } from './errors.js'
-import { withFileLock } from './file-lock.js'
+import { sweepAbandonedSideFiles, withFileLock } from './file-lock.js'
 import { optionsOf } from './guards.js'
 import { migrateSelfState, type SelfState, SelfStateSchema } from './self-state.js'
 
@@ -58,46 +60,43 @@ type ReadOutcome =
 
 const DEFAULT_MAX_BYTES = 1024 * 1024
 
-function errnoCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null
-    ? ((error as { code?: unknown }).code as string | undefined)
-    : undefined
-}
-
 function ioError(message: string, path: string, cause: unknown): StateIoError {
   return new StateIoError(message, { recoverable: true, cause, details: { path } })
 }
 
 /** Read and validate one state file; never throws. */
 async function readStateFile(path: string, maxBytes: number): Promise<ReadOutcome> {
-  let bytes: Buffer
-  try {
-    // O_NONBLOCK so a FIFO planted at the path cannot hang us; fstat rejects non-files.
-    const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK)
-    try {
-      const info = await handle.stat()
-      if (!info.isFile()) {
+  // core's small-file reader: O_NONBLOCK (a FIFO planted at the path cannot hang us), regular
+  // files only, at most maxBytes + 1 bytes read, strict UTF-8, one BOM removed
+  const read = await readTextFile(path, { maxBytes })
+  if (!read.ok) {
+    switch (read.problem) {
+      case 'missing':
+        return { kind: 'missing' }
+      case 'not-a-file':
         return { kind: 'bad', error: ioError(`${path} is not a regular file`, path, undefined) }
-      }
-      if (info.size > maxBytes) {
+      case 'too-large': {
         const error = new StateCorruptError(`${path} is larger than ${maxBytes} bytes`, {
           recoverable: true,
-          details: { path, size: info.size, maxBytes },
+          details: { path, size: read.size, maxBytes },
         })
         return { kind: 'bad', error }
       }
-      bytes = await handle.readFile()
-    } finally {
-      await handle.close()
+      case 'not-utf8': {
+        const error = new StateCorruptError(`${path} is not valid UTF-8`, {
+          recoverable: true,
+          cause: read.cause,
+          details: { path },
+        })
+        return { kind: 'bad', error, ...(read.bytes ? { bytes: read.bytes } : {}) }
+      }
+      default:
+        return { kind: 'bad', error: ioError(`cannot read ${path}`, path, read.cause) }
     }
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return { kind: 'missing' }
-    return { kind: 'bad', error: ioError(`cannot read ${path}`, path, error) }
   }
+  const { bytes } = read
   try {
-    let text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
-    return { kind: 'ok', state: migrateSelfState(JSON.parse(text)), bytes }
+    return { kind: 'ok', state: migrateSelfState(JSON.parse(read.text)), bytes }
   } catch (error) {
     if (StateVersionError.isInstance(error)) return { kind: 'bad', error, bytes }
     const why = ValidationError.isInstance(error)
@@ -262,6 +261,8 @@ export async function updateSelfState(
   return withFileLock(
     lockPath,
     async () => {
+      // Temp files of writers killed before their rename (only lock holders write them).
+      await sweepAbandonedSideFiles([path, backupPath], lock.staleMs ?? 30_000)
       const outcome = await readStateFile(path, maxBytes)
       let current: SelfState | null = null
       if (outcome.kind === 'ok') current = outcome.state

@@ -1,5 +1,5 @@
 import { parseWith, SessionIdSchema, ValidationError } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** Longest table name accepted, so derived names (`<table>_heads`) stay under Postgres' 63. */
 export const MAX_TABLE_NAME_LENGTH = 48

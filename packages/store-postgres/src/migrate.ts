@@ -1,5 +1,5 @@
 import { invalidArgument, parseWith } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { integerOf, isPostgresDb, type PostgresDb, txQuery, withTransaction } from './db.js'
 import { SchemaVersionError } from './errors.js'
 import { type TableName, TableNameSchema, tableName } from './identifiers.js'

@@ -1,17 +1,17 @@
 import {
-  type AssistantMessage,
   createRunInfo,
   createTurnContext,
-  emptyUsage,
   getModelInfo,
   memoryTrace,
   runFinalize,
   runPrepare,
   textMessage,
 } from '@contextkit/core'
-import { resumption, type SelfState } from '@contextkit/resumption'
+import type { SelfState } from '@contextkit/resumption'
+import { resumption } from '@contextkit/resumption/node'
 import type { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { reply } from '../../../test-utils/messages.js'
 import { postgresStateStore } from './state-store.js'
 import { migratedPglite } from './test-support.js'
 
@@ -26,12 +26,6 @@ afterAll(async () => {
 
 const model = getModelInfo('claude-sonnet-4-6')
 const turn = () => createTurnContext({ model, messages: [textMessage('user', 'continue')] })
-const reply = (text: string): AssistantMessage => ({
-  role: 'assistant',
-  content: [{ type: 'text', text }],
-  stopReason: 'end_turn',
-  usage: emptyUsage(),
-})
 let now = Date.parse('2026-03-01T12:00:00.000Z')
 const clock = () => now
 
@@ -50,7 +44,10 @@ test('a tail saved by one worker wakes the agent up on another', async () => {
   const next = await runPrepare([workerB], turn(), createRunInfo({ sessionId: 'noon', trace }))
   expect(next.system.map((s) => s.id)).toEqual(['resumption'])
   expect(next.system[0]?.text).toContain('backfill the heads table')
-  expect(trace.byStage('resumption')[0]?.data).toMatchObject({ action: 'inject', source: 'store' })
+  expect(trace.byStage('resumption:injected')[0]?.data).toMatchObject({
+    action: 'inject',
+    source: 'store',
+  })
   const row = await store.load('helper')
   expect(row?.revision).toBe(1)
   expect(row?.state.revision).toBe(1)
@@ -70,7 +67,9 @@ test('two workers finishing at once: one saves, the other re-reads and saves on 
       ),
     ),
   )
-  const captures = traces.map((t) => t.byStage('resumption')[0]?.data as Record<string, unknown>)
+  const captures = traces.map(
+    (t) => t.byStage('resumption:captured')[0]?.data as Record<string, unknown>,
+  )
   expect(captures.map((c) => c.action)).toEqual(['capture', 'capture'])
   expect(captures.map((c) => c.revision).sort()).toEqual([1, 2])
   expect(captures.filter((c) => c.retried === true)).toHaveLength(1)

@@ -9,7 +9,7 @@ import {
   type SessionWarning,
   ValidationError,
 } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import {
   integerOf,
   isPostgresDb,

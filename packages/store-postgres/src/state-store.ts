@@ -7,7 +7,7 @@ import {
   type StoredState,
   ValidationError,
 } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { integerOf, isPostgresDb, type PostgresDb, runQuery } from './db.js'
 import { StoreDataError } from './errors.js'
 import { assertAgentId, TableNameSchema, tableName } from './identifiers.js'

@@ -2,8 +2,8 @@ import Anthropic from '@anthropic-ai/sdk'
 import { afterEach, describe, expect, test } from 'vitest'
 import {
   type AnthropicEmulator,
+  type AnthropicEmulatorOptions,
   EmulatorConfigError,
-  type EmulatorOptions,
   startAnthropicEmulator,
 } from './index.js'
 
@@ -12,7 +12,7 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((e) => e.close()))
 })
 
-async function setup(options: Partial<EmulatorOptions> = {}, apiKey = 'key-a') {
+async function setup(options: Partial<AnthropicEmulatorOptions> = {}, apiKey = 'key-a') {
   const emu = await startAnthropicEmulator({ script: () => 'ok', ...options })
   open.push(emu)
   return { emu, client: new Anthropic({ apiKey, baseURL: emu.url, maxRetries: 2 }) }

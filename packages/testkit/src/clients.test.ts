@@ -8,7 +8,7 @@ import { ChatAnthropic } from '@langchain/anthropic'
 import type { AIMessageChunk } from '@langchain/core/messages'
 import { generateText, type SystemModelMessage, stepCountIs, streamText, tool } from 'ai'
 import { afterEach, describe, expect, test } from 'vitest'
-import { z } from 'zod'
+import * as z from 'zod'
 import { type AnthropicEmulator, type EmulatorOptions, startAnthropicEmulator } from './index.js'
 
 const open: AnthropicEmulator[] = []

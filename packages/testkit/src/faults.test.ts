@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import { afterEach, describe, expect, test } from 'vitest'
 import {
   type AnthropicEmulator,
-  type EmulatorOptions,
+  type AnthropicEmulatorOptions,
   ScriptExhaustedError,
   ScriptFailedError,
   startAnthropicEmulator,
@@ -13,7 +13,7 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((e) => e.close()))
 })
 
-async function setup(options: EmulatorOptions, maxRetries = 0, timeout?: number) {
+async function setup(options: AnthropicEmulatorOptions, maxRetries = 0, timeout?: number) {
   const emu = await startAnthropicEmulator(options)
   open.push(emu)
   const client = new Anthropic({

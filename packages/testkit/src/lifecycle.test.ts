@@ -2,8 +2,8 @@ import { createServer } from 'node:net'
 import Anthropic from '@anthropic-ai/sdk'
 import { describe, expect, test } from 'vitest'
 import {
+  type AnthropicEmulatorOptions,
   EmulatorConfigError,
-  type EmulatorOptions,
   startAnthropicEmulator,
   TestkitError,
 } from './index.js'
@@ -28,7 +28,9 @@ describe('options and lifecycle', () => {
       { script: [], models: [{ id: 'a' }, { id: 'a' }] },
     ]
     for (const options of bad) {
-      const err = await startAnthropicEmulator(options as EmulatorOptions).catch((e: unknown) => e)
+      const err = await startAnthropicEmulator(options as AnthropicEmulatorOptions).catch(
+        (e: unknown) => e,
+      )
       expect(EmulatorConfigError.isInstance(err), JSON.stringify(options)).toBe(true)
       expect(TestkitError.isInstance(err)).toBe(true)
     }

@@ -1,12 +1,16 @@
 import { request } from 'node:http'
 import { afterEach, describe, expect, test } from 'vitest'
-import { type AnthropicEmulator, type EmulatorOptions, startAnthropicEmulator } from './index.js'
+import {
+  type AnthropicEmulator,
+  type AnthropicEmulatorOptions,
+  startAnthropicEmulator,
+} from './index.js'
 
 const open: AnthropicEmulator[] = []
 afterEach(async () => {
   await Promise.all(open.splice(0).map((e) => e.close()))
 })
-async function setup(options: EmulatorOptions) {
+async function setup(options: AnthropicEmulatorOptions) {
   const emu = await startAnthropicEmulator(options)
   open.push(emu)
   return emu

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { onlyTypedErrors } from '../../../test-utils/typed-errors.js'
 import {
   EmulatorConfigError,
   messageEvents,
@@ -51,23 +52,65 @@ describe('exported helpers given bad arguments', () => {
     expect(sseFrame({ type: 'ping' })).toBe('event: ping\ndata: {"type":"ping"}\n\n')
   })
 
-  test('property: helpers and options given anything throw nothing but TestkitErrors', async () => {
-    const typed = async (f: () => unknown) => {
-      try {
-        await f()
-      } catch (error) {
-        if (!TestkitError.isInstance(error)) throw error
-      }
-    }
+  test('property: helpers and options given anything throw a TestkitError or return a well-formed value', async () => {
+    let returned = 0
+    const typed = <T>(
+      f: () => T | Promise<T>,
+      check: (value: Awaited<T>) => void | Promise<void>,
+    ) =>
+      onlyTypedErrors(
+        f,
+        (value) => {
+          returned++
+          return check(value)
+        },
+        (error) => TestkitError.isInstance(error),
+      )
+    // anything, or a value of a shape the helpers accept, so the checks of returned values run
+    const arg = fc.oneof(
+      anything,
+      fc.constant(message),
+      fc.record({ type: fc.constantFrom('ping', 'message_stop'), n: fc.nat() }),
+      fc.string(),
+      fc.integer({ min: 1, max: 8 }),
+      fc.record({ script: fc.constant([]), port: fc.constantFrom(0, -1, 70_000) }),
+    )
     await fc.assert(
-      fc.asyncProperty(anything, anything, async (a, b) => {
-        await typed(() => messageEvents(a as never, b as never))
-        await typed(() => sseFrame(a as never))
-        await typed(() => normalizeReply(a, 0))
-        await typed(async () => (await startAnthropicEmulator(a as never)).close())
+      fc.asyncProperty(arg, arg, async (a, b) => {
+        await typed(
+          () => messageEvents(a as never, b as never),
+          (events) => {
+            expect(events[0]?.type).toBe('message_start')
+            expect(events.at(-1)?.type).toBe('message_stop')
+          },
+        )
+        await typed(
+          () => sseFrame(a as never),
+          (frame) => {
+            expect(frame).toMatch(/^event: [^\n]+\ndata: [^\n]*\n\n$/)
+            expect(JSON.parse(frame.split('\n')[1]!.slice('data: '.length))).toEqual(
+              JSON.parse(JSON.stringify(a)),
+            )
+          },
+        )
+        await typed(
+          () => normalizeReply(a, 0),
+          (reply) => {
+            expect(Array.isArray(reply.blocks)).toBe(true)
+            expect(typeof reply.usage).toBe('object')
+          },
+        )
+        await typed(
+          () => startAnthropicEmulator(a as never),
+          async (emulator) => {
+            expect(emulator.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+            await emulator.close()
+          },
+        )
       }),
       { numRuns: 300 },
     )
+    expect(returned).toBeGreaterThan(100)
   })
 })
 

@@ -1,13 +1,17 @@
 import Anthropic from '@anthropic-ai/sdk'
 import { afterEach, describe, expect, test } from 'vitest'
-import { type AnthropicEmulator, type EmulatorOptions, startAnthropicEmulator } from './index.js'
+import {
+  type AnthropicEmulator,
+  type AnthropicEmulatorOptions,
+  startAnthropicEmulator,
+} from './index.js'
 
 const open: AnthropicEmulator[] = []
 afterEach(async () => {
   await Promise.all(open.splice(0).map((e) => e.close()))
 })
 
-async function setup(options: EmulatorOptions, maxRetries = 0) {
+async function setup(options: AnthropicEmulatorOptions, maxRetries = 0) {
   const emu = await startAnthropicEmulator(options)
   open.push(emu)
   return { emu, client: new Anthropic({ apiKey: 'test', baseURL: emu.url, maxRetries }) }

@@ -21,7 +21,7 @@ import type { KNOWN_BETAS } from './strict.js'
 import { ThreadStore } from './threads.js'
 
 /** Options of {@link startAnthropicEmulator}. */
-export interface EmulatorOptions {
+export interface AnthropicEmulatorOptions {
   /** What the model answers: a list of steps (one per request) or a function of the request. */
   script: Script
   /** Models served; others get 404. Default {@link DEFAULT_MODELS}. */
@@ -52,6 +52,9 @@ export interface EmulatorOptions {
   cache?: CacheModelOptions | false
 }
 
+/** @deprecated Renamed {@link AnthropicEmulatorOptions} (kept for one minor release). */
+export type EmulatorOptions = AnthropicEmulatorOptions
+
 /** A running emulator. */
 export interface AnthropicEmulator {
   /** Base URL, e.g. `http://127.0.0.1:41234` (pass as the SDK's `baseURL`). */
@@ -74,7 +77,7 @@ export interface AnthropicEmulator {
 
 const DEFAULT_MAX_BODY = 32 * 1024 * 1024
 
-function checkOptions(options: EmulatorOptions): void {
+function checkOptions(options: AnthropicEmulatorOptions): void {
   if (typeof options !== 'object' || options === null)
     throw new EmulatorConfigError('options object is required')
   const s = options.script
@@ -152,7 +155,9 @@ function authProblem(
  * Endpoints: `POST /v1/messages` (JSON and SSE), `POST /v1/messages/count_tokens`,
  * `GET /v1/models`, `GET /v1/models/{id}`, `POST /v1/completions` (OpenAI-compatible).
  */
-export async function startAnthropicEmulator(options: EmulatorOptions): Promise<AnthropicEmulator> {
+export async function startAnthropicEmulator(
+  options: AnthropicEmulatorOptions,
+): Promise<AnthropicEmulator> {
   checkOptions(options)
   const models = resolveModels(options.models ?? DEFAULT_MODELS)
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY

@@ -17,9 +17,5 @@ export class SessionIoError extends ContextkitError {
   static override readonly code: string = 'agent_loop_session_io'
 }
 
-/** The `code` of a Node.js system error (`ENOENT`, `EEXIST`, …), if it has one. */
-export function errnoCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) return undefined
-  const code = (error as { code?: unknown }).code
-  return typeof code === 'string' ? code : undefined
-}
+// The session store's modules import it from here; the one definition is core's.
+export { errnoCode } from '@contextkit/core'

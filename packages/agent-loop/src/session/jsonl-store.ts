@@ -12,7 +12,7 @@ import {
   type SessionStore,
   ValidationError,
 } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { errnoCode, SessionIoError } from './errors.js'
 import { parseSessionLines } from './lines.js'
 import { withFileLock } from './lock.js'

@@ -31,6 +31,8 @@ export interface ParsedSessionLines {
 
 const NEWLINE = 0x0a
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+/** Same, keeping a leading byte order mark as U+FEFF (what `Buffer#toString` did). */
+const strictUtf8KeepBom = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 /**
  * Read the entries of a JSONL session file. Never throws: a line that is not UTF-8, not JSON or
@@ -95,14 +97,14 @@ function endsWithNewline(bytes: Uint8Array): boolean {
  * is not UTF-8 comes back as `null`. A final empty segment (the file ends with `\n`) is dropped.
  */
 function splitLines(bytes: Uint8Array): Array<string | null> {
-  let text: string | undefined
+  let whole: string | undefined
   try {
-    text = strictUtf8.decode(bytes)
+    whole = strictUtf8KeepBom.decode(bytes)
   } catch {
-    text = undefined
+    // not valid UTF-8 somewhere: decode line by line below
   }
-  if (text !== undefined) {
-    const lines = text.split('\n')
+  if (whole !== undefined) {
+    const lines = whole.split('\n')
     if (lines[lines.length - 1] === '') lines.pop()
     return lines
   }

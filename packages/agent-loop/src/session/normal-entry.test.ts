@@ -5,7 +5,6 @@ import { isNormalSessionEntry } from './normal-entry.js'
 
 const str = fc.string({ maxLength: 8 })
 const id = fc.string({ minLength: 1, maxLength: 6 })
-const opt = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined })
 const json = fc.jsonValue({ maxDepth: 2 })
 
 const textBlock = fc.record({ type: fc.constant('text'), text: str })

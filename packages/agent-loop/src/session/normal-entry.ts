@@ -8,7 +8,7 @@ import { type SessionEntry, SessionIdSchema } from '@contextkit/core'
  * rejects it. Being wrong in the `false` direction costs time only; a test checks the `true`
  * direction against the schema on generated entries.
  *
- * Why: on a 10,000-entry session, zod took about two thirds of `load` (see the README's
+ * Why: on a 10,000-entry session, zod took about two thirds of the parsing in `load` (see the README's
  * Sessions section); every line this store writes is in this normal form.
  */
 export function isNormalSessionEntry(value: unknown): value is SessionEntry {

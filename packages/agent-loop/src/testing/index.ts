@@ -1,4 +1,11 @@
 // @contextkit/agent-loop/testing: conformance checks for store implementations.
+
+export type {
+  ScriptedProvider,
+  ScriptedProviderOptions,
+  ScriptedReply,
+} from './scripted-provider.js'
+export { scriptedProvider } from './scripted-provider.js'
 export type {
   MakeSessionStore,
   SessionStoreCheck,

@@ -8,7 +8,7 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { z } from 'zod'
+import * as z from 'zod'
 import { jsonlSessionStore } from '../session/jsonl-store.js'
 import { tempDir } from '../session/test-support.js'
 import {

@@ -1,0 +1,67 @@
+import { expect, test } from 'vitest'
+import { DEMO_FLAGS, parseDemoArgs } from './args.js'
+import { DemoUsageError } from './errors.js'
+
+test('flags and the message (positionals joined, quotes optional)', () => {
+  expect(parseDemoArgs(['--workspace', 'ws', '--json', 'What', 'files?'])).toEqual({
+    message: 'What files?',
+    workspace: 'ws',
+    json: true,
+    help: false,
+  })
+  expect(
+    parseDemoArgs([
+      '--session=s1',
+      '--model',
+      'claude-sonnet-4-6',
+      '--base-url',
+      'http://127.0.0.1:8080/v1',
+      '--store',
+      'pglite:db',
+      '--context-file',
+      'a.csv',
+      'hi',
+    ]),
+  ).toMatchObject({
+    session: 's1',
+    model: 'claude-sonnet-4-6',
+    baseUrl: 'http://127.0.0.1:8080/v1',
+    store: 'pglite:db',
+    contextFile: 'a.csv',
+    message: 'hi',
+  })
+  expect(parseDemoArgs([])).toEqual({ json: false, help: false })
+  expect(parseDemoArgs(['-h']).help).toBe(true)
+  expect(DEMO_FLAGS).toContain('--base-url')
+})
+
+test('an unknown flag names the closest known one; a missing or unwanted value is said', () => {
+  const problem = (argv: string[]) => {
+    try {
+      parseDemoArgs(argv)
+    } catch (error) {
+      expect(DemoUsageError.isInstance(error)).toBe(true)
+      return {
+        message: (error as DemoUsageError).message,
+        problem: (error as DemoUsageError).problem,
+      }
+    }
+    throw new Error('expected a DemoUsageError')
+  }
+  expect(problem(['--jsno'])).toEqual({
+    problem: 'unknown_flag',
+    message: 'unknown flag --jsno (did you mean --json?)',
+  })
+  expect(problem(['--base-ulr=http://x'])).toMatchObject({
+    message: 'unknown flag --base-ulr (did you mean --base-url?)',
+  })
+  expect(problem(['--verbose']).message).toBe(
+    'unknown flag --verbose (known: --workspace, --session, --model, --base-url, --store, --context-file, --json, --help)',
+  )
+  expect(problem(['--workspace'])).toEqual({
+    problem: 'bad_flag',
+    message: '--workspace needs a value',
+  })
+  expect(problem(['--json=yes'])).toEqual({ problem: 'bad_flag', message: '--json takes no value' })
+  expect(problem(['--model='])).toEqual({ problem: 'bad_flag', message: '--model needs a value' })
+})

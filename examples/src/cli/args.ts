@@ -1,0 +1,98 @@
+import { parseArgs } from 'node:util'
+import { closestMatch } from './checks.js'
+import { DemoUsageError } from './errors.js'
+
+/** What `pnpm demo` was asked to do. */
+export interface DemoArgs {
+  /** The user's message; `undefined` runs the built-in two-session walkthrough. */
+  message?: string
+  workspace?: string
+  session?: string
+  model?: string
+  baseUrl?: string
+  /** `files` (default), `postgres:<url>` or `pglite:<dir>`. */
+  store?: string
+  contextFile?: string
+  json: boolean
+  help: boolean
+}
+
+const OPTIONS = {
+  workspace: { type: 'string' },
+  session: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  store: { type: 'string' },
+  'context-file': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+/** The flags `pnpm demo` knows, as typed. */
+export const DEMO_FLAGS: readonly string[] = Object.keys(OPTIONS).map((name) => `--${name}`)
+
+/** The usage text (`--help`). */
+export const DEMO_USAGE = `Usage: pnpm demo [options] ["message"]
+
+Runs the embedded agent runner on a workspace. Without a message: a two-session walkthrough.
+Offline (no ANTHROPIC_API_KEY) the testkit emulator answers; with the key, Claude does.
+
+Options:
+  --workspace DIR      the agent's workspace (created from the demo template when missing or empty;
+                       default: <tmp>/contextkit-demo for a message, a fresh temp dir for the walkthrough)
+  --session ID         continue session ID (default: a new session per run)
+  --model ID           model id (default: ANTHROPIC_MODEL, else claude-haiku-4-5)
+  --base-url URL       an OpenAI-compatible server (llama.cpp, vLLM, Ollama), e.g. http://127.0.0.1:8080/v1
+  --store SPEC         files (default) | postgres:<connection url> | pglite:<dir>
+  --context-file FILE  a large file to describe to the model (default: data/orders.ndjson when present)
+  --json               print the events as JSON lines
+  -h, --help           this text`
+
+function unknownFlag(error: Error): DemoUsageError {
+  const flag = /'(-[^']*)'/.exec(error.message)?.[1] ?? 'flag'
+  const name = flag.split('=')[0] ?? flag
+  const guess = closestMatch(name, DEMO_FLAGS)
+  const hint = guess === undefined ? `known: ${DEMO_FLAGS.join(', ')}` : `did you mean ${guess}?`
+  return new DemoUsageError('unknown_flag', `unknown flag ${name} (${hint})`, { cause: error })
+}
+
+/**
+ * Parse `pnpm demo`'s arguments with `node:util`'s `parseArgs` (strict). The message is the
+ * positionals joined with spaces, so quotes are optional. Throws a {@link DemoUsageError} for an
+ * unknown flag (with the closest known one) or a flag without its value.
+ */
+export function parseDemoArgs(argv: readonly string[]): DemoArgs {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true })
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw unknownFlag(error as Error)
+    const text = (error as Error).message
+    const flag = /'(--?[\w-]+)/.exec(text)?.[1]
+    const problem = !flag
+      ? `bad arguments: ${text.split('\n')[0]}`
+      : text.includes('does not take an argument')
+        ? `${flag} takes no value`
+        : `${flag} needs a value`
+    throw new DemoUsageError('bad_flag', problem, { cause: error })
+  }
+  const v = parsed.values
+  const message = parsed.positionals.join(' ').trim()
+  for (const [name, value] of Object.entries(v)) {
+    if (typeof value === 'string' && value.trim() === '') {
+      throw new DemoUsageError('bad_flag', `--${name} needs a value`)
+    }
+  }
+  return {
+    ...(message === '' ? {} : { message }),
+    ...(v.workspace === undefined ? {} : { workspace: v.workspace }),
+    ...(v.session === undefined ? {} : { session: v.session }),
+    ...(v.model === undefined ? {} : { model: v.model }),
+    ...(v['base-url'] === undefined ? {} : { baseUrl: v['base-url'] }),
+    ...(v.store === undefined ? {} : { store: v.store }),
+    ...(v['context-file'] === undefined ? {} : { contextFile: v['context-file'] }),
+    json: v.json === true,
+    help: v.help === true,
+  }
+}

@@ -1,0 +1,79 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, expect, test } from 'vitest'
+
+// The demo as users run it: a real child process (node + tsx on the source), real pipes, exit codes.
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
+const demo = join(repo, 'examples', 'src', 'demo.ts')
+const run = promisify(execFile)
+const dirs: string[] = []
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
+})
+
+async function demoProcess(args: string[]) {
+  const env = { ...process.env }
+  delete env.ANTHROPIC_API_KEY
+  delete env.FORCE_COLOR
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', demo, ...args], {
+      cwd: repo,
+      env,
+      timeout: 60_000,
+    })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string }
+    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }
+  }
+}
+
+test('the same command twice on one workspace: offline first line, then resumption at work', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'demo-process-'))
+  dirs.push(dir)
+  const args = ['--workspace', join(dir, 'ws'), 'What files are in this workspace?']
+  const first = await demoProcess(args)
+  expect(first.stderr).toBe('')
+  expect(first.code).toBe(0)
+  const lines = first.stdout.split('\n')
+  expect(lines[0]).toMatch(
+    /^contextkit demo · offline: the testkit emulator answers at http:\/\/127\.0\.0\.1:\d+/,
+  )
+  expect(first.stdout).toMatch(/resumption\s+0 {2}nothing to resume yet/)
+  expect(first.stdout).toMatch(/✔ list_files · \d+ ms/)
+  expect(first.stdout).not.toMatch(/\u001b\[/) // a pipe: no colours, no spinner redraws
+  const second = await demoProcess(args)
+  expect(second.code).toBe(0)
+  expect(second.stdout).toMatch(
+    /resumption\s+█[█▏▎▍▌▋▊▉]*\s+\d+ {2}your last words from the previous session/,
+  )
+  expect(second.stdout).toContain('Picking up where I stopped last time')
+}, 120_000)
+
+test('bad input exits with code 2 and one line on stderr', async () => {
+  const [flag, model] = await Promise.all([
+    demoProcess(['--jsonl', 'hi']),
+    demoProcess([
+      '--model',
+      'claude-sonet-4-6',
+      '--workspace',
+      join(tmpdir(), 'demo-process-model'),
+      'hi',
+    ]),
+  ])
+  dirs.push(join(tmpdir(), 'demo-process-model'))
+  expect(flag).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: 'demo: unknown flag --jsonl (did you mean --json?)\n',
+  })
+  expect(model).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: 'demo: unknown model "claude-sonet-4-6" (did you mean claude-sonnet-4-6?)\n',
+  })
+}, 120_000)

@@ -1,0 +1,203 @@
+import { Worker } from 'node:worker_threads'
+import { ContextkitError } from '@contextkit/core'
+
+/** Why a script did not finish. */
+export type SandboxStop = 'timeout' | 'memory' | 'error'
+
+/** A script the sandbox stopped, or one that threw. `details.stop` says which. */
+export class SandboxScriptError extends ContextkitError {
+  static override readonly code: string = 'examples_sandbox_script'
+  readonly stop: SandboxStop
+
+  constructor(stop: SandboxStop, message: string) {
+    super(message, { recoverable: true, details: { stop } })
+    this.stop = stop
+  }
+}
+
+/** Options of {@link createSandbox}. */
+export interface SandboxOptions {
+  /** Longest a script may run (wall clock). Default `2000` ms. */
+  timeLimitMs?: number
+  /** Heap the scripts may use. Default 64 MiB plus 24 bytes per character of the context. */
+  memoryLimitBytes?: number
+  /** Interpreter stack for recursion. Default 256 KiB (more overflows the worker's own stack). */
+  maxStackBytes?: number
+  /** `print` output kept per script; the rest is cut with a note. Default `20000` characters. */
+  maxOutputChars?: number
+  /** Extra wait past the time limit before the worker is terminated. Default `250` ms. */
+  graceMs?: number
+}
+
+/** What one script did. */
+export interface SandboxRun {
+  /** What it printed, then `=> value` when its completion value was not `undefined`. */
+  output: string
+  /** Whether it called `SUBMIT` (the answer is in {@link Sandbox.submitted}). */
+  submitted: boolean
+}
+
+/** A JavaScript sandbox holding `__vars` across scripts, like a REPL. */
+export interface Sandbox {
+  /** Run one script; rejects with a {@link SandboxScriptError} when it throws or is stopped. */
+  run(code: string): Promise<SandboxRun>
+  /** Set `__vars[name]` (JSON data, or a string) for later scripts. */
+  setVar(name: string, value: unknown): Promise<void>
+  /** The value given to `SUBMIT(value)`, once a script called it. */
+  readonly submitted: unknown
+  readonly hasSubmitted: boolean
+  dispose(): Promise<void>
+}
+
+interface Ran {
+  type: 'ran'
+  id: number
+  ok: boolean
+  stop?: SandboxStop
+  message?: string
+  printed: string[]
+  printedChars: number
+  value?: string
+  submitted?: boolean
+  answer?: unknown
+}
+
+const WORKER_URL = new URL('./context-file-sandbox-worker.mjs', import.meta.url)
+
+/**
+ * A sandbox for the model's code: a QuickJS interpreter compiled to WebAssembly
+ * (`quickjs-emscripten-core`) in a worker thread — not Node's `vm`, whose contexts share the
+ * host's objects (`this.constructor.constructor('return process')()` reaches the real
+ * `process`), whose `timeout` does not cover promise callbacks, and which has no memory limit at
+ * all (an allocation loop takes the whole process down). Scripts see `__vars` (the context
+ * string, its metadata, whatever {@link Sandbox.setVar} put there), `print(...)` and
+ * `SUBMIT(answer)`, and nothing of the host: no `process`, `require`, file system or network.
+ *
+ * Limits: QuickJS's memory limit caps the heap, and its interrupt handler stops loops at the
+ * deadline; because a single long builtin call is not interrupted, the host also terminates the
+ * worker at the deadline plus `graceMs`. A stopped script is a {@link SandboxScriptError}
+ * (`timeout` or `memory`); the next script gets a fresh worker with the same `__vars` (its own
+ * globals are lost). Synchronous code only.
+ */
+export async function createSandbox(
+  vars: Record<string, unknown>,
+  options: SandboxOptions = {},
+): Promise<Sandbox> {
+  const timeLimit = options.timeLimitMs ?? 2000
+  const grace = options.graceMs ?? 250
+  const maxOutput = options.maxOutputChars ?? 20_000
+  const contextChars = typeof vars.context === 'string' ? vars.context.length : 0
+  const memory = options.memoryLimitBytes ?? 64 * 1024 * 1024 + 24 * contextChars
+  const current: Record<string, unknown> = { ...vars }
+  let submitted: { value: unknown } | undefined
+  let worker: Worker | undefined
+  let ids = 0
+
+  const start = async (): Promise<Worker> => {
+    const w = new Worker(WORKER_URL, {
+      workerData: {
+        vars: current,
+        memoryLimitBytes: memory,
+        maxStackBytes: options.maxStackBytes ?? 256 * 1024,
+        maxOutputChars: maxOutput,
+      },
+    })
+    await new Promise<void>((resolve, reject) => {
+      w.once('message', () => resolve())
+      w.once('error', reject)
+    })
+    return w
+  }
+
+  const ask = <T>(
+    w: Worker,
+    message: Record<string, unknown>,
+    ms?: number,
+  ): Promise<T | 'timeout'> =>
+    new Promise((resolve, reject) => {
+      const id = ++ids
+      const timer = ms === undefined ? undefined : setTimeout(() => done('timeout'), ms)
+      const onMessage = (m: { id?: number }) => {
+        if (m.id === id) done(m as T)
+      }
+      const onError = (error: Error) => {
+        cleanup()
+        reject(error)
+      }
+      const cleanup = () => {
+        clearTimeout(timer)
+        w.off('message', onMessage)
+        w.off('error', onError)
+      }
+      const done = (value: T | 'timeout') => {
+        cleanup()
+        resolve(value)
+      }
+      w.on('message', onMessage)
+      w.on('error', onError)
+      w.postMessage({ ...message, id })
+    })
+
+  const stopWorker = async () => {
+    const w = worker
+    worker = undefined
+    await w?.terminate()
+  }
+
+  worker = await start()
+
+  return {
+    async run(code) {
+      worker ??= await start()
+      const deadline = Date.now() + timeLimit
+      let ran: Ran | 'timeout'
+      try {
+        ran = await ask<Ran>(worker, { type: 'run', code, deadline }, timeLimit + grace)
+      } catch (error) {
+        await stopWorker()
+        throw new SandboxScriptError(
+          'memory',
+          `Script stopped: the sandbox failed (${String(error)}).`,
+        )
+      }
+      const reset = ' The sandbox was reset (your globals are gone; __vars is kept).'
+      if (ran === 'timeout') {
+        await stopWorker()
+        throw new SandboxScriptError(
+          'timeout',
+          `Script stopped: it ran over the ${timeLimit} ms time limit.${reset}`,
+        )
+      }
+      const cut = ran.printedChars > maxOutput ? `\n[… output cut at ${maxOutput} characters]` : ''
+      if (!ran.ok) {
+        const stop = ran.stop ?? 'error'
+        const said =
+          ran.printed.length > 0
+            ? `\nPrinted before it stopped:\n${ran.printed.join('\n')}${cut}`
+            : ''
+        if (stop === 'error') throw new SandboxScriptError('error', `${ran.message}${said}`)
+        await stopWorker()
+        const why =
+          stop === 'timeout'
+            ? `it ran over the ${timeLimit} ms time limit`
+            : `it went over the ${Math.round(memory / 1024 / 1024)} MB memory limit (${ran.message})`
+        throw new SandboxScriptError(stop, `Script stopped: ${why}.${reset}${said}`)
+      }
+      if (ran.submitted) submitted = { value: ran.answer }
+      const lines = [...ran.printed]
+      if (ran.value !== undefined) lines.push(`=> ${ran.value}`)
+      return { output: `${lines.join('\n')}${cut}`, submitted: ran.submitted === true }
+    },
+    async setVar(name, value) {
+      current[name] = value
+      if (worker) await ask(worker, { type: 'setVar', name, value })
+    },
+    get submitted() {
+      return submitted?.value
+    },
+    get hasSubmitted() {
+      return submitted !== undefined
+    },
+    dispose: stopWorker,
+  }
+}

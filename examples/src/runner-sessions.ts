@@ -1,0 +1,17 @@
+import { join } from 'node:path'
+import { type JsonlSessionStore, jsonlSessionStore } from '@contextkit/agent-loop/node'
+import { type Message, type SessionWarning, sessionMessages } from '@contextkit/core'
+
+/** Where the embedded runner keeps sessions: `<workspace>/.contextkit/sessions/<id>.jsonl`. */
+export function runnerSessionStore(workspace: string): JsonlSessionStore {
+  return jsonlSessionStore(join(workspace, '.contextkit', 'sessions'))
+}
+
+/** The messages of a stored session, in order, and what the store skipped while loading. */
+export async function loadSessionMessages(
+  store: JsonlSessionStore,
+  sessionId: string,
+): Promise<{ messages: Message[]; warnings: SessionWarning[] }> {
+  const { entries, warnings } = await store.load(sessionId)
+  return { messages: sessionMessages(entries), warnings }
+}

@@ -1,0 +1,191 @@
+// Every publishable package as a user installs it: `pnpm -r pack`, then, in a folder outside the
+// workspace, plain `npm install` of that package's tarball and its `@contextkit` dependencies'
+// tarballs only. Its README example must run verbatim as ESM, every entry must `require()` from
+// CommonJS, and the example must typecheck with moduleResolution nodenext and bundler.
+// Needs the packages built (`pnpm test` builds first) and the npm registry for third-party
+// dependencies (zod, papaparse, …).
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import {
+  type Consumer,
+  installConsumer,
+  lockedContextkit,
+  packWorkspace,
+  type RunResult,
+  requireFromCommonJs,
+  runExampleAsEsm,
+  typecheckExample,
+} from './consumer.js'
+import { importNodeRoot, NODE_ROOT_IMPORTS, typecheckNodeRoot } from './node-root.js'
+import { publishablePackages, ROOT } from './workspace.js'
+
+const packages = publishablePackages()
+let work = ''
+
+/** Has a `./node` subpath, so its root has a `node` branch (see "Package shape"). */
+const hasNode = (name: string) =>
+  packages.some((p) => p.json.name === name && p.entries.some((e) => e.subpath === './node'))
+const withNode = packages.filter((p) => hasNode(p.json.name)).map((p) => p.json.name)
+
+/** Run at most `limit` tasks at a time (the machine has two cores); tasks may be added later. */
+function limiter(limit: number) {
+  let active = 0
+  const queue: (() => void)[] = []
+  return <T>(task: () => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const start = () => {
+        active++
+        task()
+          .then(resolve, reject)
+          .finally(() => {
+            active--
+            queue.shift()?.()
+          })
+      }
+      if (active < limit) start()
+      else queue.push(start)
+    })
+}
+
+/** The checks of one package, started as soon as its consumer project is installed. */
+interface Checks {
+  consumer: Promise<Consumer>
+  esm: Promise<string[]>
+  cjs: Promise<Awaited<ReturnType<typeof requireFromCommonJs>>>
+  nodenext: Promise<RunResult>
+  bundler: Promise<RunResult>
+  /** Only for packages with a `./node` subpath: their root as Node users import it. */
+  nodeRoot?: {
+    run: Promise<Awaited<ReturnType<typeof importNodeRoot>>>
+    nodenext: Promise<Awaited<ReturnType<typeof typecheckNodeRoot>>>
+    bundler: Promise<Awaited<ReturnType<typeof typecheckNodeRoot>>>
+  }
+}
+const checks = new Map<string, Checks>()
+
+/** Keep a rejection for the test that awaits it, never unhandled meanwhile. */
+function held<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {})
+  return promise
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'ck-consumer-'))
+  expect(relative(ROOT, work).startsWith('..')).toBe(true) // outside the workspace
+  const packs = join(work, 'packs')
+  await mkdir(packs)
+  await packWorkspace(packs)
+  const slot = limiter(2)
+  for (const pkg of packages) {
+    const consumer = held(
+      slot(() => installConsumer(pkg, packages, packs, join(work, 'consumers'))),
+    )
+    const after = <T>(fn: (c: Consumer) => Promise<T>) =>
+      held(consumer.then((c) => slot(() => fn(c))))
+    checks.set(pkg.json.name, {
+      consumer,
+      esm: after(runExampleAsEsm),
+      cjs: after(requireFromCommonJs),
+      nodenext: after((c) => typecheckExample(c, 'nodenext')),
+      bundler: after((c) => typecheckExample(c, 'bundler')),
+      nodeRoot: hasNode(pkg.json.name)
+        ? {
+            run: after(importNodeRoot),
+            nodenext: after((c) => typecheckNodeRoot(c, 'nodenext')),
+            bundler: after((c) => typecheckNodeRoot(c, 'bundler')),
+          }
+        : undefined,
+    })
+  }
+}, 300_000)
+
+afterAll(async () => {
+  await Promise.allSettled(
+    [...checks.values()].flatMap(({ nodeRoot, ...c }) => [
+      ...Object.values(c),
+      ...Object.values(nodeRoot ?? {}),
+    ]),
+  )
+  if (work) await rm(work, { recursive: true, force: true })
+}, 300_000)
+
+test('every publishable package of packages/* is covered', () => {
+  expect(packages.map((p) => p.folder)).toEqual(
+    expect.arrayContaining(['core', 'formatters', 'context-metadata', 'testkit']),
+  )
+})
+
+test('the packages with ./node are the ones whose root names are listed', () => {
+  expect(withNode.length).toBeGreaterThan(0)
+  expect(withNode.sort()).toEqual(Object.keys(NODE_ROOT_IMPORTS).sort())
+})
+
+describe.each(withNode.map((name) => [name] as const))(
+  '%s root in Node, packed and installed with npm',
+  (name) => {
+    const nodeRoot = () => checks.get(name)!.nodeRoot!
+    const { node, pure } = NODE_ROOT_IMPORTS[name]!
+
+    test('import { <Node-only name> } and require() both serve the Node-only API with the pure one', async () => {
+      const result = await nodeRoot().run
+      for (const from of [result.esm, result.cjs]) {
+        expect(Object.keys(from).sort()).toEqual([...node, ...pure].sort())
+        for (const [n, type] of Object.entries(from)) expect(type, n).not.toBe('undefined')
+      }
+      expect(result.missingFromImport).toEqual([])
+      expect(result.missingFromRequire).toEqual([])
+    }, 600_000)
+
+    test('typechecks with moduleResolution nodenext, each name typed as ./node types it', async () => {
+      expect(await nodeRoot().nodenext).toEqual({ notExported: [], otherErrors: [] })
+    }, 600_000)
+
+    test('with moduleResolution bundler the root keeps the pure types (no Node-only name)', async () => {
+      expect(await nodeRoot().bundler).toEqual({ notExported: [...node].sort(), otherErrors: [] })
+    }, 600_000)
+  },
+)
+
+describe.each(packages.map((p) => [p.json.name] as const))(
+  '%s, packed and installed with npm',
+  (name) => {
+    const check = () => checks.get(name)!
+
+    test('only its own and its @contextkit dependencies’ tarballs (and a dev tool its example runs) are installed', async () => {
+      const c = await check().consumer
+      const locked = await lockedContextkit(c.dir)
+      expect(Object.keys(locked).sort()).toEqual([...c.contextkit].sort())
+      for (const [pkg, resolved] of Object.entries(locked)) {
+        expect(resolved, pkg).toMatch(/^file:.*\.tgz$/)
+      }
+    }, 600_000)
+
+    test('its README example runs verbatim as ESM and prints what it says', async () => {
+      const c = await check().consumer
+      expect(c.expected.length).toBeGreaterThan(0)
+      expect(await check().esm).toEqual(c.expected)
+    }, 600_000)
+
+    test('require() from CommonJS serves every entry, the same module as import()', async () => {
+      const c = await check().consumer
+      const entries = await check().cjs
+      expect(Object.keys(entries)).toEqual(c.pkg.entries.map((e) => e.specifier))
+      for (const [specifier, { required, imported, same }] of Object.entries(entries)) {
+        expect(required.length, specifier).toBeGreaterThan(0)
+        expect(required, specifier).toEqual(imported)
+        expect(same, specifier).toBe(true)
+      }
+    }, 600_000)
+
+    test.each(['nodenext', 'bundler'] as const)(
+      'its README example typechecks with moduleResolution %s',
+      async (resolution) => {
+        const { stdout } = await check()[resolution]
+        expect(stdout.trim()).toBe('')
+      },
+      600_000,
+    )
+  },
+)

@@ -1,0 +1,327 @@
+/**
+ * A consumer project outside the workspace, as a user makes one: an empty folder with a
+ * `package.json`, and plain `npm install` of one package's packed tarball plus the tarballs of
+ * its `@contextkit` dependencies (nothing else from the workspace).
+ */
+import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import ts from 'typescript'
+import { readReadmeExample } from '../../test-utils/readme-example.js'
+import { isNodeBuiltin } from './bundle.js'
+import { ROOT, tarballName, type WorkspacePackage, workspaceClosure } from './workspace.js'
+
+export interface RunResult {
+  stdout: string
+  stderr: string
+}
+
+/** The environment of a user's shell: without the variables a package manager sets for scripts. */
+export function plainEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    const k = key.toLowerCase()
+    if (
+      k.startsWith('npm_lifecycle_') ||
+      k.startsWith('npm_package_') ||
+      k.startsWith('pnpm_') ||
+      [
+        'npm_execpath',
+        'npm_node_execpath',
+        'npm_command',
+        'npm_config_user_agent',
+        'init_cwd',
+      ].includes(k)
+    ) {
+      continue
+    }
+    env[key] = value
+  }
+  return env
+}
+
+/** Run a command; rejects with its output when it exits non-zero or runs out of time. */
+export function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; timeoutMs?: number },
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      command,
+      args,
+      {
+        cwd: options.cwd,
+        env: plainEnv(),
+        timeout: options.timeoutMs ?? 300_000,
+        maxBuffer: 32 * 1024 * 1024,
+        encoding: 'utf8',
+      },
+      (error, stdout, stderr) => {
+        if (error) {
+          const what = `${command} ${args.join(' ')} (in ${options.cwd})`
+          reject(new Error(`${what} failed: ${error.message}\n${stdout}\n${stderr}`))
+        } else resolve({ stdout, stderr })
+      },
+    )
+  })
+}
+
+/** `pnpm -r pack` of the packages under packages/ into `destination`, with the pinned pnpm. */
+export async function packWorkspace(destination: string): Promise<void> {
+  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    packageManager: string
+  }
+  await run(
+    'npx',
+    [
+      '--yes',
+      root.packageManager,
+      '-r',
+      '--filter',
+      './packages/*',
+      'pack',
+      '--pack-destination',
+      destination,
+    ],
+    {
+      cwd: ROOT,
+    },
+  )
+}
+
+/** The bare module specifiers an example imports (static and dynamic imports). */
+export function importedSpecifiers(code: string): string[] {
+  const found = new Set<string>()
+  for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)) {
+    const spec = m[1]!
+    if (!spec.startsWith('.') && !spec.startsWith('/')) found.add(spec)
+  }
+  return [...found]
+}
+
+/** `@scope/name/sub` → `@scope/name`; `name/sub` → `name`. */
+export function packageOf(specifier: string): string {
+  const parts = specifier.split('/')
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
+}
+
+export interface Consumer {
+  pkg: WorkspacePackage
+  dir: string
+  /** The README example, verbatim. */
+  code: string
+  expected: string[]
+  /** The `@contextkit` packages installed (from tarballs). */
+  contextkit: string[]
+}
+
+/**
+ * Make the consumer project of `pkg` under `parent` and install it: the tarballs of `pkg` and
+ * its `@contextkit` dependencies (plus a `@contextkit` dev tool its README example runs against,
+ * such as testkit's emulator, with its own dependencies), the other packages the example imports
+ * (peer dependencies such as `@anthropic-ai/sdk`, at the version the package is tested with) and
+ * `@types/node`.
+ */
+export async function installConsumer(
+  pkg: WorkspacePackage,
+  all: readonly WorkspacePackage[],
+  packs: string,
+  parent: string,
+): Promise<Consumer> {
+  const dir = join(parent, pkg.folder)
+  await mkdir(dir, { recursive: true })
+  const { code, expected } = await readReadmeExample(pkg.dir)
+  const contextkit = workspaceClosure(pkg.json.name, all)
+  const byName = new Map(all.map((p) => [p.json.name, p]))
+  const extras = new Set<string>()
+  for (const spec of importedSpecifiers(code)) {
+    if (isNodeBuiltin(spec)) continue
+    const name = packageOf(spec)
+    if (name.startsWith('@contextkit/')) {
+      if (contextkit.includes(name)) continue
+      // A dev tool the example runs against (testkit's emulator): the user installs it too.
+      if (!pkg.json.devDependencies?.[name]) {
+        throw new Error(
+          `${pkg.json.name}'s README example imports ${name}, which is not even a dev dependency: a user who installs ${pkg.json.name} cannot run it`,
+        )
+      }
+      for (const extra of workspaceClosure(name, all)) {
+        if (!contextkit.includes(extra)) contextkit.push(extra)
+      }
+      continue
+    }
+    if (pkg.json.dependencies?.[name]) continue
+    const peer = pkg.json.peerDependencies?.[name]
+    if (!peer) {
+      throw new Error(
+        `${pkg.json.name}'s README example imports ${name}, which is neither a dependency nor a peer dependency`,
+      )
+    }
+    extras.add(`${name}@${pkg.json.devDependencies?.[name] ?? peer}`)
+  }
+  const rootJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    devDependencies: Record<string, string>
+  }
+  extras.add(`@types/node@${rootJson.devDependencies['@types/node']}`)
+  await writeFile(
+    join(dir, 'package.json'),
+    `${JSON.stringify({ name: `consumer-${pkg.folder}`, private: true, type: 'module' }, null, 2)}\n`,
+  )
+  const tarballs = contextkit.map((name) => join(packs, tarballName(byName.get(name)!.json)))
+  await run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--loglevel=error',
+      ...tarballs,
+      ...extras,
+    ],
+    { cwd: dir },
+  )
+  await writeFile(join(dir, 'example.ts'), code)
+  return { pkg, dir, code, expected, contextkit }
+}
+
+/** Every `@contextkit` package in the consumer's lockfile, with where npm got it from. */
+export async function lockedContextkit(dir: string): Promise<Record<string, string>> {
+  const lock = JSON.parse(await readFile(join(dir, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { resolved?: string; link?: boolean }>
+  }
+  const out: Record<string, string> = {}
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    const at = path.lastIndexOf('node_modules/@contextkit/')
+    if (at < 0) continue
+    out[path.slice(at + 'node_modules/'.length)] = entry.resolved ?? (entry.link ? 'link' : '?')
+  }
+  return out
+}
+
+/**
+ * Run the README example as an ES module: its TypeScript types erased (nothing else changed)
+ * and its `console.log` calls captured one per line. Returns what each call printed.
+ */
+export async function runExampleAsEsm(consumer: Consumer): Promise<string[]> {
+  const js = ts.transpileModule(consumer.code, {
+    compilerOptions: {
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022,
+      verbatimModuleSyntax: true,
+    },
+  }).outputText
+  await writeFile(join(consumer.dir, 'example.mjs'), js)
+  const capture = join(consumer.dir, 'capture-console.mjs')
+  await writeFile(
+    capture,
+    "import { format } from 'node:util'\n" +
+      "console.log = (...args) => process.stdout.write(JSON.stringify(format(...args)) + '\\n')\n",
+  )
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', pathToFileURL(capture).href, 'example.mjs'],
+    { cwd: consumer.dir, timeoutMs: 120_000 },
+  )
+  return stdout
+    .split('\n')
+    .filter((line) => line.length > 0)
+    .map((line) => JSON.parse(line) as string)
+}
+
+/**
+ * From a CommonJS file: `require()` each entry of the package, `import()` it too, and report the
+ * export names of each and whether both gave the same module (no dual-package copy).
+ */
+export async function requireFromCommonJs(
+  consumer: Consumer,
+): Promise<Record<string, { required: string[]; imported: string[]; same: boolean }>> {
+  const script = `'use strict'
+const specifiers = JSON.parse(process.argv[2])
+;(async () => {
+  const out = {}
+  for (const specifier of specifiers) {
+    const required = require(specifier)
+    const imported = await import(specifier)
+    out[specifier] = {
+      required: Object.keys(required).sort(),
+      imported: Object.keys(imported).sort(),
+      same: required === imported,
+    }
+  }
+  process.stdout.write(JSON.stringify(out))
+})().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
+`
+  await writeFile(join(consumer.dir, 'require-entries.cjs'), script)
+  const specifiers = consumer.pkg.entries.map((e) => e.specifier)
+  const { stdout } = await run(
+    process.execPath,
+    ['require-entries.cjs', JSON.stringify(specifiers)],
+    { cwd: consumer.dir, timeoutMs: 60_000 },
+  )
+  return JSON.parse(stdout) as Record<
+    string,
+    { required: string[]; imported: string[]; same: boolean }
+  >
+}
+
+const TSC = join(
+  dirname(createRequire(import.meta.url).resolve('typescript/package.json')),
+  'bin',
+  'tsc',
+)
+
+/**
+ * Typecheck the README example, verbatim, as the consumer's own `example.ts` (written by
+ * {@link installConsumer}) with `moduleResolution` `nodenext` (module `nodenext`) or `bundler`
+ * (module `preserve`), strict. Declaration files are not checked themselves (`skipLibCheck`, as
+ * most projects set it: third-party ones such as PGlite's need DOM and Emscripten types); that
+ * ours import nothing their package does not depend on is checked in shape.test.ts.
+ * Resolves to tsc's output; rejects with it when there are errors.
+ */
+export function typecheckExample(
+  consumer: Consumer,
+  resolution: 'nodenext' | 'bundler',
+): Promise<RunResult> {
+  return typecheckFile(consumer, resolution, 'example.ts')
+}
+
+/**
+ * Typecheck `file` of the consumer project as {@link typecheckExample} does the example (each
+ * file with its own tsconfig, so checks of one project can run side by side).
+ */
+export async function typecheckFile(
+  consumer: Consumer,
+  resolution: 'nodenext' | 'bundler',
+  file: string,
+): Promise<RunResult> {
+  const config = {
+    compilerOptions: {
+      module: resolution === 'nodenext' ? 'nodenext' : 'preserve',
+      moduleResolution: resolution,
+      target: 'es2022',
+      lib: ['es2023'],
+      types: ['node'],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    },
+    files: [file],
+  }
+  const tsconfig =
+    file === 'example.ts'
+      ? `tsconfig.${resolution}.json`
+      : `tsconfig.${resolution}.${file.replace(/\.ts$/, '')}.json`
+  await writeFile(join(consumer.dir, tsconfig), `${JSON.stringify(config, null, 2)}\n`)
+  return run(process.execPath, [TSC, '-p', tsconfig, '--pretty', 'false'], {
+    cwd: consumer.dir,
+    timeoutMs: 240_000,
+  })
+}

@@ -1,0 +1,159 @@
+// Every publishable package has the shape described under "Package shape" in the root README.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { describe, expect, test } from 'vitest'
+import { entrySources } from '../../tsup.base.js'
+import { isNodeBuiltin } from './bundle.js'
+import { packageOf } from './consumer.js'
+import { publishablePackages } from './workspace.js'
+
+const packages = publishablePackages()
+
+test('packages/* holds the publishable packages', () => {
+  expect(packages.length).toBeGreaterThanOrEqual(7)
+  expect(packages.map((p) => p.json.name)).toContain('@contextkit/core')
+})
+
+describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => {
+  const { json } = pkg
+
+  test('ESM only, side-effect free, Node ≥ 20.19, ships dist/', () => {
+    expect(json.type).toBe('module')
+    expect(json.sideEffects).toBe(false)
+    expect(json.engines?.node).toBe('>=20.19')
+    expect(json.files).toEqual(['dist'])
+  })
+
+  test('every entry maps types (first), import, require and default to one dist module', () => {
+    expect(json.exports?.['./package.json']).toBe('./package.json')
+    expect(pkg.entries.map((e) => e.subpath)).toContain('.')
+    const hasNode = pkg.entries.some((e) => e.subpath === './node')
+    /** The flat `{ types, import, require, default }` of `dist/<stem>`, its source present. */
+    const expectFlat = (target: unknown, stem: string, label: string) => {
+      expect(Object.keys(target as object), label).toEqual([
+        'types',
+        'import',
+        'require',
+        'default',
+      ])
+      expect(target, label).toEqual({
+        types: `./dist/${stem}.d.ts`,
+        import: `./dist/${stem}.js`,
+        require: `./dist/${stem}.js`,
+        default: `./dist/${stem}.js`,
+      })
+      expect(existsSync(join(pkg.dir, 'src', `${stem}.ts`)), `src/${stem}.ts`).toBe(true)
+    }
+    for (const entry of pkg.entries) {
+      const target = json.exports?.[entry.subpath] as Record<string, unknown>
+      if (entry.subpath === '.' && hasNode) {
+        // Node gets the pure API plus the Node-only one (src/index.node.ts); everything else
+        // (browser and edge bundlers) the pure root. No top-level `types`: each branch has its own.
+        expect(Object.keys(target), '. (with ./node)').toEqual(['node', 'default'])
+        expectFlat(target.node, 'index.node', '. → node')
+        expectFlat(target.default, 'index', '. → default')
+        continue
+      }
+      const name = entry.subpath.slice(2)
+      const stems = entry.subpath === '.' ? ['index'] : [name, `${name}/index`]
+      const stem = /^\.\/dist\/(.+)\.js$/.exec(String(target.default ?? ''))?.[1] ?? ''
+      expect(stems, `${entry.subpath} → ${String(target.default)}`).toContain(stem)
+      expectFlat(target, stem, entry.subpath)
+    }
+    if (!hasNode) {
+      expect(existsSync(join(pkg.dir, 'src', 'index.node.ts')), 'src/index.node.ts').toBe(false)
+    }
+    expect(json.main).toBe('./dist/index.js')
+    expect(json.types).toBe('./dist/index.d.ts')
+  })
+
+  test('contextkit.nodeOnly names the Node-only entries (only ./node, or . for a Node-only package)', () => {
+    const nodeOnly = json.contextkit?.nodeOnly
+    expect(Array.isArray(nodeOnly)).toBe(true)
+    const subpaths = pkg.entries.map((e) => e.subpath)
+    for (const subpath of nodeOnly ?? []) expect(subpaths).toContain(subpath)
+    if (subpaths.includes('./node')) expect(nodeOnly).toContain('./node')
+  })
+
+  test('entry files list their exports by name (no export *, but in src/index.node.ts)', () => {
+    for (const source of entrySources(pkg.dir)) {
+      const text = readFileSync(join(pkg.dir, source), 'utf8')
+      if (source !== 'src/index.node.ts') {
+        expect(text, source).not.toMatch(/^export \*/m)
+        continue
+      }
+      // The Node root is exactly the two sibling entries it joins, and nothing else.
+      const statements = text
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.trimStart().startsWith('//'))
+      expect(statements, source).toEqual([
+        "export * from './index.js'",
+        "export * from './node.js'",
+      ])
+    }
+  })
+
+  test.runIf(pkg.entries.some((e) => e.subpath === './node'))(
+    'with ./node, the Node root exports exactly the pure root and ./node together',
+    async () => {
+      const load = (file: string) =>
+        import(pathToFileURL(join(pkg.dir, 'dist', file)).href) as Promise<Record<string, unknown>>
+      const [nodeRoot, pure, node] = await Promise.all(
+        ['index.node.js', 'index.js', 'node.js'].map(load),
+      )
+      // A name exported by both with different bindings would silently drop out of `export *`.
+      const both = new Set([...Object.keys(pure!), ...Object.keys(node!)])
+      expect(Object.keys(nodeRoot!).sort()).toEqual([...both].sort())
+      for (const name of both) expect(nodeRoot![name], name).toBe(pure![name] ?? node![name])
+    },
+  )
+
+  test('dependencies: @contextkit ones as workspace:^, others caret ranges; dev ones exact', () => {
+    for (const [dep, range] of Object.entries(json.dependencies ?? {})) {
+      if (dep.startsWith('@contextkit/')) expect(range, dep).toBe('workspace:^')
+      else expect(range, dep).toMatch(/^\^\d+\.\d+\.\d+$/)
+    }
+    for (const [dep, range] of Object.entries(json.devDependencies ?? {})) {
+      if (dep.startsWith('@contextkit/')) expect(range, dep).toMatch(/^workspace:[\^*]$/)
+      else expect(range, dep).toMatch(/^\d+\.\d+\.\d+$/)
+    }
+  })
+
+  test('its declarations import only its dependencies, peer dependencies and Node built-ins', () => {
+    const allowed = new Set([
+      json.name,
+      ...Object.keys(json.dependencies ?? {}),
+      ...Object.keys(json.peerDependencies ?? {}),
+    ])
+    const declarations = readdirSync(join(pkg.dir, 'dist'), {
+      recursive: true,
+      encoding: 'utf8',
+    }).filter((f) => f.endsWith('.d.ts'))
+    expect(declarations.length).toBeGreaterThan(0)
+    for (const file of declarations) {
+      const text = readFileSync(join(pkg.dir, 'dist', file), 'utf8')
+      const specifiers = [
+        ...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)['"]([^'"]+)['"]/g),
+        ...text.matchAll(/\/\/\/\s*<reference\s+types="([^"]+)"/g),
+      ].map((m) => m[1]!)
+      for (const specifier of specifiers) {
+        if (specifier.startsWith('.') || isNodeBuiltin(specifier)) continue
+        expect(allowed, `dist/${file} imports ${specifier}`).toContain(packageOf(specifier))
+      }
+    }
+  })
+
+  test('the build is tsup (one file per module) followed by tsc declarations of the entries', () => {
+    expect(readFileSync(join(pkg.dir, 'tsup.config.ts'), 'utf8')).toContain(
+      'defineConfig(packageBuild())',
+    )
+    const build = JSON.parse(readFileSync(join(pkg.dir, 'tsconfig.build.json'), 'utf8')) as {
+      include?: string[]
+      files?: string[]
+    }
+    expect(build.include).toEqual([])
+    expect(build.files).toEqual(entrySources(pkg.dir))
+    expect(json.scripts?.build).toBe('tsup && tsc -p tsconfig.build.json')
+  })
+})

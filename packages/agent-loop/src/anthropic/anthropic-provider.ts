@@ -1,0 +1,153 @@
+import type Anthropic from '@anthropic-ai/sdk'
+import { parseWith } from '@contextkit/core'
+import * as z from 'zod'
+import { ProviderError } from '../errors.js'
+import type { ModelProvider, ProviderEvent } from '../provider.js'
+import { toProviderError } from './provider-errors.js'
+import {
+  type AnthropicStreamParams,
+  type RequestWarning,
+  toStreamParams,
+} from './request-params.js'
+import { streamAttempt } from './stream-attempt.js'
+
+/** Options of {@link anthropicProvider}. */
+export interface AnthropicProviderOptions {
+  /**
+   * An `@anthropic-ai/sdk` client (`new Anthropic({ apiKey, baseURL, maxRetries, timeout })`).
+   * The SDK retries failed HTTP requests itself (408, 409, 429, 5xx, 529, connection errors; its
+   * `maxRetries`, default 2) and its `timeout` bounds the wait for the response: configure both
+   * there (or `maxRetries` here). The provider only retries what the SDK does not: a `200`
+   * stream that fails or stalls mid-way.
+   */
+  client: Pick<Anthropic, 'messages'>
+  /** Retries of a stream that failed mid-way (`event: error` overloaded/api error, a dropped connection, a stall). Default `2`. */
+  maxStreamRetries?: number
+  /** Delay before the first such retry, in ms; doubled per retry, with ±25 % jitter. Default `500`. */
+  retryDelayMs?: number
+  /** Longest delay between retries, in ms (jitter included). Default `8000`. */
+  maxRetryDelayMs?: number
+  /** Random source for the jitter, in [0, 1). Default `Math.random`. */
+  random?: () => number
+  /**
+   * Longest wait for the next stream event once the response has started, in ms; a stream
+   * silent for longer is aborted and sent again (a `retry` with `errorType: 'idle_timeout'`).
+   * Default `60000`.
+   */
+  idleTimeoutMs?: number
+  /**
+   * The SDK's own retries of each request (HTTP 408/409/429/5xx/529 and connection errors before
+   * the response), passed as its per-request `maxRetries`. Default: the client's setting.
+   */
+  maxRetries?: number
+}
+
+const OptionsSchema = z.object({
+  client: z.custom<Pick<Anthropic, 'messages'>>(
+    (c) =>
+      typeof c === 'object' &&
+      c !== null &&
+      typeof (c as { messages?: { create?: unknown } }).messages?.create === 'function',
+    'expected an Anthropic client (with messages.create)',
+  ),
+  maxStreamRetries: z.number().int().nonnegative().optional(),
+  retryDelayMs: z.number().nonnegative().optional(),
+  maxRetryDelayMs: z.number().nonnegative().optional(),
+  random: z.custom<() => number>((v) => typeof v === 'function').optional(),
+  idleTimeoutMs: z.number().positive().optional(),
+  maxRetries: z.number().int().nonnegative().optional(),
+})
+
+/** Defaults of {@link anthropicProvider}'s options. */
+export const ANTHROPIC_PROVIDER_DEFAULTS = Object.freeze({
+  maxStreamRetries: 2,
+  retryDelayMs: 500,
+  maxRetryDelayMs: 8000,
+  idleTimeoutMs: 60_000,
+})
+
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const done = (): void => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
+}
+
+function abortedError(): ProviderError {
+  return new ProviderError('The request was aborted', { errorType: 'aborted' })
+}
+
+/**
+ * A `ModelProvider` for the Anthropic Messages API through `@anthropic-ai/sdk` (an optional peer
+ * dependency, loaded only by this subpath): maps the request with {@link toStreamParams}, streams
+ * `client.messages.create({ stream: true })` and maps its raw events — text, thinking with
+ * signatures, native `tool_use` with partial JSON, usage with the cache counters, the stop
+ * reason.
+ *
+ * HTTP failures are the SDK's to retry (configure its `maxRetries`). A stream that fails after
+ * it started — an `event: error` such as `overloaded_error`, a reset connection, or a silence
+ * longer than `idleTimeoutMs` — is sent again up to `maxStreamRetries` times with exponential
+ * backoff and jitter, reporting a `retry` event first (the loop discards the partial reply, so
+ * no tool of it runs); the wait ends at once on abort. Every failure ends the stream with one
+ * typed `ProviderError` event (status, error type, request id), never the SDK's own error.
+ */
+export function anthropicProvider(options: AnthropicProviderOptions): ModelProvider {
+  const parsed = parseWith(OptionsSchema, options, 'anthropicProvider options')
+  const client = options.client
+  const d = ANTHROPIC_PROVIDER_DEFAULTS
+  const maxStreamRetries = parsed.maxStreamRetries ?? d.maxStreamRetries
+  const baseDelay = parsed.retryDelayMs ?? d.retryDelayMs
+  const maxDelay = parsed.maxRetryDelayMs ?? d.maxRetryDelayMs
+  const idleTimeoutMs = parsed.idleTimeoutMs ?? d.idleTimeoutMs
+  const random = options.random ?? Math.random
+  // exponential, ±25 % jitter, never above maxDelay
+  const backoff = (attempt: number): number =>
+    Math.min(maxDelay, Math.round(baseDelay * 2 ** attempt * (0.75 + random() * 0.5)))
+
+  return {
+    name: 'anthropic',
+    async *stream(request, { signal }): AsyncGenerator<ProviderEvent> {
+      let params: AnthropicStreamParams
+      const warnings: RequestWarning[] = []
+      try {
+        params = toStreamParams(request, { onWarning: (w) => warnings.push(w) })
+      } catch (error) {
+        yield { type: 'error', error: toProviderError(error, { midStream: false }) }
+        return
+      }
+      for (const w of warnings) yield { type: 'warning', code: w.code, message: w.message }
+      for (let attempt = 0; ; attempt++) {
+        const end = yield* streamAttempt(client, params, {
+          signal,
+          idleTimeoutMs,
+          maxRetries: parsed.maxRetries,
+        })
+        if (end.kind === 'finished') return
+        if (end.kind === 'aborted' || signal.aborted) {
+          yield { type: 'error', error: abortedError() }
+          return
+        }
+        const { error } = end
+        // before the response started the SDK has retried already: never twice
+        if (!end.started || !error.retryable || attempt >= maxStreamRetries) {
+          yield { type: 'error', error }
+          return
+        }
+        const delayMs = backoff(attempt)
+        yield { type: 'retry', attempt: attempt + 1, delayMs, error }
+        await sleep(delayMs, signal)
+        if (signal.aborted) {
+          yield { type: 'error', error: abortedError() }
+          return
+        }
+      }
+    },
+  }
+}

@@ -1,0 +1,96 @@
+import type Anthropic from '@anthropic-ai/sdk'
+import { ProviderError } from '../errors.js'
+import { IDLE, within } from '../idle.js'
+import type { ProviderEvent } from '../provider.js'
+import { toProviderError } from './provider-errors.js'
+import type { AnthropicStreamParams } from './request-params.js'
+import { AnthropicEventMapper } from './stream-events.js'
+
+/** How one attempt of a streamed call ended (its events were yielded on the way). */
+export type AttemptEnd =
+  | { kind: 'finished' }
+  | { kind: 'aborted' }
+  /** `started`: the response had begun (the SDK retries nothing after that point). */
+  | { kind: 'failed'; error: ProviderError; started: boolean }
+
+/** Settings of one attempt. */
+export interface AttemptOptions {
+  /** The run's signal. */
+  signal: AbortSignal
+  /** Longest wait for the next stream event once the response started, in ms. */
+  idleTimeoutMs: number
+  /** The SDK's own retries of this request (HTTP 408/409/429/5xx, connection errors). */
+  maxRetries: number | undefined
+}
+
+/**
+ * One `client.messages.create({ stream: true })` call, its raw events mapped to provider events
+ * as they come. A wait longer than `idleTimeoutMs` for the next event aborts the call and ends
+ * it as a retryable `idle_timeout` failure; the run's signal aborts it at once.
+ */
+export async function* streamAttempt(
+  client: Pick<Anthropic, 'messages'>,
+  params: AnthropicStreamParams,
+  options: AttemptOptions,
+): AsyncGenerator<ProviderEvent, AttemptEnd> {
+  const { signal, idleTimeoutMs } = options
+  const controller = new AbortController()
+  const onAbort = (): void => controller.abort(signal.reason)
+  if (signal.aborted) return { kind: 'aborted' }
+  signal.addEventListener('abort', onAbort, { once: true })
+  let started = false
+  let requestId: string | undefined
+  try {
+    const { data: stream, request_id } = await client.messages
+      .create(params, {
+        signal: controller.signal,
+        ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+      })
+      .withResponse()
+    started = true
+    requestId = request_id ?? undefined
+    const mapper = new AnthropicEventMapper()
+    const events = stream[Symbol.asyncIterator]()
+    while (true) {
+      const pending = events.next()
+      const next = await within(pending, idleTimeoutMs)
+      if (next === IDLE) {
+        pending.catch(() => undefined)
+        controller.abort()
+        const error = new ProviderError(
+          `Anthropic stream stalled: no event for ${idleTimeoutMs} ms`,
+          {
+            errorType: 'idle_timeout',
+            retryable: true,
+            ...(requestId ? { requestId } : {}),
+          },
+        )
+        return { kind: 'failed', error, started }
+      }
+      if (next.done) break
+      for (const event of mapper.map(next.value)) yield event
+      if (signal.aborted) return { kind: 'aborted' }
+    }
+    if (!mapper.stopped) {
+      const error = new ProviderError('The stream ended before message_stop', {
+        errorType: 'incomplete_stream',
+        retryable: true,
+        ...(requestId ? { requestId } : {}),
+      })
+      return { kind: 'failed', error, started }
+    }
+    yield mapper.finish(requestId)
+    return { kind: 'finished' }
+  } catch (thrown) {
+    if (signal.aborted) return { kind: 'aborted' }
+    return {
+      kind: 'failed',
+      error: toProviderError(thrown, { midStream: started, requestId }),
+      started,
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort)
+    // stop the body of a stream that was left early (a stall, the consumer returned)
+    controller.abort()
+  }
+}

@@ -1,0 +1,143 @@
+import {
+  type ImageBlock,
+  ImageBlockSchema,
+  invalidArgument,
+  type JsonSchemaObject,
+  parseWith,
+  type TextBlock,
+  TextBlockSchema,
+  type ToolDefinition,
+  ToolDefinitionSchema,
+  ValidationError,
+} from '@contextkit/core'
+import * as z from 'zod'
+
+/** What a tool's `execute` learns about its call. */
+export interface ToolContext {
+  /** Fires when the run is aborted or the tool's `timeoutMs` passes: stop work and return. */
+  signal: AbortSignal
+  /** The id of the call being answered. */
+  toolCallId: string
+  /** The run's id. */
+  runId: string
+}
+
+/**
+ * What `execute` may return: a string (one text block), text/image content blocks, or any other
+ * value, sent as JSON text (`undefined` sends an empty result).
+ */
+export type ToolOutput = string | ReadonlyArray<TextBlock | ImageBlock> | unknown
+
+/** A tool the loop can run: a core `ToolDefinition` plus its zod input schema and executor. */
+export interface AgentTool<Input = unknown> extends ToolDefinition {
+  /** Validates the model's input before `execute` sees it. */
+  readonly input: z.ZodType<Input>
+  /** Milliseconds a call may take; then its signal fires and the model gets an error result. */
+  readonly timeoutMs?: number
+  execute(input: Input, context: ToolContext): ToolOutput | Promise<ToolOutput>
+}
+
+/** What {@link defineTool} takes. */
+export interface DefineToolOptions<S extends z.ZodType> {
+  /** 1–64 characters of `[a-zA-Z0-9_-]`. */
+  name: string
+  /** What the tool does and when to use it: the model reads this. */
+  description: string
+  /** zod 4 schema of the input; its top level must be an object. */
+  input: S
+  execute(input: z.output<S>, context: ToolContext): ToolOutput | Promise<ToolOutput>
+  /** Milliseconds a call may take before it becomes an error result. Default: no limit. */
+  timeoutMs?: number
+}
+
+const OptionsSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  input: z.custom<z.ZodType>(
+    (v) =>
+      typeof v === 'object' &&
+      v !== null &&
+      '_zod' in v &&
+      typeof (v as { safeParseAsync?: unknown }).safeParseAsync === 'function',
+    'expected a zod 4 schema',
+  ),
+  execute: z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function'),
+  timeoutMs: z.number().int().positive().optional(),
+})
+
+/**
+ * Define a tool from a zod 4 schema: the JSON Schema the model sees comes from zod's own
+ * `z.toJSONSchema` (input side, so defaulted fields are optional), and the loop validates every
+ * call's input with the schema before `execute` runs. Throws a `ValidationError` for a bad name,
+ * a schema whose top level is not an object, or one JSON Schema cannot express.
+ *
+ * @example
+ * const weather = defineTool({
+ *   name: 'get_weather',
+ *   description: 'Current weather for a city',
+ *   input: z.object({ city: z.string() }),
+ *   execute: async ({ city }) => `Sunny in ${city}`,
+ * })
+ */
+export function defineTool<S extends z.ZodType>(
+  options: DefineToolOptions<S>,
+): AgentTool<z.output<S>> {
+  if (typeof options !== 'object' || options === null) {
+    invalidArgument('defineTool', 'options', 'an object', options)
+  }
+  const parsed = parseWith(OptionsSchema, options, `tool options`)
+  let schema: Record<string, unknown>
+  try {
+    schema = z.toJSONSchema(options.input, { io: 'input' }) as Record<string, unknown>
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    throw new ValidationError(
+      `Tool "${parsed.name}": input cannot be expressed as JSON Schema: ${message}`,
+      [{ path: 'input', message }],
+    )
+  }
+  const { $schema: _dialect, ...inputSchema } = schema
+  const definition = parseWith(
+    ToolDefinitionSchema,
+    { name: parsed.name, description: parsed.description, inputSchema },
+    `tool "${parsed.name}" (its input must be a zod object schema)`,
+  )
+  return Object.freeze({
+    name: definition.name,
+    description: definition.description,
+    inputSchema: definition.inputSchema as JsonSchemaObject,
+    input: options.input as z.ZodType<z.output<S>>,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    execute: options.execute,
+  })
+}
+
+/** The core `ToolDefinition` of a tool (what formatters and providers see). */
+export function toolDefinition(tool: AgentTool): ToolDefinition {
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
+}
+
+const ContentListSchema = z.array(z.discriminatedUnion('type', [TextBlockSchema, ImageBlockSchema]))
+
+/**
+ * The content of a tool result for what `execute` returned: a string as one text block, valid
+ * text/image blocks as they are, `undefined` as nothing, anything else as JSON text.
+ */
+export function toolOutputContent(output: unknown): Array<TextBlock | ImageBlock> {
+  if (typeof output === 'string') return [{ type: 'text', text: output }]
+  if (output === undefined) return []
+  if (Array.isArray(output) && output.length > 0) {
+    const blocks = ContentListSchema.safeParse(output)
+    if (blocks.success) return blocks.data
+  }
+  let text: string
+  try {
+    text =
+      JSON.stringify(output, (_key, value: unknown) =>
+        typeof value === 'bigint' ? value.toString() : value,
+      ) ?? String(output)
+  } catch {
+    text = String(output)
+  }
+  return [{ type: 'text', text }]
+}

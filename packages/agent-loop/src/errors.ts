@@ -1,0 +1,96 @@
+import { ContextkitError, type ContextkitErrorOptions } from '@contextkit/core'
+
+/** Base class of the errors the agent loop raises on purpose (codes start with `agent_loop_`). */
+export class AgentLoopError extends ContextkitError {
+  static override readonly code: string = 'agent_loop_error'
+}
+
+/** Options of {@link ProviderError}. */
+export interface ProviderErrorOptions extends ContextkitErrorOptions {
+  /** HTTP status, when the provider answered with one (none for a failure inside a stream). */
+  status?: number
+  /** The provider's error type, e.g. `overloaded_error`, `invalid_request_error`, `connection`. */
+  errorType?: string
+  /** The provider's request id (`request-id` header), for support tickets and logs. */
+  requestId?: string
+  /** Whether trying the same request again may succeed. Default `false`. */
+  retryable?: boolean
+  /** The parsed error body, as the provider sent it. */
+  body?: unknown
+}
+
+/**
+ * A model provider failed: an HTTP error, an `event: error` inside a stream, a dropped
+ * connection, or an abort (`errorType: 'aborted'`). Never the provider SDK's own error: that is
+ * the `cause`. `status` and `body` follow the SDK's shape, so middleware `recover` hooks that read
+ * them (prefill's `isPrefillRejection`) work on it directly.
+ */
+export class ProviderError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_provider_error'
+  readonly status: number | undefined
+  readonly errorType: string | undefined
+  readonly requestId: string | undefined
+  readonly retryable: boolean
+  readonly body: unknown
+
+  constructor(message: string, options: ProviderErrorOptions = {}) {
+    const { status, errorType, requestId, retryable, body, ...base } = options
+    super(message, {
+      ...base,
+      details: { status, errorType, requestId, retryable: retryable ?? false, ...base.details },
+    })
+    this.status = status
+    this.errorType = errorType
+    this.requestId = requestId
+    this.retryable = retryable ?? false
+    this.body = body
+  }
+}
+
+/** A tool call's input failed the tool's zod schema (or was not valid JSON). */
+export class ToolInputError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_tool_input'
+}
+
+/** The model called a tool that is not in the run's `tools`. */
+export class UnknownToolError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_unknown_tool'
+}
+
+/** A tool's `execute` threw or rejected. The thrown value is the `cause`. */
+export class ToolExecutionError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_tool_failed'
+}
+
+/** A tool ran longer than its `timeoutMs`; its abort signal fired. */
+export class ToolTimeoutError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_tool_timeout'
+}
+
+/** The run was aborted (`abort()` or the `signal` option) before the tool call finished. */
+export class ToolAbortedError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_tool_aborted'
+}
+
+/** The loop guard refused a call identical to the ones before it. */
+export class RepeatedToolCallError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_repeated_call'
+}
+
+/**
+ * The plan phase (`analyze`) got no valid JSON answer, even after one repair request. The run
+ * goes on without a plan and this becomes a warning.
+ */
+export class PlanError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_plan_invalid'
+}
+
+/** A formatter could not render the turn (bad content for the format, a refused prefill). */
+export class RequestBuildError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_request_build'
+}
+
+/** The run was aborted; `result.error` holds this when the abort came with a reason. */
+export class AgentAbortedError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_aborted'
+}

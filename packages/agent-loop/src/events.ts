@@ -1,0 +1,215 @@
+import type {
+  AssistantMessage,
+  ContextkitError,
+  Message,
+  ToolCallBlock,
+  ToolResultBlock,
+  Usage,
+} from '@contextkit/core'
+
+/** Token usage with the share of input tokens that were read from the prompt cache. */
+export interface AgentUsage extends Usage {
+  /**
+   * `cacheRead ÷ (input + cacheRead + cacheWrite)`: the share of all input tokens (uncached,
+   * read from the cache, written to it) that were cache reads; `0` when no input was reported.
+   */
+  cacheHitRate: number
+}
+
+/** The usage of one model call of a run. */
+export interface AgentCallUsage extends AgentUsage {
+  /** The call's event number (`0` for the plan phase); a retried call appears once per attempt. */
+  turn: number
+  phase: AgentPhase
+}
+
+/** A run's usage: the sums and the run's hit rate, and every call's own figures. */
+export interface AgentRunUsage extends AgentUsage {
+  /** One entry per model call, in order (plan calls and retried attempts included). */
+  calls: AgentCallUsage[]
+}
+
+/**
+ * The share of input tokens read from the prompt cache: `cacheRead ÷ (input + cacheRead +
+ * cacheWrite)`, `0` when there were none.
+ */
+export function cacheHitRate(usage: Usage): number {
+  const total = usage.input + usage.cacheRead + usage.cacheWrite
+  return total > 0 ? usage.cacheRead / total : 0
+}
+
+/** `usage` with its {@link cacheHitRate}. */
+export function withCacheHitRate(usage: Usage): AgentUsage {
+  return {
+    input: usage.input,
+    output: usage.output,
+    cacheRead: usage.cacheRead,
+    cacheWrite: usage.cacheWrite,
+    cacheHitRate: cacheHitRate(usage),
+  }
+}
+
+/** Why a run ended. Core stop reasons of the last reply when the model simply stopped. */
+export type AgentStopReason =
+  | 'end_turn'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'refusal'
+  | 'pause_turn'
+  | 'model_context_window_exceeded'
+  | 'max_turns'
+  | 'tool_called'
+  | 'loop_detected'
+  | 'budget_exceeded'
+  | 'stop_condition'
+  | 'clarify'
+  | 'aborted'
+  | 'error'
+
+/** Something that went wrong without stopping the run (a feature turned itself off). */
+export interface AgentWarning {
+  /** Stable code, e.g. `agent_loop_plan_invalid`, `session_torn_line`, `prefill_read`. */
+  code: string
+  message: string
+  /** Who reported it: `session`, `plan`, `provider`, `formatter`, `loop`, or `<middleware>.<hook>`. */
+  source: string
+}
+
+/** What a run produced. */
+export interface AgentResult {
+  runId: string
+  /**
+   * Only the new messages, in order, as saved: assistant replies (finalized) and the user
+   * messages holding tool results. The user turn you passed is not repeated here.
+   */
+  messages: Message[]
+  /** Model calls made, the plan call included. */
+  turns: number
+  /**
+   * Usage summed over every model call, with the run's cache hit rate, and each call's figures
+   * and hit rate in `calls`.
+   */
+  usage: AgentRunUsage
+  stopReason: AgentStopReason
+  warnings: AgentWarning[]
+  /** Text of the last reply (`''` when there is none). */
+  text: string
+  /** The plan the plan phase produced (`analyze`), when it proceeded with one. */
+  plan?: string
+  /** For `stopReason: 'clarify'`: the question for the user, and why it is asked. */
+  question?: string
+  context?: string
+  /** For `stopReason: 'error'` (and an abort with a reason): what stopped the run. */
+  error?: ContextkitError
+}
+
+/** Where a model call belongs: the plan phase (`analyze`) or the agent loop. */
+export type AgentPhase = 'plan' | 'agent'
+
+/**
+ * Everything a run reports, in order, discriminated on `type`. `turn` numbers model calls of the
+ * agent loop from 1 (the plan call is turn 0); a retried call keeps its number.
+ */
+export type AgentEvent =
+  | { type: 'run-start'; runId: string; model: string; sessionId?: string; historyMessages: number }
+  | { type: 'turn-start'; turn: number; phase: AgentPhase }
+  | { type: 'text-delta'; turn: number; text: string }
+  | { type: 'thinking-delta'; turn: number; text: string }
+  | { type: 'tool-call-start'; turn: number; id: string; name: string }
+  | { type: 'tool-call-delta'; turn: number; id: string; partialJson: string }
+  | { type: 'tool-call'; turn: number; call: ToolCallBlock }
+  | {
+      type: 'tool-result'
+      turn: number
+      name: string
+      result: ToolResultBlock
+      durationMs: number
+      /** The typed reason when `result.isError`. */
+      error?: ContextkitError
+    }
+  | {
+      type: 'usage'
+      turn: number
+      /** This call's usage and cache hit rate. */
+      usage: AgentUsage
+      /** The run's so far (sums and hit rate). */
+      total: AgentUsage
+    }
+  | { type: 'warning'; warning: AgentWarning }
+  | {
+      type: 'retry'
+      turn: number
+      /** `provider`: a failed stream is sent again; `middleware`: a `recover` hook changed the turn. */
+      source: 'provider' | 'middleware'
+      attempt: number
+      delayMs: number
+      error: ContextkitError
+      /** The middleware that recovered (`source: 'middleware'`). */
+      by?: string
+    }
+  | {
+      type: 'turn-end'
+      turn: number
+      phase: AgentPhase
+      /** The reply as finalized (what is saved). */
+      message: AssistantMessage
+      /** The tool results sent back after it, when it called tools. */
+      toolResults?: Message
+    }
+  | { type: 'run-end'; result: AgentResult }
+
+/** Names of the event types, for filtering without string literals. */
+export const AGENT_EVENT_TYPES = Object.freeze([
+  'run-start',
+  'turn-start',
+  'text-delta',
+  'thinking-delta',
+  'tool-call-start',
+  'tool-call-delta',
+  'tool-call',
+  'tool-result',
+  'usage',
+  'warning',
+  'retry',
+  'turn-end',
+  'run-end',
+] as const satisfies ReadonlyArray<AgentEvent['type']>)
+
+/**
+ * A buffered, replayable event stream: every iterator starts from the first event, so events are
+ * never lost whether they are read during the run, after it, or not at all.
+ */
+export class EventChannel<T> implements AsyncIterable<T> {
+  readonly #events: T[] = []
+  #closed = false
+  #waiters: Array<() => void> = []
+
+  push(event: T): void {
+    if (this.#closed) return
+    this.#events.push(event)
+    this.#wake()
+  }
+
+  close(): void {
+    this.#closed = true
+    this.#wake()
+  }
+
+  #wake(): void {
+    const waiters = this.#waiters
+    this.#waiters = []
+    for (const w of waiters) w()
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    let i = 0
+    while (true) {
+      if (i < this.#events.length) {
+        yield this.#events[i++]!
+        continue
+      }
+      if (this.#closed) return
+      await new Promise<void>((resolve) => this.#waiters.push(resolve))
+    }
+  }
+}

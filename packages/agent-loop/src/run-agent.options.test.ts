@@ -1,0 +1,213 @@
+import {
+  type ContextMiddleware,
+  getModelInfo,
+  memoryTrace,
+  type Section,
+  textMessage,
+  ValidationError,
+} from '@contextkit/core'
+import { describe, expect, test } from 'vitest'
+import { z } from 'zod'
+import { OMISSION_NOTICE_ID } from './budget.js'
+import { defineTool } from './define-tool.js'
+import { AGENT_EVENT_TYPES, type AgentEvent, EventChannel } from './events.js'
+import { runAgent } from './run-agent.js'
+import { collect, emulated, wireText } from './test-support.js'
+import { scriptedProvider } from './testing/scripted-provider.js'
+import { AGENT_TRACE_STAGES } from './trace-stages.js'
+
+const hello = [textMessage('user', 'Hello')]
+
+describe('runAgent options', () => {
+  test('invalid options throw a ValidationError at once, naming the path', () => {
+    const provider = scriptedProvider(['hi'])
+    expect(() =>
+      runAgent({ provider, model: 'claude-haiku-4-5', messages: 'hi' as never }),
+    ).toThrow(ValidationError)
+    expect(() => runAgent({ provider: {} as never, model: 'x', messages: hello })).toThrow(
+      /provider/,
+    )
+    expect(() =>
+      runAgent({ provider, model: 'claude-haiku-4-5', messages: hello, toolConcurrency: 0 }),
+    ).toThrow(/toolConcurrency/)
+    const tool = defineTool({ name: 't', description: '', input: z.object({}), execute: () => 'x' })
+    expect(() =>
+      runAgent({ provider, model: 'claude-haiku-4-5', messages: hello, tools: [tool, tool] }),
+    ).toThrow(/used twice/)
+    expect(() =>
+      runAgent({
+        provider,
+        model: 'claude-haiku-4-5',
+        messages: hello,
+        session: { store: {} as never, id: '../x' },
+      }),
+    ).toThrow(ValidationError)
+  })
+
+  test('awaiting result alone works; events can be read afterwards, twice, in full', async () => {
+    const { provider } = await emulated(['Hi there.'])
+    const run = runAgent({ provider, model: 'claude-haiku-4-5', messages: hello })
+    const result = await run.result
+    expect(result.text).toBe('Hi there.')
+    const once = await collect(run.events)
+    const twice = await collect(run.events)
+    expect(twice).toEqual(once)
+    expect(once.map((e) => e.type)).toEqual([
+      'run-start',
+      'turn-start',
+      'text-delta',
+      'usage',
+      'turn-end',
+      'run-end',
+    ])
+    expect(once.at(-1)).toEqual({ type: 'run-end', result })
+    expect(new Set(once.map((e) => e.type)).size).toBeLessThanOrEqual(AGENT_EVENT_TYPES.length)
+  })
+
+  test('system as a string or as sections, workspace and vars reach the middleware', async () => {
+    const { provider, bodies } = await emulated(['a', 'b'])
+    const seen: unknown[] = []
+    const spy: ContextMiddleware = {
+      name: 'spy',
+      prepare(turn, run) {
+        seen.push(run.workspace, turn.vars.project, run.runId)
+        return turn
+      },
+    }
+    await runAgent({
+      provider,
+      model: 'claude-haiku-4-5',
+      system: 'You are terse.',
+      messages: hello,
+      workspace: '/tmp/ws',
+      vars: { project: 'demo' },
+      middleware: [spy],
+      runId: 'run_fixed',
+    }).result
+    expect(seen).toEqual(['/tmp/ws', 'demo', 'run_fixed'])
+    expect(bodies()[0]?.system).toEqual([
+      { type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } },
+    ])
+    const sections: Section[] = [
+      { id: 'rules', text: 'Stable rules.', priority: 10, cache: 'stable' },
+      { id: 'today', text: 'Today is Monday.', priority: 5, cache: 'volatile' },
+    ]
+    await runAgent({ provider, model: 'claude-haiku-4-5', system: sections, messages: hello })
+      .result
+    expect(bodies()[1]?.system?.map((b) => [b.text, Boolean(b.cache_control)])).toEqual([
+      ['Stable rules.', true],
+      ['Today is Monday.', false],
+    ])
+  })
+
+  test('budget fitting: a tight budget drops the lowest-priority section and tells the model', async () => {
+    const { provider, bodies } = await emulated(['ok'])
+    const trace = memoryTrace()
+    const files: Section = {
+      id: 'preload:big.ts',
+      text: 'export const x = 1\n'.repeat(400),
+      priority: 1,
+      cache: 'volatile',
+    }
+    const hint: Section = {
+      id: 'hint',
+      text: 'The data is NDJSON.',
+      priority: 50,
+      cache: 'volatile',
+    }
+    await runAgent({
+      provider,
+      model: 'claude-haiku-4-5',
+      system: 'Rules.',
+      messages: hello,
+      budgetTokens: 200,
+      trace,
+      middleware: [
+        { name: 'sections', prepare: (turn) => ({ ...turn, userSections: [hint, files] }) },
+      ],
+    }).result
+    const body = bodies()[0]!
+    expect(wireText(body.messages.at(-1))).toBe('Hello\n\nThe data is NDJSON.')
+    const notice = body.system?.at(-1)?.text ?? ''
+    expect(notice).toContain('[Context note: some material was left out to fit the token budget.]')
+    expect(notice).toContain('preload:big.ts')
+    const budget = trace.byStage(AGENT_TRACE_STAGES.budget)[0]?.data
+    expect(budget?.budget).toBe(200)
+    expect(budget?.kept).toEqual(['system', 'omission-notice', 'hint'])
+    expect(budget?.omissions).toEqual([
+      expect.objectContaining({ id: 'preload:big.ts', reason: 'dropped' }),
+    ])
+    expect(OMISSION_NOTICE_ID).toBe('omission-notice')
+  })
+
+  test('the default budget is what the context window leaves: a small window drops sections', async () => {
+    const { provider, bodies } = await emulated(['ok'])
+    const tiny = { ...getModelInfo('claude-haiku-4-5'), contextWindow: 1200, maxOutput: 1000 }
+    const big: Section = { id: 'big', text: 'word '.repeat(1000), priority: 1, cache: 'volatile' }
+    await runAgent({
+      provider,
+      model: tiny,
+      messages: hello,
+      middleware: [{ name: 'big', prepare: (turn) => ({ ...turn, userSections: [big] }) }],
+    }).result
+    expect(wireText(bodies()[0]?.messages.at(-1))).toBe('Hello')
+  })
+
+  test('tokenCounter is the one budgets are counted with', async () => {
+    const { provider } = await emulated(['ok'])
+    const seen: string[] = []
+    const counter = {
+      id: 'chars',
+      kind: 'estimate' as const,
+      count: (text: string) => {
+        seen.push(text)
+        return text.length
+      },
+    }
+    await runAgent({
+      provider,
+      model: 'claude-haiku-4-5',
+      system: 'S'.repeat(10),
+      messages: hello,
+      tokenCounter: counter,
+    }).result
+    expect(seen).toContain('S'.repeat(10))
+    expect(seen).toContain('Hello')
+  })
+
+  test('the in-process scripted provider drives the same loop', async () => {
+    const provider = scriptedProvider([
+      { text: 'Using it.', toolCalls: [{ name: 'echo', input: { s: 'x' } }] },
+      'Echoed.',
+    ])
+    const echo = defineTool({
+      name: 'echo',
+      description: '',
+      input: z.object({ s: z.string() }),
+      execute: ({ s }) => s,
+    })
+    const run = runAgent({ provider, model: 'claude-haiku-4-5', messages: hello, tools: [echo] })
+    const events: AgentEvent[] = await collect(run.events)
+    const result = await run.result
+    expect(result.text).toBe('Echoed.')
+    expect(provider.requests).toHaveLength(2)
+    expect(provider.requests[1]?.messages.at(-1)?.content[0]).toMatchObject({
+      type: 'tool_result',
+      tool_use_id: 'call_0_0',
+    })
+    expect(events.filter((e) => e.type === 'tool-result')).toHaveLength(1)
+  })
+})
+
+describe('EventChannel', () => {
+  test('buffers, replays to every iterator, and ends on close', async () => {
+    const channel = new EventChannel<number>()
+    channel.push(1)
+    const early = collect(channel as never) as unknown as Promise<number[]>
+    channel.push(2)
+    channel.close()
+    channel.push(3)
+    expect(await early).toEqual([1, 2])
+    expect(await (collect(channel as never) as unknown as Promise<number[]>)).toEqual([1, 2])
+  })
+})

@@ -1,0 +1,64 @@
+import { randomId } from '@contextkit/core'
+import { AgentLoop } from './agent-loop.js'
+import { type AgentEvent, type AgentResult, EventChannel } from './events.js'
+import { type RunAgentOptions, resolveOptions } from './options.js'
+
+/** A started run. */
+export interface AgentRun {
+  readonly runId: string
+  /**
+   * Everything the run reports, in order (see `AgentEvent`). Buffered and replayable: iterate it
+   * during the run, after it, several times, or never.
+   */
+  readonly events: AsyncIterable<AgentEvent>
+  /**
+   * The outcome. Always resolves — failures are `stopReason: 'error'` with `error` set, aborts
+   * `stopReason: 'aborted'` — so there is never an unhandled rejection; awaiting it alone is
+   * enough (the events need not be read).
+   */
+  readonly result: Promise<AgentResult>
+  /**
+   * Stop the run: the model stream and every running tool see the abort signal, and `result`
+   * settles promptly with `stopReason: 'aborted'`, the session holding only whole steps.
+   */
+  abort(reason?: unknown): void
+}
+
+/**
+ * Run the agent loop: prepare the turn with the middleware, optionally plan (`analyze`), then
+ * call the model, run the tools it asks for (validated, in parallel, with timeouts), feed the
+ * results back, and repeat until the model stops, a stop condition fires (`maxTurns(20)` by
+ * default), the loop guard trips, the run is aborted, or something fails. Every reply goes
+ * through the middleware's `finalize`; with `session`, each step is appended to the store as it
+ * ends. Starts at once; throws a `ValidationError` (synchronously) only for invalid options.
+ *
+ * @example
+ * const run = runAgent({ provider, model: 'claude-haiku-4-5', messages: [textMessage('user', 'Hi')] })
+ * for await (const e of run.events) if (e.type === 'text-delta') process.stdout.write(e.text)
+ * const { stopReason, messages } = await run.result
+ */
+export function runAgent(options: RunAgentOptions): AgentRun {
+  const resolved = resolveOptions(options)
+  const controller = new AbortController()
+  const external = options.signal
+  const onExternalAbort = (): void => controller.abort(external?.reason)
+  if (external?.aborted) controller.abort(external.reason)
+  else external?.addEventListener('abort', onExternalAbort, { once: true })
+  const channel = new EventChannel<AgentEvent>()
+  const runId = options.runId ?? `run_${randomId()}`
+  const loop = new AgentLoop(resolved, controller.signal, channel, runId)
+  const result = loop.run().finally(() => {
+    external?.removeEventListener('abort', onExternalAbort)
+    channel.close()
+  })
+  return {
+    runId,
+    events: channel,
+    result,
+    abort(reason?: unknown) {
+      if (controller.signal.aborted) return
+      if (reason === undefined) controller.abort()
+      else controller.abort(reason)
+    },
+  }
+}

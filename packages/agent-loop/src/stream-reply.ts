@@ -1,0 +1,259 @@
+import {
+  type AssistantMessage,
+  type ContentBlock,
+  describeError,
+  emptyUsage,
+  type StopReason,
+  type Usage,
+} from '@contextkit/core'
+import type { StreamEvent, StreamParser } from '@contextkit/formatters'
+import { ProviderError } from './errors.js'
+import type { AgentEvent, AgentWarning } from './events.js'
+import type { ModelProvider, ProviderEvent, ProviderRequest } from './provider.js'
+
+/** Inputs of {@link streamReply}. */
+export interface StreamReplyInput {
+  provider: ModelProvider
+  request: ProviderRequest
+  /** A fresh parser of the request's formatter. */
+  parser: StreamParser
+  signal: AbortSignal
+  /** Event number of this model call. */
+  turn: number
+  emit(event: AgentEvent): void
+  warn(warning: AgentWarning): void
+}
+
+/** How a streamed reply ended. `reply` holds what arrived (incomplete tool calls left out). */
+export type StreamReplyOutcome =
+  | { kind: 'done'; reply: AssistantMessage; invalidCalls: Map<string, string> }
+  | { kind: 'aborted'; reply: AssistantMessage }
+  | { kind: 'failed'; reply: AssistantMessage; error: ProviderError }
+
+/** Folds provider and parser events into content blocks, in arrival order. */
+class ReplyBuilder {
+  content: ContentBlock[] = []
+  invalidCalls = new Map<string, string>()
+  usage: Usage = emptyUsage()
+  #thinkingOpen = false
+  #pending = new Map<string, string>()
+  readonly #input: StreamReplyInput
+
+  constructor(input: StreamReplyInput) {
+    this.#input = input
+    input.parser.push(input.request.assistantPrefill ?? '')
+  }
+
+  reset(): void {
+    this.content = []
+    this.invalidCalls = new Map()
+    this.usage = emptyUsage()
+    this.#thinkingOpen = false
+    this.#pending = new Map()
+    this.#input.parser.reset()
+    this.#input.parser.push(this.#input.request.assistantPrefill ?? '')
+  }
+
+  #text(text: string): void {
+    if (text === '') return
+    const last = this.content[this.content.length - 1]
+    if (last?.type === 'text') last.text += text
+    else this.content.push({ type: 'text', text })
+    this.#input.emit({ type: 'text-delta', turn: this.#input.turn, text })
+  }
+
+  #thinking(text: string, open: boolean): void {
+    const last = this.content[this.content.length - 1]
+    if (last?.type === 'thinking' && this.#thinkingOpen) last.thinking += text
+    else {
+      this.content.push({ type: 'thinking', thinking: text })
+      this.#thinkingOpen = open
+    }
+    if (text !== '') this.#input.emit({ type: 'thinking-delta', turn: this.#input.turn, text })
+  }
+
+  parsed(events: readonly StreamEvent[]): void {
+    const turn = this.#input.turn
+    for (const e of events) {
+      if (e.type === 'text-delta') this.#text(e.text)
+      else if (e.type === 'thinking-start') this.#thinking('', true)
+      else if (e.type === 'thinking-delta') this.#thinking(e.text, true)
+      else if (e.type === 'thinking-end') this.#thinkingOpen = false
+      else if (e.type === 'tool-call-start') {
+        this.#input.emit({ type: 'tool-call-start', turn, id: e.id, name: e.name })
+      } else if (e.type === 'tool-call-end') {
+        if (e.incomplete) {
+          this.#input.warn({
+            code: 'agent_loop_incomplete_tool_call',
+            message: `The reply ended inside a call to ${e.call.name}; it was not run.`,
+            source: 'loop',
+          })
+          continue
+        }
+        this.content.push(e.call)
+        this.#input.emit({ type: 'tool-call', turn, call: e.call })
+      }
+    }
+  }
+
+  provider(event: ProviderEvent): void {
+    const turn = this.#input.turn
+    switch (event.type) {
+      case 'text-delta':
+        this.parsed(this.#input.parser.processChunk(event.text))
+        return
+      case 'thinking-delta':
+        this.#thinking(event.text, true)
+        return
+      case 'thinking-end': {
+        const last = this.content[this.content.length - 1]
+        if (last?.type === 'thinking' && event.signature !== undefined)
+          last.signature = event.signature
+        this.#thinkingOpen = false
+        return
+      }
+      case 'tool-call-start':
+        this.#pending.set(event.id, event.name)
+        this.#input.emit({ type: 'tool-call-start', turn, id: event.id, name: event.name })
+        return
+      case 'tool-call-delta':
+        this.#input.emit({
+          type: 'tool-call-delta',
+          turn,
+          id: event.id,
+          partialJson: event.partialJson,
+        })
+        return
+      case 'tool-call-end': {
+        this.#pending.delete(event.id)
+        const call = {
+          type: 'tool_call' as const,
+          id: event.id,
+          name: event.name,
+          input: event.input,
+        }
+        if (event.parseError !== undefined) this.invalidCalls.set(event.id, event.parseError)
+        this.content.push(call)
+        this.#input.emit({ type: 'tool-call', turn, call })
+        return
+      }
+      case 'usage':
+        this.usage = { ...this.usage, ...event.usage }
+        return
+      case 'warning':
+        this.#input.warn({ code: event.code, message: event.message, source: 'provider' })
+        return
+      default:
+        return
+    }
+  }
+
+  /** End of the reply: release held-back text; a stop sequence that closed a tool call is fed back. */
+  end(stopSequence?: string): void {
+    const parser = this.#input.parser
+    if (stopSequence && parser.getCurrentBlockType() === 'tool-call') {
+      this.parsed(parser.processChunk(stopSequence))
+    }
+    this.parsed(parser.flush())
+    if (this.#pending.size > 0) {
+      this.#input.warn({
+        code: 'agent_loop_incomplete_tool_call',
+        message: `The reply ended inside ${this.#pending.size} tool call(s); they were not run.`,
+        source: 'loop',
+      })
+      this.#pending.clear()
+    }
+  }
+
+  message(stopReason: StopReason, stopSequence?: string): AssistantMessage {
+    const content = this.content.filter((b) => b.type !== 'text' || b.text !== '')
+    const reply: AssistantMessage = { role: 'assistant', content, stopReason, usage: this.usage }
+    if (stopSequence !== undefined) reply.stopSequence = stopSequence
+    return reply
+  }
+}
+
+const ABORT = Symbol('abort')
+
+function asProviderError(thrown: unknown, provider: string): ProviderError {
+  if (ProviderError.isInstance(thrown)) return thrown
+  return new ProviderError(`Provider "${provider}" failed: ${describeError(thrown)}`, {
+    cause: thrown,
+    errorType: 'provider_threw',
+  })
+}
+
+/**
+ * Stream one model call: provider text through the formatter's parser (seeded with the request's
+ * `assistantPrefill`), native thinking and tool calls as they come, agent events emitted on the
+ * way. A provider `retry` voids the partial reply. An abort ends the wait at once, whether or not
+ * the provider honours its signal.
+ */
+export async function streamReply(input: StreamReplyInput): Promise<StreamReplyOutcome> {
+  const builder = new ReplyBuilder(input)
+  const { signal } = input
+  let abortListener: (() => void) | undefined
+  const aborted = new Promise<typeof ABORT>((resolve) => {
+    if (signal.aborted) return resolve(ABORT)
+    abortListener = () => resolve(ABORT)
+    signal.addEventListener('abort', abortListener, { once: true })
+  })
+  const partial = (reason: StopReason): AssistantMessage => {
+    builder.end()
+    return builder.message(reason)
+  }
+  let iterator: AsyncIterator<ProviderEvent> | undefined
+  try {
+    iterator = input.provider.stream(input.request, { signal })[Symbol.asyncIterator]()
+    while (true) {
+      const next = await Promise.race([iterator.next(), aborted])
+      if (next === ABORT) {
+        iterator.return?.()?.catch(() => undefined)
+        return { kind: 'aborted', reply: partial('aborted') }
+      }
+      if (next.done) {
+        const error = new ProviderError(
+          `Provider "${input.provider.name}" ended the stream without a finish or error event`,
+          { errorType: 'incomplete_stream', retryable: true },
+        )
+        return { kind: 'failed', reply: partial('error'), error }
+      }
+      const event = next.value
+      if (event.type === 'finish') {
+        builder.usage = event.usage
+        builder.end(event.stopReason === 'stop_sequence' ? event.stopSequence : undefined)
+        return {
+          kind: 'done',
+          reply: builder.message(event.stopReason, event.stopSequence),
+          invalidCalls: builder.invalidCalls,
+        }
+      }
+      if (event.type === 'error') {
+        if (signal.aborted) return { kind: 'aborted', reply: partial('aborted') }
+        return { kind: 'failed', reply: partial('error'), error: event.error }
+      }
+      if (event.type === 'retry') {
+        builder.reset()
+        input.emit({
+          type: 'retry',
+          turn: input.turn,
+          source: 'provider',
+          attempt: event.attempt,
+          delayMs: event.delayMs,
+          error: event.error,
+        })
+        continue
+      }
+      builder.provider(event)
+    }
+  } catch (thrown) {
+    if (signal.aborted) return { kind: 'aborted', reply: partial('aborted') }
+    return {
+      kind: 'failed',
+      reply: partial('error'),
+      error: asProviderError(thrown, input.provider.name),
+    }
+  } finally {
+    if (abortListener) signal.removeEventListener('abort', abortListener)
+  }
+}

@@ -1,0 +1,15 @@
+// `@contextkit/resumption/node`: the Node-only parts (they read, write and lock state files).
+// The pure API is the package root (src/index.ts); see "Package shape" in the root README.
+export type { FileLockOptions } from './file-lock.js'
+export { UNREADABLE_LOCK_GRACE_MS, withFileLock } from './file-lock.js'
+export type { FileStateStoreOptions } from './file-state-store.js'
+export { fileStateStore } from './file-state-store.js'
+export type { Lazy, ResumptionOptions } from './middleware.js'
+export { resumption } from './middleware.js'
+export {
+  RESUMPTION_STATE_KEY,
+  RESUMPTION_TRACE_STAGES,
+  RESUMPTION_VARS_KEY,
+} from './names.js'
+export type { LoadResult, SaveOptions, StateFileOptions } from './state-file.js'
+export { loadSelfState, saveSelfState, updateSelfState } from './state-file.js'

@@ -1,0 +1,57 @@
+import { SessionIdSchema, type StateStore, type TokenCounter } from '@contextkit/core'
+import * as z from 'zod'
+import type { LoadResult } from './state-file.js'
+
+const isFunction = (v: unknown): boolean => typeof v === 'function'
+const fn = <T>() => z.custom<T>(isFunction, { message: 'expected a function' })
+
+/** Zod schema of `StateFileOptions` (the state file's own options). */
+export const StateFileOptionsSchema = z.object({
+  now: fn<() => number>().optional(),
+  backupPath: z.string().min(1).optional(),
+  lockPath: z.string().min(1).optional(),
+  lockTimeoutMs: z.number().nonnegative().optional(),
+  staleLockMs: z.number().nonnegative().optional(),
+  maxBytes: z.number().int().positive().optional(),
+})
+
+const lazyString = z.union([z.string(), fn<() => string | undefined>()]).optional()
+
+const StoreSchema = z.custom<StateStore>(
+  (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as { load?: unknown }).load === 'function' &&
+    typeof (v as { save?: unknown }).save === 'function',
+  { message: 'expected a StateStore (load and save functions)' },
+)
+
+const CounterSchema = z.custom<TokenCounter>(
+  (v) =>
+    typeof v === 'object' && v !== null && typeof (v as { count?: unknown }).count === 'function',
+  { message: 'expected a TokenCounter' },
+)
+
+/** Zod schema of `ResumptionOptions`, checked by the `resumption()` factory. */
+export const ResumptionOptionsSchema = StateFileOptionsSchema.extend({
+  store: StoreSchema.optional(),
+  agentId: SessionIdSchema.optional(),
+  path: z.string().min(1).optional(),
+  placement: z.enum(['system', 'message']).optional(),
+  budgetTokens: z.number().nonnegative().optional(),
+  tailTokens: z.number().nonnegative().optional(),
+  maxAnchors: z.number().int().nonnegative().optional(),
+  maxAgeMs: z.number().nonnegative().optional(),
+  cwd: lazyString,
+  branch: lazyString,
+  counter: CounterSchema.optional(),
+  sectionId: z.string().min(1).optional(),
+  priority: z.number().refine(Number.isFinite, 'expected a finite number').optional(),
+  capture: z.boolean().optional(),
+})
+
+/** Zod schema of `FileStateStoreOptions`, checked by the `fileStateStore()` factory. */
+export const FileStateStoreOptionsSchema = StateFileOptionsSchema.extend({
+  path: z.union([z.string().min(1), fn<(agentId: string) => string>()]),
+  onLoad: fn<(result: LoadResult) => void>().optional(),
+})
