@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { CsvRecordCounter } from './record-counters.js'
 import { chunksOf } from '../../../test-utils/chunks.js'
 import { referenceCsvCount } from './csv-reference.js'
+import { CsvRecordCounter } from './record-counters.js'
 
 function count(
   chunks: string[],

@@ -13,11 +13,11 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import v8 from 'node:v8'
 import { analyzeFile } from './analyze-file.js'
+import { referenceCsvCount } from './csv-reference.js'
 import { JsonRecordCounter } from './json-record-counter.js'
 import { JsonShapeScanner } from './json-shape-scanner.js'
 import { LineCounter } from './lines.js'
 import { CsvRecordCounter, NdjsonRecordCounter, NonBlankLineCounter } from './record-counters.js'
-import { referenceCsvCount } from './csv-reference.js'
 import type { ContextMetadata } from './types.js'
 
 v8.setFlagsFromString('--allow-natives-syntax')

@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { chunksOf } from '../../../test-utils/chunks.js'
 import { JsonShapeScanner } from './json-shape-scanner.js'
 import { balancedEnd, elementRun, SKIP_DEPTH } from './json-skip.js'
 import { RUN } from './run-pacer.js'
-import { chunksOf } from '../../../test-utils/chunks.js'
 
 /** Scan `chunks` with native skipping on or off; the shape and where the root closed. */
 function scan(chunks: string[], fastSkip: boolean) {
