@@ -1,13 +1,15 @@
 /**
- * analyzeFile on generated NDJSON files of 100 MB and 1 GB: time and peak RSS. The files are
- * written under os.tmpdir() and deleted afterwards; with less than 5 GB free the suite is
- * skipped with a note.
+ * analyzeFile on generated files: NDJSON of 100 MB and 1 GB, and 1 GB of CSV with quoted
+ * newlines and of a pretty-printed JSON array (the formats whose counters use native runs):
+ * time and peak RSS. The files are written under os.tmpdir() and deleted afterwards; with less
+ * than 8 GB free the suite is skipped with a note.
  */
 import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bench, describe } from 'vitest'
 import { analyzeFile } from '../src/node.js'
+import { csvQuotedNewlines, prettyJsonArray } from './fixtures.js'
 
 const MB = 1024 * 1024
 const GB = 1024 * MB
@@ -17,9 +19,9 @@ function freeBytes(): number {
   return s.bavail * s.bsize
 }
 
-const enough = freeBytes() >= 5 * GB
+const enough = freeBytes() >= 8 * GB
 if (!enough) {
-  console.log(`[analyze-file.bench] skipped: less than 5 GB free under ${tmpdir()}`)
+  console.log(`[analyze-file.bench] skipped: less than 8 GB free under ${tmpdir()}`)
 }
 
 /** Write ~`size` bytes of NDJSON by repeating a 1 MiB block of distinct records. */
@@ -45,6 +47,39 @@ function writeNdjson(path: string, size: number): void {
   } finally {
     closeSync(fd)
   }
+}
+
+/** Write ~`size` bytes: `head`, then a 1 MiB `block` repeated with `separator`, then `tail`. */
+function writeRepeated(
+  path: string,
+  size: number,
+  head: string,
+  block: string,
+  separator: string,
+  tail: string,
+): void {
+  const first = Buffer.from(head + block)
+  const next = Buffer.from(separator + block)
+  const fd = openSync(path, 'w')
+  try {
+    writeSync(fd, first)
+    for (let written = first.length; written < size; written += next.length) writeSync(fd, next)
+    writeSync(fd, tail)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** 1 GB of CSV records like bench/fixtures.ts (a quoted newline every third record). */
+function writeCsv(path: string, size: number): void {
+  const [header, ...rows] = csvQuotedNewlines(MB).trimEnd().split('\n')
+  writeRepeated(path, size, `${header}\n`, rows.join('\n'), '\n', '\n')
+}
+
+/** 1 GB of one pretty-printed JSON array of records like bench/fixtures.ts. */
+function writeJsonArray(path: string, size: number): void {
+  const inner = prettyJsonArray(MB).slice(1, -2)
+  writeRepeated(path, size, '[', inner, ',', '\n]')
 }
 
 /** Run analyzeFile while sampling RSS every 5 ms; print time, throughput and peak RSS. */
@@ -75,6 +110,8 @@ const once = { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 }
 let dir = ''
 const small = () => join(dir, 'feed-100mb.ndjson')
 const large = () => join(dir, 'feed-1gb.ndjson')
+const csv = () => join(dir, 'rows-1gb.csv')
+const json = () => join(dir, 'records-1gb.json')
 function cleanup(): void {
   if (dir) rmSync(dir, { recursive: true, force: true })
   dir = ''
@@ -86,8 +123,10 @@ function prepare(): void {
   const t0 = performance.now()
   writeNdjson(small(), 100 * MB)
   writeNdjson(large(), GB)
+  writeCsv(csv(), GB)
+  writeJsonArray(json(), GB)
   console.log(
-    `[analyze-file.bench] generated 1.1 GB in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    `[analyze-file.bench] generated 3.1 GB in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   )
 }
 
@@ -97,7 +136,12 @@ describe.skipIf(!enough)('analyzeFile, streaming', () => {
     iterations: 3,
     setup: prepare,
   })
-  bench('1 GB NDJSON', () => measure('1 GB', large()), {
+  bench('1 GB NDJSON', () => measure('1 GB', large()), { ...once, setup: prepare })
+  bench('1 GB CSV, quoted newlines', () => measure('1 GB CSV', csv()), {
+    ...once,
+    setup: prepare,
+  })
+  bench('1 GB pretty-printed JSON array', () => measure('1 GB JSON array', json()), {
     ...once,
     setup: prepare,
     teardown: (_task, mode) => {

@@ -9,8 +9,8 @@ import type { AnalyzeOptions, ContextMetadata } from './types.js'
  * count, field names and a sample record.
  *
  * Detection reads only the first `sniffChars` characters (default 65536); lines and records are
- * counted over the whole string with `indexOf` jumps (quote-aware for CSV, depth-tracking for
- * JSON). Never throws for any string and file name; bad `options` values and a non-string
+ * counted over the whole string with `indexOf` jumps and native regular-expression runs
+ * (quote-aware for CSV, depth-tracking for JSON). Never throws for any string and file name; bad `options` values and a non-string
  * `content` throw a `ValidationError`.
  *
  * @param content the context text.

@@ -7,23 +7,31 @@
  * caps below, whatever the input size; chunk boundaries may fall anywhere.
  */
 
+import { FirstChildCaptures } from './json-captures.js'
 import {
-  CAPTURE_CHARS,
   type ContainerShape,
   closingQuote,
   endsInOddBackslashes,
+  isScalarEnd,
   KIND,
+  kindOf,
   MAX_KEYS,
   MAX_MEMBERS,
+  newShape,
+  runKindOf,
   SHAPE_SAMPLE,
   type ShapeScan,
   type TopMember,
 } from './json-shape.js'
+import { balancedEnd, elementRun } from './json-skip.js'
+import { RunPacer, releaseLastMatch } from './run-pacer.js'
 
-/** Containers near the root whose first child is captured. */
-const MAX_CAPTURES = 12
 const MAX_KEY_CHARS = 256
 const SHALLOW = 3
+/** A native skip shorter than this is a poor one; after it, characters are read one by one. */
+const SHORT_SKIP = 32
+const MIN_SKIP_BACKOFF = 16
+const MAX_SKIP_BACKOFF = 4096
 
 interface Frame {
   obj: boolean
@@ -43,34 +51,6 @@ interface Frame {
   /** The reference shape of this container's object children (its first object child's keys). */
   childRef: Set<string> | undefined
   captureFirst: boolean
-}
-
-interface Capture {
-  parts: string[]
-  len: number
-  /** Start index in the current chunk. */
-  from: number
-  /** Depth at which the captured value sits (the value ends when depth returns here). */
-  depth: number
-  shape: ContainerShape
-  cut: boolean
-}
-
-function newShape(): ContainerShape {
-  return { count: 0, kinds: 0, keys: [], objChildren: 0, similar: 0 }
-}
-
-function kindOf(c: number): number {
-  if (c === 123) return KIND.object
-  if (c === 91) return KIND.array
-  if (c === 34) return KIND.string
-  if (c === 116 || c === 102) return KIND.boolean
-  if (c === 110) return KIND.null
-  return KIND.number
-}
-
-function isDelimiter(c: number): boolean {
-  return c <= 32 || c === 44 || c === 93 || c === 125 || c === 58
 }
 
 /** A streaming JSON shape scan; see the module comment. Feed chunks, then read {@link result}. */
@@ -93,8 +73,19 @@ export class JsonShapeScanner {
   private inScalar = false
   private scalarRaw: string | undefined
   private scalarMember: TopMember | undefined
-  private captures: Capture[] = []
-  private capturesStarted = 0
+  private readonly captures = new FirstChildCaptures()
+  /** Skip deep values and runs of elements in native matches (else character by character). */
+  private fastSkip: boolean
+  /** Where in the chunk the next native skip may be tried, and the wait after a poor one. */
+  private skipRetryAt = 0
+  private skipBackoff = MIN_SKIP_BACKOFF
+  /** When the next {@link elementRuns} try is due (a chance per comma), and its view. */
+  private readonly runs = new RunPacer()
+
+  /** @param options `fastSkip: false` reads deep values character by character (for tests). */
+  constructor(options: { fastSkip?: boolean } = {}) {
+    this.fastSkip = options.fastSkip ?? true
+  }
 
   /**
    * Where the first root value closed in the chunk last pushed (the index after its last
@@ -106,7 +97,8 @@ export class JsonShapeScanner {
   push(s: string): void {
     this.closedAt = -1
     if (this.stopped || s.length === 0) return
-    for (const c of this.captures) c.from = 0
+    this.captures.newChunk()
+    this.skipRetryAt = 0
     let i = 0
     if (this.inString !== 0) i = this.continueString(s, 0)
     else if (this.inScalar) i = this.continueScalar(s, 0)
@@ -121,8 +113,9 @@ export class JsonShapeScanner {
         i++
       } else if (c === 44) {
         const f = this.frames[this.depth - 1]
-        if (f?.obj) f.expectKey = true
         i++
+        if (f?.obj) f.expectKey = true
+        else if (f !== undefined && this.fastSkip) i = this.elementRuns(s, i, f)
       } else if (c === 34) {
         const f = this.frames[this.depth - 1]
         if (f?.obj && f.expectKey) {
@@ -152,7 +145,41 @@ export class JsonShapeScanner {
         i = this.continueScalar(s, i)
       }
     }
-    if (i < 0 || i >= len) this.flushCaptures(s)
+    if (i < 0 || i >= len) this.captures.flush(s)
+    if (this.fastSkip) releaseLastMatch()
+  }
+
+  /**
+   * After a comma in an array (`f`) whose next elements would each be skipped whole (counted,
+   * their kind noted, nothing read inside): skip them 64 or 8 at a time with one native match
+   * each ({@link elementRun}). Returns where to go on. After a miss the next tries wait for 1, 2,
+   * 4, … up to 1,024 commas, so arrays the runs never fit cost little.
+   */
+  private elementRuns(s: string, from: number, f: Frame): number {
+    if (!this.runs.due()) return from
+    let at = from
+    for (;;) {
+      let k = at
+      while (k < s.length && s.charCodeAt(k) <= 32) k++
+      if (k >= s.length) return at
+      const kind = runKindOf(s.charCodeAt(k))
+      if (kind === undefined) return at
+      if (kind === 'object' || kind === 'array') {
+        const obj = kind === 'object'
+        if (this.depth + 1 <= SHALLOW && this.wants(this.depth, obj) !== undefined) return at
+      }
+      if (this.captures.openAt(this.depth)) return at
+      const run = elementRun(s, at, kind, this.runs.window)
+      if (run.count <= 0) {
+        if (run.count < 0) this.fastSkip = false
+        this.runs.miss()
+        return at
+      }
+      f.shape.count += run.count
+      f.shape.kinds |= KIND[kind]
+      this.runs.hit(run.count, run.end - at)
+      at = run.end
+    }
   }
 
   /** The shape learned so far. */
@@ -166,11 +193,29 @@ export class JsonShapeScanner {
     }
   }
 
-  /** Depth > deepUntil: only strings and brackets matter until we come back up. */
+  /**
+   * Depth > deepUntil: only strings and brackets matter until we come back up. Balanced content
+   * is skipped by one native match ({@link balancedEnd}); the loop handles what stops it: a
+   * closer, an opener too deep or cut by the chunk end, a string cut by the chunk end.
+   */
   private skipDeep(s: string, from: number): number {
     let depth = this.depth
     const len = s.length
     for (let i = from; i < len; i++) {
+      if (this.fastSkip && i >= this.skipRetryAt) {
+        const j = balancedEnd(s, i)
+        if (j === -1) this.fastSkip = false
+        else if (j >= len) break
+        else {
+          // a match that skips little (values nested deeper than it can cross, runs of
+          // closers): read the next 16, 32, … 4,096 characters one by one before the next
+          if (j - i < SHORT_SKIP) {
+            this.skipRetryAt = j + this.skipBackoff
+            this.skipBackoff = Math.min(this.skipBackoff * 2, MAX_SKIP_BACKOFF)
+          } else this.skipBackoff = MIN_SKIP_BACKOFF
+          i = j
+        }
+      }
       const c = s.charCodeAt(i)
       if (c === 34) {
         const j = closingQuote(s, i + 1, false)
@@ -224,7 +269,7 @@ export class JsonShapeScanner {
 
   private continueScalar(s: string, from: number): number {
     let i = from
-    while (i < s.length && !isDelimiter(s.charCodeAt(i))) i++
+    while (i < s.length && !isScalarEnd(s.charCodeAt(i))) i++
     if (this.scalarRaw !== undefined && this.scalarRaw.length < 64) {
       this.scalarRaw += s.slice(from, Math.min(i, from + 64 - this.scalarRaw.length))
     }
@@ -274,17 +319,7 @@ export class JsonShapeScanner {
     if (!f) return
     f.shape.count++
     f.shape.kinds |= kind
-    if (f.captureFirst && f.shape.count === 1 && this.capturesStarted < MAX_CAPTURES) {
-      this.capturesStarted++
-      this.captures.push({
-        parts: [],
-        len: 0,
-        from: at,
-        depth: this.depth,
-        shape: f.shape,
-        cut: false,
-      })
-    }
+    if (f.captureFirst && f.shape.count === 1) this.captures.start(at, this.depth, f.shape)
     if (f.level === 0 && f.obj && f.lastMember) {
       f.lastMember.kind = kind
       if (kind !== KIND.object && kind !== KIND.array) {
@@ -294,10 +329,14 @@ export class JsonShapeScanner {
     }
   }
 
-  private open(obj: boolean): void {
-    this.depth++
-    if (this.depth > SHALLOW || this.rootValues > 1) return
-    const level = this.depth - 1
+  /**
+   * What a container opened at `level` (its frame index) needs: `undefined` when nothing inside
+   * is (no keys to read, nothing to count), so it is skipped like a deep value.
+   */
+  private wants(
+    level: number,
+    obj: boolean,
+  ): { compare: boolean; member: TopMember | undefined; wantKeys: boolean } | undefined {
     const parent = level > 0 ? this.frames[level - 1] : undefined
     const compare = parent !== undefined && obj && parent.shape.objChildren < SHAPE_SAMPLE
     const rootObject = this.rootKind === KIND.object
@@ -306,11 +345,22 @@ export class JsonShapeScanner {
       level === 0 ||
       (level === 1 && ((rootObject && member !== undefined) || compare)) ||
       (level === 2 && compare && rootObject)
-    // Nothing inside is needed (no keys to read, nothing to count): skip it like a deep value.
-    if (level >= 1 && !wantKeys && !member) {
+    if (level >= 1 && !wantKeys && !member) return undefined
+    return { compare, member, wantKeys }
+  }
+
+  private open(obj: boolean): void {
+    this.depth++
+    if (this.depth > SHALLOW || this.rootValues > 1) return
+    const level = this.depth - 1
+    const want = this.wants(level, obj)
+    if (!want) {
       this.deepUntil = level
       return
     }
+    const { compare, member, wantKeys } = want
+    const parent = level > 0 ? this.frames[level - 1] : undefined
+    const rootObject = this.rootKind === KIND.object
     const shape = level === 0 ? this.root : newShape()
     const frame: Frame = {
       obj,
@@ -318,11 +368,11 @@ export class JsonShapeScanner {
       shape,
       expectKey: obj,
       wantKeys,
-      parentRef: compare ? parent.childRef : undefined,
+      parentRef: compare ? parent?.childRef : undefined,
       matched: 0,
       member,
       lastMember: undefined,
-      build: compare && parent.childRef === undefined ? new Set() : undefined,
+      build: compare && parent?.childRef === undefined ? new Set() : undefined,
       childRef: undefined,
       captureFirst: level === 0 || (level === 1 && rootObject),
     }
@@ -357,31 +407,6 @@ export class JsonShapeScanner {
 
   /** A value ended at `end` (exclusive) with the depth now at its parent's. */
   private valueEnd(s: string, end: number): void {
-    if (this.captures.length === 0) return
-    for (const c of this.captures) {
-      if (c.depth !== this.depth) continue
-      this.append(c, s.slice(c.from, end))
-      c.shape.first = c.parts.join('')
-      if (c.cut) c.shape.firstCut = true
-      c.depth = -1
-    }
-    this.captures = this.captures.filter((c) => c.depth !== -1)
-  }
-
-  private flushCaptures(s: string): void {
-    for (const c of this.captures) this.append(c, s.slice(c.from))
-  }
-
-  private append(c: Capture, text: string): void {
-    if (c.cut) return
-    const room = CAPTURE_CHARS - c.len
-    if (text.length > room) {
-      c.parts.push(text.slice(0, room))
-      c.len = CAPTURE_CHARS
-      c.cut = true
-    } else {
-      c.parts.push(text)
-      c.len += text.length
-    }
+    this.captures.end(s, end, this.depth)
   }
 }

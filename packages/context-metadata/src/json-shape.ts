@@ -1,4 +1,5 @@
-/** The shape a {@link JsonShapeScanner} reports, and its caps. */
+/** The shape a {@link JsonShapeScanner} reports, its caps, and the character classes it reads. */
+import type { RunKind } from './json-skip.js'
 
 /** Kinds of JSON values as bits, so a container can collect the kinds of its children. */
 export const KIND = { object: 1, array: 2, string: 4, number: 8, boolean: 16, null: 32 } as const
@@ -81,4 +82,33 @@ export function endsInOddBackslashes(s: string, from: number, escaped: boolean):
   while (k >= from && s.charCodeAt(k) === 92) k--
   const run = s.length - 1 - k + (escaped && k < from ? 1 : 0)
   return (run & 1) === 1
+}
+
+/** An empty container shape. */
+export function newShape(): ContainerShape {
+  return { count: 0, kinds: 0, keys: [], objChildren: 0, similar: 0 }
+}
+
+/** The kind ({@link KIND}) of the value a character starts. */
+export function kindOf(c: number): number {
+  if (c === 123) return KIND.object
+  if (c === 91) return KIND.array
+  if (c === 34) return KIND.string
+  if (c === 116 || c === 102) return KIND.boolean
+  if (c === 110) return KIND.null
+  return KIND.number
+}
+
+/** The kind of element a run may hold, by its first character (booleans and null: none). */
+export function runKindOf(c: number): RunKind | undefined {
+  if (c === 123) return 'object'
+  if (c === 91) return 'array'
+  if (c === 34) return 'string'
+  if (c === 116 || c === 102 || c === 110 || isScalarEnd(c)) return undefined
+  return 'number'
+}
+
+/** `true` for a character that ends a number, `true`, `false` or `null` token. */
+export function isScalarEnd(c: number): boolean {
+  return c <= 32 || c === 44 || c === 93 || c === 125 || c === 58
 }
