@@ -88,8 +88,11 @@ export interface ReplySpec {
 
 /** What a script sees of a request. */
 export interface ScriptRequest {
-  /** Which endpoint asked: `/v1/messages` or the OpenAI-compatible `/v1/completions`. */
-  endpoint: 'messages' | 'completions'
+  /**
+   * Which endpoint asked: `/v1/messages`, the OpenAI-compatible `/v1/completions`, or the
+   * OpenAI-compatible `/v1/chat/completions` (its request converted to the Messages shape).
+   */
+  endpoint: 'messages' | 'completions' | 'chat'
   /** 0-based count of script calls so far (faults and replies alike). */
   index: number
   model: string

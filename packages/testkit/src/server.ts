@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type CacheModelOptions, type CacheStats, PromptCache } from './cache-model.js'
+import { handleChatCompletions } from './chat-completions.js'
 import { handleCompletions } from './completions.js'
 import { EmulatorConfigError, TestkitError } from './errors.js'
 import { type EmulatorState, Exchange, type RecordedRequest } from './exchange.js'
@@ -131,7 +132,7 @@ async function readBody(req: IncomingMessage, max: number): Promise<Buffer | und
 
 /** The routes the emulator answers, for the 404 of any other. */
 const EMULATED_ROUTES =
-  'POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models, GET /v1/models/{id}, POST /v1/completions'
+  'POST /v1/messages, POST /v1/messages/count_tokens, GET /v1/models, GET /v1/models/{id}, POST /v1/completions, POST /v1/chat/completions'
 
 /** The 404 message of a route the emulator does not answer (batches, files, …). */
 export function notEmulatedMessage(method: string, path: string): string {
@@ -153,7 +154,8 @@ function authProblem(
  * Starts the emulator on 127.0.0.1. Throws {@link EmulatorConfigError} for bad options.
  *
  * Endpoints: `POST /v1/messages` (JSON and SSE), `POST /v1/messages/count_tokens`,
- * `GET /v1/models`, `GET /v1/models/{id}`, `POST /v1/completions` (OpenAI-compatible).
+ * `GET /v1/models`, `GET /v1/models/{id}`, `POST /v1/completions` and `POST /v1/chat/completions`
+ * (OpenAI-compatible).
  */
 export async function startAnthropicEmulator(
   options: AnthropicEmulatorOptions,
@@ -206,7 +208,7 @@ export async function startAnthropicEmulator(
         // Kept as rawBody; POST endpoints answer 400 below, after the auth check.
       }
     }
-    if (path !== '/v1/completions') {
+    if (path !== '/v1/completions' && path !== '/v1/chat/completions') {
       const auth = authProblem(headers, options.apiKey)
       if (auth) return x.error(401, auth)
       if (!headers['anthropic-version'])
@@ -219,6 +221,9 @@ export async function startAnthropicEmulator(
     if (method === 'POST' && path === '/v1/messages/count_tokens')
       return handleCountTokens(x, x.record.body)
     if (method === 'POST' && path === '/v1/completions') return handleCompletions(x, x.record.body)
+    if (method === 'POST' && path === '/v1/chat/completions') {
+      return handleChatCompletions(x, x.record.body)
+    }
     if (method === 'GET' && path === '/v1/models') {
       const json = JSON.stringify(
         modelPage([...models.values()], new URL(x.req.url ?? '/', 'http://x').searchParams),
