@@ -28,13 +28,20 @@ function systemCode(error: unknown): string | undefined {
   return undefined
 }
 
-/** A `fetch` that failed before any response: connection refused, DNS, reset. */
-export function connectionError(url: string, thrown: unknown): ProviderError {
+/**
+ * A `fetch` that failed before any response: connection refused, DNS, reset. `server` names the
+ * kind of server in the message (default `completions server`).
+ */
+export function connectionError(
+  url: string,
+  thrown: unknown,
+  server = 'completions server',
+): ProviderError {
   const code = systemCode(thrown)
   const cause = (thrown as { cause?: unknown } | null)?.cause
   const what = cause === undefined ? describeError(thrown) : describeError(cause)
   return new ProviderError(
-    `Could not reach the completions server at ${url}${code ? ` (${code})` : ''}: ${what}`,
+    `Could not reach the ${server} at ${url}${code ? ` (${code})` : ''}: ${what}`,
     {
       cause: thrown,
       errorType: COMPLETIONS_ERROR_TYPES.connection,
@@ -66,12 +73,13 @@ function transientStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500
 }
 
-/** A non-2xx answer, with the server's message (JSON body or plain text). */
+/** A non-2xx answer, with the server's message (JSON body or plain text); `server` as in {@link connectionError}. */
 export function httpError(
   url: string,
   status: number,
   text: string,
   requestId: string | undefined,
+  server = 'completions server',
 ): ProviderError {
   let body: unknown = text
   try {
@@ -82,7 +90,7 @@ export function httpError(
   const { message, type } = serverMessage(body)
   const said = message ?? (text.trim().slice(0, 500) || 'no message')
   const errorType = type ?? `http_${status}`
-  return new ProviderError(`Completions server answered HTTP ${status} (${errorType}): ${said}`, {
+  return new ProviderError(`The ${server} answered HTTP ${status} (${errorType}): ${said}`, {
     status,
     errorType,
     retryable: transientStatus(status),
@@ -92,12 +100,16 @@ export function httpError(
   })
 }
 
-/** An error object sent inside the event stream. */
-export function streamError(body: unknown, requestId: string | undefined): ProviderError {
+/** An error object sent inside the event stream; `server` as in {@link connectionError}. */
+export function streamError(
+  body: unknown,
+  requestId: string | undefined,
+  server = 'completions server',
+): ProviderError {
   const { message, type } = serverMessage(body)
   const errorType = type ?? 'server_error'
   return new ProviderError(
-    `Completions server failed mid-stream (${errorType}): ${message ?? 'no message'}`,
+    `The ${server} failed mid-stream (${errorType}): ${message ?? 'no message'}`,
     {
       errorType,
       retryable: errorType === 'overloaded_error' || errorType === 'server_error',
@@ -108,10 +120,14 @@ export function streamError(body: unknown, requestId: string | undefined): Provi
 }
 
 /** A line of the event stream that is not SSE, or `data:` that is not JSON. */
-export function malformedError(line: string, requestId: string | undefined): ProviderError {
+export function malformedError(
+  line: string,
+  requestId: string | undefined,
+  server = 'completions server',
+): ProviderError {
   const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line
   return new ProviderError(
-    `Malformed line in the completions event stream: ${JSON.stringify(shown)}`,
+    `Malformed line in the ${server}'s event stream: ${JSON.stringify(shown)}`,
     {
       errorType: COMPLETIONS_ERROR_TYPES.malformed,
       details: { line: shown },

@@ -1,0 +1,154 @@
+import { connectionError, httpError } from '../completions/completion-errors.js'
+import { SseReader } from '../completions/sse-reader.js'
+import { ProviderError } from '../errors.js'
+import { IDLE, within } from '../idle.js'
+import type { ProviderEvent } from '../provider.js'
+import { CHAT_SERVER, ChatAssembler } from './chat-chunks.js'
+
+/** How one attempt ended (its events were yielded on the way). */
+export type ChatAttemptEnd =
+  | { kind: 'finished' }
+  | { kind: 'aborted' }
+  /** `retryAfterMs`: what the server asked for (`retry-after-ms` / `retry-after`), when it did. */
+  | { kind: 'failed'; error: ProviderError; retryAfterMs?: number }
+
+/** One HTTP exchange: where, what, and how long to wait for silence. */
+export interface ChatAttemptOptions {
+  url: string
+  headers: Record<string, string>
+  body: string
+  signal: AbortSignal
+  idleTimeoutMs: number
+  fetch: typeof fetch
+}
+
+function stalled(ms: number, requestId: string | undefined): ProviderError {
+  return new ProviderError(`The ${CHAT_SERVER} sent nothing for ${ms} ms`, {
+    errorType: 'idle_timeout',
+    retryable: true,
+    ...(requestId ? { requestId } : {}),
+  })
+}
+
+function incomplete(
+  message: string,
+  requestId: string | undefined,
+  cause?: unknown,
+): ProviderError {
+  return new ProviderError(message, {
+    errorType: 'incomplete_stream',
+    retryable: true,
+    ...(cause === undefined ? {} : { cause }),
+    ...(requestId ? { requestId } : {}),
+  })
+}
+
+/**
+ * OpenAI-style bodies carry the precise kind in `error.code` (`context_length_exceeded`,
+ * `rate_limit_exceeded`) beside a generic `error.type`: the code becomes the `errorType`.
+ */
+function withErrorCode(error: ProviderError): ProviderError {
+  const body = error.body as { error?: { code?: unknown } } | undefined
+  const code = body?.error?.code
+  if (typeof code !== 'string' || code === '') return error
+  return new ProviderError(error.message, {
+    ...(error.status === undefined ? {} : { status: error.status }),
+    errorType: code,
+    retryable: error.retryable,
+    body: error.body,
+    ...(error.requestId ? { requestId: error.requestId } : {}),
+    details: error.details,
+  })
+}
+
+/** `retry-after-ms`, else `retry-after` in seconds, as milliseconds. */
+function retryAfter(headers: Headers): number | undefined {
+  const ms = Number(headers.get('retry-after-ms'))
+  if (Number.isFinite(ms) && ms >= 0 && headers.has('retry-after-ms')) return ms
+  const s = Number(headers.get('retry-after'))
+  if (Number.isFinite(s) && s >= 0 && headers.has('retry-after')) return s * 1000
+  return undefined
+}
+
+/**
+ * One `POST …/chat/completions` with `stream: true`, its chunks mapped to provider events as they
+ * come. A wait longer than `idleTimeoutMs` for the response or its next bytes ends the attempt as a
+ * retryable `idle_timeout` failure; the signal aborts it at once.
+ */
+export async function* chatAttempt(
+  o: ChatAttemptOptions,
+): AsyncGenerator<ProviderEvent, ChatAttemptEnd> {
+  if (o.signal.aborted) return { kind: 'aborted' }
+  const controller = new AbortController()
+  const signal = AbortSignal.any([o.signal, controller.signal])
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+  try {
+    const pending = o.fetch(o.url, { method: 'POST', headers: o.headers, body: o.body, signal })
+    const response = await within(pending, o.idleTimeoutMs)
+    if (response === IDLE) {
+      pending.catch(() => undefined)
+      return { kind: 'failed', error: stalled(o.idleTimeoutMs, undefined) }
+    }
+    const requestId =
+      response.headers.get('x-request-id') ?? response.headers.get('request-id') ?? undefined
+    if (!response.ok) {
+      const text = await response.text().catch(() => '')
+      const error = withErrorCode(httpError(o.url, response.status, text, requestId, CHAT_SERVER))
+      const wait = retryAfter(response.headers)
+      return { kind: 'failed', error, ...(wait === undefined ? {} : { retryAfterMs: wait }) }
+    }
+    const assembler = new ChatAssembler(requestId)
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      // a server that answered the whole completion at once
+      const text = await response.text()
+      yield* assembler.data(text)
+      if (assembler.error) return { kind: 'failed', error: assembler.error }
+      yield* assembler.finish(requestId)
+      return { kind: 'finished' }
+    }
+    reader = response.body?.getReader()
+    if (!reader) return { kind: 'failed', error: incomplete('The response had no body', requestId) }
+    const sse = new SseReader()
+    while (!assembler.complete) {
+      const read = reader.read()
+      const next = await within(read, o.idleTimeoutMs)
+      if (next === IDLE) {
+        read.catch(() => undefined)
+        return { kind: 'failed', error: stalled(o.idleTimeoutMs, requestId) }
+      }
+      for (const item of next.done ? sse.end() : sse.push(next.value)) {
+        if (item.kind === 'invalid') {
+          return {
+            kind: 'failed',
+            error: incomplete(`Malformed SSE line: ${item.line.slice(0, 200)}`, requestId),
+          }
+        }
+        yield* assembler.data(item.data)
+        if (assembler.error) return { kind: 'failed', error: assembler.error }
+        if (assembler.complete) break
+      }
+      if (o.signal.aborted) return { kind: 'aborted' }
+      if (next.done) break
+    }
+    if (!assembler.finished) {
+      return {
+        kind: 'failed',
+        error: incomplete(`The ${CHAT_SERVER}'s stream ended before a finish_reason`, requestId),
+      }
+    }
+    yield* assembler.finish(requestId)
+    return { kind: 'finished' }
+  } catch (thrown) {
+    if (o.signal.aborted) return { kind: 'aborted' }
+    if (reader) {
+      return {
+        kind: 'failed',
+        error: incomplete(`The ${CHAT_SERVER}'s stream broke off`, undefined, thrown),
+      }
+    }
+    return { kind: 'failed', error: connectionError(o.url, thrown, CHAT_SERVER) }
+  } finally {
+    reader?.cancel().catch(() => undefined)
+    controller.abort()
+  }
+}

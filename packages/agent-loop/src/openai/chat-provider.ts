@@ -1,0 +1,193 @@
+import { parseWith } from '@contextkit/core'
+import * as z from 'zod'
+import { ProviderError } from '../errors.js'
+import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
+import { chatAttempt } from './chat-attempt.js'
+import { type ChatBodyWarning, toChatMessages, toChatTools } from './chat-body.js'
+
+/** Options of {@link openAIChatProvider}. */
+export interface OpenAIChatProviderOptions {
+  /**
+   * Base URL up to and including `/v1`, as the OpenAI SDK takes it. Requests go to
+   * `{baseURL}/chat/completions`. Local servers: `http://127.0.0.1:8080/v1` (llama.cpp),
+   * `http://127.0.0.1:8000/v1` (vLLM), `http://127.0.0.1:11434/v1` (Ollama),
+   * `http://127.0.0.1:1234/v1` (LM Studio). Default `https://api.openai.com/v1`.
+   */
+  baseURL?: string
+  /** Sent as `Authorization: Bearer <apiKey>`. Default: `OPENAI_API_KEY` from the environment when there is one, else no header. */
+  apiKey?: string
+  /** The `model` field. Default: the run's model id. */
+  model?: string
+  /** The `fetch` to use. Default: the global `fetch`. */
+  fetch?: typeof fetch
+  /** More request headers. Default: none. */
+  headers?: Record<string, string>
+  /** More body fields (`temperature`, `seed`, `reasoning_effort`, …), under the provider's own. Default: none. */
+  extraBody?: Record<string, unknown>
+  /** Retries of a failed request or stream (HTTP 408/409/429/5xx, a refused or dropped connection, a stall). Default `2`. */
+  maxRetries?: number
+  /** Delay before the first retry, in ms; doubled per retry with ±25 % jitter (a server's `retry-after` wins). Default `500`. */
+  retryDelayMs?: number
+  /** Longest delay between retries, in ms. Default `8000`. */
+  maxRetryDelayMs?: number
+  /** Longest wait for the response or its next bytes, in ms. Default `600000` (a long prompt on a CPU is slow to start). */
+  idleTimeoutMs?: number
+  /** At most this many stop sequences are sent (OpenAI takes 4). Default `4`. */
+  maxStopSequences?: number
+  /** Random source for the jitter, in [0, 1). Default `Math.random`. */
+  random?: () => number
+}
+
+/** Defaults of {@link openAIChatProvider}'s options. */
+export const OPENAI_CHAT_PROVIDER_DEFAULTS = Object.freeze({
+  baseURL: 'https://api.openai.com/v1',
+  maxRetries: 2,
+  retryDelayMs: 500,
+  maxRetryDelayMs: 8000,
+  idleTimeoutMs: 600_000,
+  maxStopSequences: 4,
+})
+
+const OptionsSchema = z.strictObject({
+  baseURL: z.url({ protocol: /^https?$/ }).optional(),
+  apiKey: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  fetch: z
+    .custom<typeof fetch>((v) => typeof v === 'function', 'expected a fetch function')
+    .optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  extraBody: z.record(z.string(), z.unknown()).optional(),
+  maxRetries: z.number().int().nonnegative().optional(),
+  retryDelayMs: z.number().nonnegative().optional(),
+  maxRetryDelayMs: z.number().nonnegative().optional(),
+  idleTimeoutMs: z.number().positive().optional(),
+  maxStopSequences: z.number().int().nonnegative().optional(),
+  random: z.custom<() => number>((v) => typeof v === 'function', 'expected a function').optional(),
+})
+
+function environmentKey(): string | undefined {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
+    ?.env
+  const key = env?.OPENAI_API_KEY
+  return key === undefined || key === '' ? undefined : key
+}
+
+function abortedError(): ProviderError {
+  return new ProviderError('The request was aborted', { errorType: 'aborted' })
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const done = (): void => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
+}
+
+type Parsed = z.infer<typeof OptionsSchema>
+
+function chatBody(
+  request: ProviderRequest,
+  parsed: Parsed,
+  warn: (w: ChatBodyWarning) => void,
+): Record<string, unknown> {
+  const stops = request.stopSequences.slice(0, parsed.maxStopSequences ?? 4)
+  const tools = toChatTools(request)
+  return {
+    ...parsed.extraBody,
+    model: parsed.model ?? request.model.id,
+    messages: toChatMessages(request, warn),
+    max_tokens: request.maxTokens,
+    stream: true,
+    stream_options: { include_usage: true },
+    ...(tools ? { tools } : {}),
+    ...(stops.length > 0 ? { stop: stops } : {}),
+  }
+}
+
+/**
+ * A `ModelProvider` for OpenAI's chat completions API and every server that speaks it (vLLM,
+ * llama.cpp, Ollama, LM Studio, and the gateways in front of hosted models): sends the
+ * formatter's request (use `NativeFormatter`, the default, so tools go as native `tools`) to
+ * `POST {baseURL}/chat/completions` with `stream: true` and `stream_options.include_usage`, and
+ * maps the chunks — text, `reasoning_content` as thinking, tool calls streamed in pieces (several
+ * interleaved by `index`), usage with `prompt_tokens_details.cached_tokens` as cache reads — to
+ * provider events. `finish_reason` maps as {@link CHAT_FINISH_REASONS} says. Plain `fetch` and
+ * `eventsource-parser`; no SDK.
+ *
+ * A failed request or stream that may succeed again (HTTP 408/409/429/5xx, a refused or dropped
+ * connection, a stall past `idleTimeoutMs`) is sent again up to `maxRetries` times with backoff
+ * (the server's `retry-after` first), after a `retry` event (the loop throws the partial reply
+ * away, so no tool of it runs); abort ends the wait at once. Every failure ends the stream with
+ * one typed `ProviderError` carrying the server's own message and error type — a prompt over the
+ * window is `errorType: 'context_length_exceeded'`, as OpenAI-style servers say it.
+ */
+export function openAIChatProvider(options: OpenAIChatProviderOptions = {}): ModelProvider {
+  const parsed = parseWith(OptionsSchema, options, 'openAIChatProvider options')
+  const d = OPENAI_CHAT_PROVIDER_DEFAULTS
+  const url = `${(parsed.baseURL ?? d.baseURL).replace(/\/+$/, '')}/chat/completions`
+  const apiKey = parsed.apiKey ?? environmentKey()
+  const maxRetries = parsed.maxRetries ?? d.maxRetries
+  const baseDelay = parsed.retryDelayMs ?? d.retryDelayMs
+  const maxDelay = parsed.maxRetryDelayMs ?? d.maxRetryDelayMs
+  const idleTimeoutMs = parsed.idleTimeoutMs ?? d.idleTimeoutMs
+  const random = options.random ?? Math.random
+  const doFetch = options.fetch ?? globalThis.fetch
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'text/event-stream, application/json',
+    ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+    ...parsed.headers,
+  }
+  const backoff = (attempt: number, asked: number | undefined): number =>
+    Math.min(maxDelay, asked ?? Math.round(baseDelay * 2 ** attempt * (0.75 + random() * 0.5)))
+
+  return {
+    name: 'openai-chat',
+    async *stream(request, { signal }): AsyncGenerator<ProviderEvent> {
+      if (request.prompt !== undefined && request.messages.length === 0) {
+        const error = new ProviderError(
+          'The chat provider sends chat messages; a prompt-string format (ChatMLFormatter, CompletionsFormatter) needs openAICompatibleCompletionsProvider',
+          { errorType: 'unsupported_request' },
+        )
+        yield { type: 'error', error }
+        return
+      }
+      const warnings: ChatBodyWarning[] = []
+      const body = JSON.stringify(chatBody(request, parsed, (w) => warnings.push(w)))
+      for (const w of warnings) yield { type: 'warning', code: w.code, message: w.message }
+      for (let attempt = 0; ; attempt++) {
+        const end = yield* chatAttempt({
+          url,
+          headers,
+          body,
+          signal,
+          idleTimeoutMs,
+          fetch: doFetch,
+        })
+        if (end.kind === 'finished') return
+        if (end.kind === 'aborted' || signal.aborted) {
+          yield { type: 'error', error: abortedError() }
+          return
+        }
+        if (!end.error.retryable || attempt >= maxRetries) {
+          yield { type: 'error', error: end.error }
+          return
+        }
+        const delayMs = backoff(attempt, end.retryAfterMs)
+        yield { type: 'retry', attempt: attempt + 1, delayMs, error: end.error }
+        await sleep(delayMs, signal)
+        if (signal.aborted) {
+          yield { type: 'error', error: abortedError() }
+          return
+        }
+      }
+    },
+  }
+}
