@@ -9,6 +9,7 @@ import {
   emptyUsage,
   type FinalizeInfo,
   type Message,
+  type ModelPricing,
   type RunInfo,
   runFinalize,
   runPrepare,
@@ -58,8 +59,12 @@ function addUsage(a: Usage, b: Usage): Usage {
   }
 }
 
-function runUsage(total: Usage, calls: readonly AgentCallUsage[]): AgentRunUsage {
-  return { ...withCacheHitRate(total), calls: [...calls] }
+function runUsage(
+  total: Usage,
+  calls: readonly AgentCallUsage[],
+  pricing: ModelPricing | undefined,
+): AgentRunUsage {
+  return { ...withCacheHitRate(total, pricing), calls: [...calls] }
 }
 
 /** What is left of an interrupted reply: its text and signed thinking (no call of it ran). */
@@ -181,7 +186,7 @@ export class AgentLoop {
       warn: this.#warn,
       addUsage: (usage, turn, phase) => {
         this.#usage = addUsage(this.#usage, usage)
-        this.#calls.push({ ...withCacheHitRate(usage), turn, phase })
+        this.#calls.push({ ...withCacheHitRate(usage, o.model.pricing), turn, phase })
       },
       cache: { mode: o.cache, warnedDropped: false },
     }
@@ -230,15 +235,15 @@ export class AgentLoop {
       this.#emit({
         type: 'usage',
         turn: step,
-        usage: withCacheHitRate(result.reply.usage),
-        total: withCacheHitRate(this.#usage),
+        usage: withCacheHitRate(result.reply.usage, o.model.pricing),
+        total: withCacheHitRate(this.#usage, o.model.pricing),
       })
       this.#run.trace.record(AGENT_TRACE_STAGES.reply, {
         turn: step,
         stopReason: result.reply.stopReason,
         blocks: result.reply.content.map((b) => b.type),
         toolCalls: result.reply.content.flatMap((b) => (b.type === 'tool_call' ? [b.name] : [])),
-        usage: withCacheHitRate(result.reply.usage),
+        usage: withCacheHitRate(result.reply.usage, o.model.pricing),
       })
       if (result.kind !== 'done') {
         // nothing of an interrupted reply ran: it is finalized and reported, never saved, so the
@@ -371,7 +376,7 @@ export class AgentLoop {
       runId: this.#runId,
       messages: [...this.#saved],
       turns: this.#turns,
-      usage: runUsage(this.#usage, this.#calls),
+      usage: runUsage(this.#usage, this.#calls, this.#o.model.pricing),
       stopReason,
       warnings: [...this.#warnings],
       text: last ? textOf(last) : '',

@@ -1,10 +1,12 @@
-import type {
-  AssistantMessage,
-  ContextkitError,
-  Message,
-  ToolCallBlock,
-  ToolResultBlock,
-  Usage,
+import {
+  type AssistantMessage,
+  type ContextkitError,
+  type Message,
+  type ModelPricing,
+  type ToolCallBlock,
+  type ToolResultBlock,
+  type Usage,
+  usageCostUsd,
 } from '@contextkit/core'
 
 /** Token usage with the share of input tokens that were read from the prompt cache. */
@@ -14,6 +16,12 @@ export interface AgentUsage extends Usage {
    * read from the cache, written to it) that were cache reads; `0` when no input was reported.
    */
   cacheHitRate: number
+  /**
+   * What the tokens cost in US dollars at the model's prices (core's model table, cache writes at
+   * the 5-minute rate). Absent when a needed price is unknown (a local model, a price not
+   * published): never a guess.
+   */
+  costUsd?: number
 }
 
 /** The usage of one model call of a run. */
@@ -38,14 +46,16 @@ export function cacheHitRate(usage: Usage): number {
   return total > 0 ? usage.cacheRead / total : 0
 }
 
-/** `usage` with its {@link cacheHitRate}. */
-export function withCacheHitRate(usage: Usage): AgentUsage {
+/** `usage` with its {@link cacheHitRate}, and its cost when `pricing` covers it. */
+export function withCacheHitRate(usage: Usage, pricing?: ModelPricing): AgentUsage {
+  const costUsd = usageCostUsd(usage, pricing)
   return {
     input: usage.input,
     output: usage.output,
     cacheRead: usage.cacheRead,
     cacheWrite: usage.cacheWrite,
     cacheHitRate: cacheHitRate(usage),
+    ...(costUsd === undefined ? {} : { costUsd }),
   }
 }
 

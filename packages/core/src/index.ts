@@ -1,5 +1,7 @@
 // The pure API of @contextkit/core: no Node built-ins, safe to bundle for browsers and edge
 // runtimes. The Node-only parts are in `@contextkit/core/node` (src/node.ts).
+export type { CostUsage } from './cost.js'
+export { usageCostUsd } from './cost.js'
 export { errnoCode } from './errno.js'
 export type { ContextkitErrorOptions } from './errors.js'
 export {
@@ -75,9 +77,20 @@ export {
   runRecover,
   setRunState,
 } from './middleware.js'
-export type { ModelEntry, ModelInfo, ThinkingMode } from './model-info.js'
-export { ModelEntrySchema, ModelInfoSchema, THINKING_MODES } from './model-info.js'
-export { BUILTIN_MODELS, BUILTIN_MODELS_AS_OF, UNKNOWN_MODEL_DEFAULTS } from './model-table.js'
+export type { ModelEntry, ModelInfo, ModelPricing, ThinkingMode } from './model-info.js'
+export {
+  ModelEntrySchema,
+  ModelInfoSchema,
+  ModelPricingSchema,
+  THINKING_MODES,
+} from './model-info.js'
+export {
+  BUILTIN_MODELS,
+  BUILTIN_MODELS_AS_OF,
+  MODEL_PRICES_AS_OF,
+  MODEL_PRICES_SOURCE,
+  UNKNOWN_MODEL_DEFAULTS,
+} from './model-table.js'
 export { getModelInfo, ModelRegistry, registerModel } from './models.js'
 export { randomId } from './random-id.js'
 export type {

@@ -12,6 +12,29 @@ export const THINKING_MODES = ['none', 'extended', 'adaptive', 'adaptive-always'
 /** One of {@link THINKING_MODES}. */
 export type ThinkingMode = (typeof THINKING_MODES)[number]
 
+/**
+ * Prices in US dollars per million tokens, with where and when they were read. `cacheWrite` is the
+ * 5-minute cache write (the loop's breakpoints use the 5-minute cache); a price not published is
+ * left out, and a cost that needs it is unknown, never guessed.
+ */
+export const ModelPricingSchema = z.strictObject({
+  /** Uncached input tokens. */
+  input: z.number().nonnegative(),
+  /** Output tokens (thinking included). */
+  output: z.number().nonnegative(),
+  /** Tokens written to the prompt cache (5-minute TTL). */
+  cacheWrite: z.number().nonnegative().optional(),
+  /** Tokens read from the prompt cache. */
+  cacheRead: z.number().nonnegative().optional(),
+  /** Where the figures come from (a URL). */
+  source: z.string().min(1),
+  /** When they were read (YYYY-MM-DD). */
+  asOf: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a date as YYYY-MM-DD'),
+})
+
+/** Prices of a model: see {@link ModelPricingSchema}. */
+export type ModelPricing = z.infer<typeof ModelPricingSchema>
+
 const entryShape = {
   /** Family label, e.g. `fable`, `opus`, `sonnet`, `haiku`, or `unknown`. */
   family: z.string(),
@@ -27,6 +50,8 @@ const entryShape = {
   thinkingMode: z.enum(THINKING_MODES),
   /** How many more tokens this model's tokenizer counts than the estimator's baseline (≥ 1). */
   tokenizerFactor: z.number().positive(),
+  /** Prices per million tokens, where known (the Claude lineup); `undefined` means unknown. */
+  pricing: ModelPricingSchema.optional(),
 }
 
 type Consistent = {

@@ -143,8 +143,10 @@ export class ModelRegistry {
       }
     }
     const noPrefill = (parsed?.version ?? Number.POSITIVE_INFINITY) >= FIRST_NO_PREFILL_VERSION
+    // limits may be borrowed from a neighbour; prices never are (unknown, not guessed)
+    const { pricing: _borrowed, ...limits } = pick.entry
     const entry: ModelEntry = {
-      ...pick.entry,
+      ...limits,
       family: parsed?.family ?? pick.entry.family,
       supportsPrefill: pick.entry.supportsPrefill && !noPrefill,
     }

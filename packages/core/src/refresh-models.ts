@@ -139,6 +139,8 @@ export function refreshModels(
         supportsThinking: thinkingMode !== 'none',
         supportsPrefill: base.supportsPrefill && thinkingMode !== 'adaptive-always',
         tokenizerFactor: base.tokenizerFactor,
+        // the Models API has no prices: a dated id keeps its family entry's (never a guessed one's)
+        ...(base.known && base.pricing ? { pricing: base.pricing } : {}),
       })
       result.registered.push(registry.get(m.id))
     } catch (error) {
