@@ -12,7 +12,7 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url))
 
 // Needs the built package (`pnpm build` runs before the tests in `pnpm test`).
 test.skipIf(!existsSync(join(dist, 'index.js')))(
-  'importing the package (any entry) never loads @anthropic-ai/sdk',
+  'importing the package (any entry) never loads @anthropic-ai/sdk nor the AI SDK',
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sdk-optional-'))
     try {
@@ -20,7 +20,8 @@ test.skipIf(!existsSync(join(dist, 'index.js')))(
       await writeFile(
         join(dir, 'hooks.mjs'),
         `export async function resolve(specifier, context, next) {
-  if (specifier === '@anthropic-ai/sdk' || specifier.startsWith('@anthropic-ai/sdk/')) {
+  const sdk = ['@anthropic-ai/sdk', '@ai-sdk/', 'ai']
+  if (sdk.some((p) => specifier === p || specifier.startsWith(p.endsWith('/') ? p : p + '/'))) {
     throw new Error('the SDK was loaded: ' + specifier)
   }
   return next(specifier, context)
@@ -33,25 +34,35 @@ test.skipIf(!existsSync(join(dist, 'index.js')))(
         exports: Record<string, Target>
       }
       const file = (t: Target): string => (typeof t === 'string' ? t : file(t.node ?? t.default))
-      const entries = ['.', './testing', './anthropic', './completions'].map(
-        (subpath) => pathToFileURL(join(dist, '..', file(pkg.exports[subpath]!))).href,
-      )
+      const entries = [
+        '.',
+        './testing',
+        './anthropic',
+        './completions',
+        './openai',
+        './ai-sdk',
+      ].map((subpath) => pathToFileURL(join(dist, '..', file(pkg.exports[subpath]!))).href)
       const script = `import { register } from 'node:module'
 register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)})
 const main = await import(${JSON.stringify(entries[0])})
 const testing = await import(${JSON.stringify(entries[1])})
 const anthropic = await import(${JSON.stringify(entries[2])})
 const completions = await import(${JSON.stringify(entries[3])})
+const openai = await import(${JSON.stringify(entries[4])})
+const aiSdk = await import(${JSON.stringify(entries[5])})
 const control = await import('@anthropic-ai/sdk').then(() => 'loaded', (e) => e.message)
-console.log(typeof main.runAgent, typeof testing.scriptedProvider, typeof anthropic.anthropicProvider, typeof anthropic.anthropicTokenCounter, typeof anthropic.refreshModels, typeof completions.openAICompatibleCompletionsProvider)
-console.log(control)`
+const control2 = await import('@ai-sdk/provider').then(() => 'loaded', (e) => e.message)
+console.log(typeof main.runAgent, typeof testing.scriptedProvider, typeof anthropic.anthropicProvider, typeof anthropic.anthropicTokenCounter, typeof anthropic.refreshModels, typeof completions.openAICompatibleCompletionsProvider, typeof openai.openAIChatProvider, typeof aiSdk.aiSdkProvider)
+console.log(control)
+console.log(control2)`
       const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
         cwd: dir,
       })
       // the hook works: a direct import of the SDK is refused by it
       expect(stdout.trim().split('\n')).toEqual([
-        'function function function function function function',
+        'function function function function function function function function',
         'the SDK was loaded: @anthropic-ai/sdk',
+        'the SDK was loaded: @ai-sdk/provider',
       ])
     } finally {
       await rm(dir, { recursive: true, force: true })

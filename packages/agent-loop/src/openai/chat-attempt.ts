@@ -3,14 +3,8 @@ import { SseReader } from '../completions/sse-reader.js'
 import { ProviderError } from '../errors.js'
 import { IDLE, within } from '../idle.js'
 import type { ProviderEvent } from '../provider.js'
+import type { AttemptOutcome } from '../provider-retry.js'
 import { CHAT_SERVER, ChatAssembler } from './chat-chunks.js'
-
-/** How one attempt ended (its events were yielded on the way). */
-export type ChatAttemptEnd =
-  | { kind: 'finished' }
-  | { kind: 'aborted' }
-  /** `retryAfterMs`: what the server asked for (`retry-after-ms` / `retry-after`), when it did. */
-  | { kind: 'failed'; error: ProviderError; retryAfterMs?: number }
 
 /** One HTTP exchange: where, what, and how long to wait for silence. */
 export interface ChatAttemptOptions {
@@ -77,7 +71,7 @@ function retryAfter(headers: Headers): number | undefined {
  */
 export async function* chatAttempt(
   o: ChatAttemptOptions,
-): AsyncGenerator<ProviderEvent, ChatAttemptEnd> {
+): AsyncGenerator<ProviderEvent, AttemptOutcome> {
   if (o.signal.aborted) return { kind: 'aborted' }
   const controller = new AbortController()
   const signal = AbortSignal.any([o.signal, controller.signal])

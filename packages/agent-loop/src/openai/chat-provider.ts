@@ -2,6 +2,7 @@ import { parseWith } from '@contextkit/core'
 import * as z from 'zod'
 import { ProviderError } from '../errors.js'
 import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
+import { withRetries } from '../provider-retry.js'
 import { chatAttempt } from './chat-attempt.js'
 import { type ChatBodyWarning, toChatMessages, toChatTools } from './chat-body.js'
 
@@ -72,24 +73,6 @@ function environmentKey(): string | undefined {
   return key === undefined || key === '' ? undefined : key
 }
 
-function abortedError(): ProviderError {
-  return new ProviderError('The request was aborted', { errorType: 'aborted' })
-}
-
-/** Waits `ms`, or less when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const done = (): void => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done, { once: true })
-  })
-}
-
 type Parsed = z.infer<typeof OptionsSchema>
 
 function chatBody(
@@ -145,8 +128,7 @@ export function openAIChatProvider(options: OpenAIChatProviderOptions = {}): Mod
     ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
     ...parsed.headers,
   }
-  const backoff = (attempt: number, asked: number | undefined): number =>
-    Math.min(maxDelay, asked ?? Math.round(baseDelay * 2 ** attempt * (0.75 + random() * 0.5)))
+  const policy = { maxRetries, baseDelayMs: baseDelay, maxDelayMs: maxDelay, random }
 
   return {
     name: 'openai-chat',
@@ -162,32 +144,9 @@ export function openAIChatProvider(options: OpenAIChatProviderOptions = {}): Mod
       const warnings: ChatBodyWarning[] = []
       const body = JSON.stringify(chatBody(request, parsed, (w) => warnings.push(w)))
       for (const w of warnings) yield { type: 'warning', code: w.code, message: w.message }
-      for (let attempt = 0; ; attempt++) {
-        const end = yield* chatAttempt({
-          url,
-          headers,
-          body,
-          signal,
-          idleTimeoutMs,
-          fetch: doFetch,
-        })
-        if (end.kind === 'finished') return
-        if (end.kind === 'aborted' || signal.aborted) {
-          yield { type: 'error', error: abortedError() }
-          return
-        }
-        if (!end.error.retryable || attempt >= maxRetries) {
-          yield { type: 'error', error: end.error }
-          return
-        }
-        const delayMs = backoff(attempt, end.retryAfterMs)
-        yield { type: 'retry', attempt: attempt + 1, delayMs, error: end.error }
-        await sleep(delayMs, signal)
-        if (signal.aborted) {
-          yield { type: 'error', error: abortedError() }
-          return
-        }
-      }
+      const attempt = () =>
+        chatAttempt({ url, headers, body, signal, idleTimeoutMs, fetch: doFetch })
+      yield* withRetries(attempt, policy, signal)
     },
   }
 }
