@@ -167,7 +167,16 @@ class ReplyBuilder {
 
   message(stopReason: StopReason, stopSequence?: string): AssistantMessage {
     const content = this.content.filter((b) => b.type !== 'text' || b.text !== '')
-    const reply: AssistantMessage = { role: 'assistant', content, stopReason, usage: this.usage }
+    // a reply that asks for tools ended its step to get them, whatever ended the text: text formats
+    // (ChatML, completions) end a call with a stop sequence or a plain stop
+    const natural = stopReason === 'end_turn' || stopReason === 'stop_sequence'
+    const asksTools = natural && content.some((b) => b.type === 'tool_call')
+    const reply: AssistantMessage = {
+      role: 'assistant',
+      content,
+      stopReason: asksTools ? 'tool_use' : stopReason,
+      usage: this.usage,
+    }
     if (stopSequence !== undefined) reply.stopSequence = stopSequence
     return reply
   }

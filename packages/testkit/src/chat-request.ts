@@ -121,15 +121,10 @@ function convertMessage(
         fail(`${path}.tool_call_id: a string is required`)
       }
       const text = textContent(value.content, `${path}.content`)
+      const content = text === '' ? [] : [{ type: 'text', text }]
       return {
         role: 'user',
-        content: [
-          {
-            type: 'tool_result',
-            tool_use_id: value.tool_call_id,
-            content: [{ type: 'text', text }],
-          },
-        ],
+        content: [{ type: 'tool_result', tool_use_id: value.tool_call_id, content }],
       }
     }
     default:

@@ -138,8 +138,17 @@ export async function handleCompletions(x: Exchange, body: unknown): Promise<voi
   )
   frames.push(
     `data: ${JSON.stringify({ ...base, choices: [{ text: '', index: 0, logprobs: null, finish_reason: finish }] })}\n\n`,
-    'data: [DONE]\n\n',
   )
+  const options = (body as { stream_options?: { include_usage?: unknown } }).stream_options
+  if (options?.include_usage === true) {
+    const usage = {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    }
+    frames.push(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`)
+  }
+  frames.push('data: [DONE]\n\n')
   let then: 'end' | 'reset' = 'end'
   if (f?.kind === 'stream-error') {
     frames = frames.slice(0, f.afterEvents)

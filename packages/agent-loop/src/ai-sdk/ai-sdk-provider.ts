@@ -48,13 +48,14 @@ function checkModel(model: unknown): asserts model is AiSdkLanguageModel {
 }
 
 function callOptions(
+  spec: AiSdkLanguageModel['specificationVersion'],
   request: ProviderRequest,
   signal: AbortSignal,
   providerOptions: AiSdkProviderOptions['providerOptions'],
 ): Record<string, unknown> {
   const tools = toAiSdkTools(request)
   return {
-    prompt: toAiSdkPrompt(request),
+    prompt: toAiSdkPrompt(request, spec),
     maxOutputTokens: request.maxTokens,
     ...(request.stopSequences.length > 0 ? { stopSequences: request.stopSequences } : {}),
     ...(tools ? { tools, toolChoice: { type: 'auto' } } : {}),
@@ -143,7 +144,12 @@ export function aiSdkProvider(
   return {
     name: `ai-sdk:${languageModel.provider}`,
     stream(request, { signal }) {
-      const call = callOptions(request, signal, options.providerOptions)
+      const call = callOptions(
+        languageModel.specificationVersion,
+        request,
+        signal,
+        options.providerOptions,
+      )
       return withRetries(() => attempt(languageModel, call, signal), policy, signal)
     },
   }

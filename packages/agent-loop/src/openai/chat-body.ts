@@ -65,13 +65,15 @@ function userMessages(m: FormattedMessage, warn: (w: ChatBodyWarning) => void): 
   const movedImages: ChatUserPart[] = []
   for (const b of m.content) {
     if (b.type !== 'tool_result') continue
-    const text = textOf(b.content)
+    const images = b.content.filter((c) => c.type === 'image')
+    const text =
+      textOf(b.content) || (images.length > 0 ? '(the result is the image(s) sent next)' : '')
     out.push({
       role: 'tool',
       tool_call_id: b.tool_use_id,
       content: b.is_error ? `Error: ${text}` : text,
     })
-    for (const c of b.content) if (c.type === 'image') movedImages.push(imagePart(c))
+    for (const c of images) movedImages.push(imagePart(c))
   }
   if (movedImages.length > 0) {
     warn({

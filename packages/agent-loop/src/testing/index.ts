@@ -1,6 +1,20 @@
 // @contextkit/agent-loop/testing: conformance checks for store implementations.
 
 export type {
+  ProviderCheckResult,
+  ProviderConformanceReport,
+} from './provider-conformance.js'
+export { PROVIDER_CHECK_NAMES, providerConformance } from './provider-conformance.js'
+export type {
+  ConformanceEmulator,
+  ConformanceRequest,
+  MakeConformanceProvider,
+  ProviderCapabilities,
+  ProviderConformanceOptions,
+  ScriptedCall,
+  StartConformanceEmulator,
+} from './provider-harness.js'
+export type {
   ScriptedProvider,
   ScriptedProviderOptions,
   ScriptedReply,

@@ -1,0 +1,91 @@
+import { writeFileSync } from 'node:fs'
+import { createAnthropic } from '@ai-sdk/anthropic'
+import Anthropic from '@anthropic-ai/sdk'
+import { ChatMLFormatter } from '@contextkit/formatters'
+import { startAnthropicEmulator } from '@contextkit/testkit'
+import { describe, expect, test } from 'vitest'
+import { type AiSdkLanguageModel, aiSdkProvider } from '../ai-sdk/ai-sdk-provider.js'
+import { anthropicProvider } from '../anthropic/anthropic-provider.js'
+import { openAICompatibleCompletionsProvider } from '../completions/completions-provider.js'
+import { openAIChatProvider } from '../openai/chat-provider.js'
+import { PROVIDER_CHECK_NAMES, providerConformance } from './provider-conformance.js'
+import type { StartConformanceEmulator } from './provider-harness.js'
+
+const startEmulator = startAnthropicEmulator as unknown as StartConformanceEmulator
+
+const PROVIDERS = {
+  anthropic: () =>
+    providerConformance(
+      ({ url }) =>
+        anthropicProvider({
+          client: new Anthropic({ baseURL: url, apiKey: 'k', maxRetries: 2 }),
+          retryDelayMs: 1,
+        }),
+      { startEmulator },
+    ),
+  'openai chat': () =>
+    providerConformance(
+      ({ url }) => openAIChatProvider({ baseURL: `${url}/v1`, retryDelayMs: 1 }),
+      {
+        startEmulator,
+        // chat servers take no reasoning back and report it only where they think; the emulator streams it
+        supports: { imageToolResults: true },
+      },
+    ),
+  'completions (ChatML)': () =>
+    providerConformance(
+      ({ url }) => openAICompatibleCompletionsProvider({ baseURL: `${url}/v1` }),
+      {
+        startEmulator,
+        formatter: new ChatMLFormatter(),
+        toolCallText: (calls) =>
+          calls
+            .map(
+              (c) =>
+                `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.input })}\n</tool_call>`,
+            )
+            .join('\n'),
+        supports: {
+          thinking: false,
+          images: false,
+          imageToolResults: false,
+          cachedTokens: false,
+          streamRetries: false,
+          httpRetries: false,
+        },
+      },
+    ),
+  'ai-sdk (@ai-sdk/anthropic)': () =>
+    providerConformance(
+      ({ url }) =>
+        aiSdkProvider(
+          createAnthropic({ baseURL: `${url}/v1`, apiKey: 'k' })(
+            'claude-haiku-4-5',
+          ) as unknown as AiSdkLanguageModel,
+          {
+            retryDelayMs: 1,
+          },
+        ),
+      { startEmulator },
+    ),
+} as const
+
+describe('providerConformance', () => {
+  const reports: Record<string, string> = {}
+  for (const [name, run] of Object.entries(PROVIDERS)) {
+    test(`${name} passes every check it does not skip`, { timeout: 60_000 }, async () => {
+      const report = await run()
+      reports[name] = report.table()
+      expect(report.results.map((r) => r.check)).toEqual(PROVIDER_CHECK_NAMES)
+      expect(report.results.filter((r) => r.outcome === 'fail')).toEqual([])
+      expect(report.passed).toBeGreaterThanOrEqual(17)
+    })
+  }
+
+  test('the check count and the table shape', () => {
+    expect(PROVIDER_CHECK_NAMES.length).toBeGreaterThanOrEqual(23)
+    if (process.env.CONTEXTKIT_CONFORMANCE_OUT) {
+      writeFileSync(process.env.CONTEXTKIT_CONFORMANCE_OUT, JSON.stringify(reports, null, 2))
+    }
+  })
+})
