@@ -70,7 +70,10 @@ function runUsage(
 /** What is left of an interrupted reply: its text and signed thinking (no call of it ran). */
 function interrupted(reply: AssistantMessage): AssistantMessage {
   const content = reply.content.filter(
-    (b) => b.type === 'text' || (b.type === 'thinking' && b.signature !== undefined),
+    (b) =>
+      b.type === 'text' ||
+      b.type === 'redacted_thinking' ||
+      (b.type === 'thinking' && b.signature !== undefined),
   )
   return { ...reply, content }
 }

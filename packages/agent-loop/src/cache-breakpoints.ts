@@ -178,7 +178,7 @@ export function countCacheMarkers(request: ProviderRequest): number {
   for (const b of request.system) if (b.cache_control) n++
   for (const m of request.messages) {
     for (const b of m.content) {
-      if (b.type !== 'thinking' && b.cache_control) n++
+      if (b.type !== 'thinking' && b.type !== 'redacted_thinking' && b.cache_control) n++
       if (b.type === 'tool_result') for (const c of b.content) if (c.cache_control) n++
     }
   }

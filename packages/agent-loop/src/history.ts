@@ -118,6 +118,8 @@ function blockTokens(block: ContentBlock, counter: TokenCounter): number {
       return safeCount(counter, block.text)
     case 'thinking':
       return safeCount(counter, block.thinking)
+    case 'redacted_thinking':
+      return safeCount(counter, block.data)
     case 'image':
       return IMAGE_TOKENS
     case 'tool_call':

@@ -87,7 +87,7 @@ export function withPrefillInReply(
     if (!block.text.startsWith(p)) out[index] = { ...block, text: p + block.text }
     return out
   }
-  const at = content.findIndex((b) => b.type !== 'thinking')
+  const at = content.findIndex((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking')
   out.splice(at < 0 ? out.length : at, 0, { type: 'text', text: p })
   return out
 }

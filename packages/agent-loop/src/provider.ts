@@ -43,6 +43,8 @@ export type ProviderEvent =
   | { type: 'thinking-delta'; text: string }
   /** Closes a native thinking block; `signature` is kept for replay. */
   | { type: 'thinking-end'; signature?: string }
+  /** A whole encrypted thinking block (Anthropic's `redacted_thinking`), kept and replayed unchanged. */
+  | { type: 'redacted-thinking'; data: string }
   | { type: 'tool-call-start'; id: string; name: string }
   /** A piece of the call's JSON input as it streams (concatenate them; the first may be empty). */
   | { type: 'tool-call-delta'; id: string; partialJson: string }

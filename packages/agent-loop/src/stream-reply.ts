@@ -112,6 +112,10 @@ class ReplyBuilder {
         this.#thinkingOpen = false
         return
       }
+      case 'redacted-thinking':
+        this.content.push({ type: 'redacted_thinking', data: event.data })
+        this.#thinkingOpen = false
+        return
       case 'tool-call-start':
         this.#pending.set(event.id, event.name)
         this.#input.emit({ type: 'tool-call-start', turn, id: event.id, name: event.name })

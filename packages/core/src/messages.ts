@@ -26,6 +26,18 @@ export const ThinkingBlockSchema = z.object({
 /** Model reasoning. Never carries a cache breakpoint. */
 export type ThinkingBlock = z.infer<typeof ThinkingBlockSchema>
 
+export const RedactedThinkingBlockSchema = z.object({
+  type: z.literal('redacted_thinking'),
+  /** The encrypted reasoning, opaque; sent back exactly as received. */
+  data: z.string(),
+})
+/**
+ * Reasoning the provider returned encrypted (Anthropic's `redacted_thinking`). Kept in the history
+ * and replayed unchanged: the API requires a turn's thinking blocks, redacted ones included, when
+ * thinking and tools are used together. Formats without such a block omit it.
+ */
+export type RedactedThinkingBlock = z.infer<typeof RedactedThinkingBlockSchema>
+
 export const ToolCallBlockSchema = z.object({
   type: z.literal('tool_call'),
   id: z.string().min(1),
@@ -50,6 +62,7 @@ export const ContentBlockSchema = z.discriminatedUnion('type', [
   TextBlockSchema,
   ImageBlockSchema,
   ThinkingBlockSchema,
+  RedactedThinkingBlockSchema,
   ToolCallBlockSchema,
   ToolResultBlockSchema,
 ])

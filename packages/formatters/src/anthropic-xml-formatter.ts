@@ -318,6 +318,9 @@ export class AnthropicXmlFormatter implements Formatter {
           'xml',
         )
         i++
+      } else if (block.type === 'redacted_thinking') {
+        // encrypted reasoning has no place in an XML transcript: omitted (see README)
+        i++
       } else if (block.type === 'image') {
         interrupt('user', toImageBlock(block))
         i++

@@ -11,7 +11,8 @@ export const MAX_CACHE_MARKERS = 4
  */
 export function applyCacheMarkers(requested: readonly FormattedBlock[], ttl?: CacheTtl): number {
   const markable = requested.filter(
-    (b): b is Exclude<FormattedBlock, { type: 'thinking' }> => b.type !== 'thinking',
+    (b): b is Exclude<FormattedBlock, { type: 'thinking' | 'redacted_thinking' }> =>
+      b.type !== 'thinking' && b.type !== 'redacted_thinking',
   )
   const kept = [...new Set(markable)].slice(-MAX_CACHE_MARKERS)
   const marker: CacheControl =
@@ -20,11 +21,11 @@ export function applyCacheMarkers(requested: readonly FormattedBlock[], ttl?: Ca
   return kept.length
 }
 
-/** The last block of `blocks` that may carry a cache marker (not thinking), if any. */
+/** The last block of `blocks` that may carry a cache marker (not thinking, plain or redacted), if any. */
 export function lastMarkable(blocks: readonly FormattedBlock[]): FormattedBlock | undefined {
   for (let i = blocks.length - 1; i >= 0; i--) {
     const b = blocks[i]!
-    if (b.type !== 'thinking') return b
+    if (b.type !== 'thinking' && b.type !== 'redacted_thinking') return b
   }
   return undefined
 }

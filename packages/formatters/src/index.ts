@@ -38,6 +38,7 @@ export type {
   FormattedMessage,
   FormattedRequest,
   FormattedTextBlock,
+  FormattedRedactedThinkingBlock,
   FormattedThinkingBlock,
   FormattedToolResultBlock,
   FormattedToolUseBlock,

@@ -43,6 +43,8 @@ function toFormatted(block: ContentBlock): FormattedBlock {
       return block.signature === undefined
         ? { type: 'thinking', thinking: block.thinking }
         : { type: 'thinking', thinking: block.thinking, signature: block.signature }
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data }
     case 'tool_call':
       return { type: 'tool_use', id: block.id, name: block.name, input: block.input }
     case 'tool_result':

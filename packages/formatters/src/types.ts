@@ -32,6 +32,12 @@ export interface FormattedImageBlock {
   cache_control?: CacheControl
 }
 
+/** Encrypted model reasoning replayed unchanged (Anthropic's `redacted_thinking`). Never carries `cache_control`. */
+export interface FormattedRedactedThinkingBlock {
+  type: 'redacted_thinking'
+  data: string
+}
+
 /** Model reasoning replayed to the provider. Never carries `cache_control`. */
 export interface FormattedThinkingBlock {
   type: 'thinking'
@@ -62,6 +68,7 @@ export type FormattedBlock =
   | FormattedTextBlock
   | FormattedImageBlock
   | FormattedThinkingBlock
+  | FormattedRedactedThinkingBlock
   | FormattedToolUseBlock
   | FormattedToolResultBlock
 

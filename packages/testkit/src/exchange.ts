@@ -13,6 +13,7 @@ import type {
   ScriptRunner,
   TransportOptions,
 } from './script.js'
+import type { ThinkingLedger } from './thinking-ledger.js'
 import type { ThreadStore } from './threads.js'
 import { pause, planChunks, resetConnection, writeChunks } from './transport.js'
 
@@ -49,6 +50,8 @@ export interface EmulatorState {
   nextId: (prefix: string) => string
   /** Server-held conversations (message threads). */
   threads: ThreadStore
+  /** The thinking sent with tool calls, to check continuations against. */
+  thinking: ThinkingLedger
   /** The `strict` option: unknown fields and betas are a 400. */
   strict: boolean
   /** `anthropic-beta` values accepted in strict mode besides the known ones. */

@@ -90,7 +90,9 @@ async function answerMessages(
     return false
   }
   const merged = mergeTurns(request.messages)
-  const problem = validateMessagesRequest(request, model, merged, betasOf(x.record.headers))
+  const problem =
+    validateMessagesRequest(request, model, merged, betasOf(x.record.headers)) ??
+    x.state.thinking.check(merged, request.thinking)
   if (problem) {
     sendProblem(x, problem)
     return false
@@ -139,6 +141,7 @@ async function answerMessages(
     toolId: () => x.state.nextId('toolu_01'),
     signature: (thinking) => `sig_${Buffer.from(thinking.slice(0, 24)).toString('base64')}`,
   })
+  x.state.thinking.record(message)
   // A thread keeps the whole reply or none of it: only a reply sent in full is stored.
   const keep = turn !== undefined && fault === undefined
   if (keep) x.state.threads.commit(turn, body, message)

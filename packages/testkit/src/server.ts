@@ -19,6 +19,7 @@ import {
 } from './models.js'
 import { type Script, ScriptRunner, type TransportOptions, transportProblem } from './script.js'
 import type { KNOWN_BETAS } from './strict.js'
+import { ThinkingLedger } from './thinking-ledger.js'
 import { ThreadStore } from './threads.js'
 
 /** Options of {@link startAnthropicEmulator}. */
@@ -182,6 +183,7 @@ export async function startAnthropicEmulator(
       deltaChars: options.transport?.deltaChars ?? 16,
     },
     threads: new ThreadStore(),
+    thinking: new ThinkingLedger(),
     strict: options.strict ?? false,
     extraBetas: [...(options.extraBetas ?? [])],
     nextId(prefix) {

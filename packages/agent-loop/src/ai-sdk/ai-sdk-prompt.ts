@@ -72,6 +72,12 @@ function assistantPart(b: FormattedBlock): AiSdkPart | undefined {
         text: b.thinking,
         ...(b.signature ? { providerOptions: { anthropic: { signature: b.signature } } } : {}),
       }
+    case 'redacted_thinking':
+      return {
+        type: 'reasoning',
+        text: '',
+        providerOptions: { anthropic: { redactedData: b.data } },
+      }
     case 'tool_use':
       return {
         type: 'tool-call',

@@ -109,6 +109,16 @@ export class AiSdkPartMapper {
         }
         break
       }
+      case 'reasoning-start': {
+        // @ai-sdk/anthropic reports a redacted_thinking block as reasoning carrying its data
+        const meta = part.providerMetadata
+        const anthropic = isRecord(meta) && isRecord(meta.anthropic) ? meta.anthropic : undefined
+        if (typeof anthropic?.redactedData === 'string') {
+          this.#endThinking(events)
+          events.push({ type: 'redacted-thinking', data: anthropic.redactedData })
+        }
+        break
+      }
       case 'reasoning-delta':
         if (typeof part.delta === 'string' && part.delta !== '') {
           this.#thinking = true

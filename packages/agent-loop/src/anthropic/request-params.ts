@@ -61,6 +61,9 @@ function toBlock(block: FormattedBlock): Param | undefined {
       // never a cache marker on thinking (the API refuses it); unsigned thinking cannot go back
       if (!block.signature) return undefined
       return { type: 'thinking', thinking: block.thinking, signature: block.signature }
+    case 'redacted_thinking':
+      // sent back exactly as received, never with a cache marker
+      return { type: 'redacted_thinking', data: block.data }
     case 'tool_use': {
       const out: Anthropic.Messages.ToolUseBlockParam = {
         type: 'tool_use',

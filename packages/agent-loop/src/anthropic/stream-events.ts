@@ -108,6 +108,7 @@ export class AnthropicEventMapper {
       open.name = block.name
       return [{ type: 'tool-call-start', id: block.id, name: block.name }]
     }
+    if (block.type === 'redacted_thinking') return [{ type: 'redacted-thinking', data: block.data }]
     return [
       {
         type: 'warning',

@@ -107,7 +107,7 @@ function assistantMessage(m: FormattedMessage, warn: (w: ChatBodyWarning) => voi
         type: 'function',
         function: { name: b.name, arguments: JSON.stringify(b.input) },
       })
-    } else if (b.type === 'thinking') thinking++
+    } else if (b.type === 'thinking' || b.type === 'redacted_thinking') thinking++
   }
   if (thinking > 0) {
     warn({

@@ -153,6 +153,8 @@ function isBlock(value: unknown): boolean {
         onlyKeys(value, THINKING_KEYS) &&
         (!('signature' in value) || typeof value.signature === 'string')
       )
+    case 'redacted_thinking':
+      return typeof value.data === 'string' && hasKeys(value, REDACTED_KEYS, 2)
     case 'tool_call':
       return (
         nonEmpty(value.id) &&
@@ -181,5 +183,6 @@ function isBlock(value: unknown): boolean {
 const TEXT_KEYS = new Set(['type', 'text'])
 const IMAGE_KEYS = new Set(['type', 'mediaType', 'data'])
 const THINKING_KEYS = new Set(['type', 'thinking', 'signature'])
+const REDACTED_KEYS = new Set(['type', 'data'])
 const CALL_KEYS = new Set(['type', 'id', 'name', 'input', 'raw'])
 const RESULT_KEYS = new Set(['type', 'toolCallId', 'content', 'isError'])
