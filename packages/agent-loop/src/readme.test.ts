@@ -34,3 +34,9 @@ test('the README Sessions example runs and prints what it says', async () => {
   expect(expected.length).toBeGreaterThan(0)
   expect(logs).toEqual(expected)
 })
+
+test('the README /openai example (parallel calls streamed in pieces) runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:openai -->')
+  expect(expected.length).toBe(3)
+  expect(logs).toEqual(expected)
+})

@@ -91,6 +91,9 @@ class ReplyBuilder {
           continue
         }
         this.content.push(e.call)
+        // text formats deliver a call's input whole: one delta, as a native stream would in pieces
+        const partialJson = JSON.stringify(e.call.input)
+        this.#input.emit({ type: 'tool-call-delta', turn, id: e.call.id, partialJson })
         this.#input.emit({ type: 'tool-call', turn, call: e.call })
       }
     }

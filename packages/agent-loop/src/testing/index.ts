@@ -4,7 +4,11 @@ export type {
   ProviderCheckResult,
   ProviderConformanceReport,
 } from './provider-conformance.js'
-export { PROVIDER_CHECK_NAMES, providerConformance } from './provider-conformance.js'
+export {
+  conformanceMatrix,
+  PROVIDER_CHECK_NAMES,
+  providerConformance,
+} from './provider-conformance.js'
 export type {
   ConformanceEmulator,
   ConformanceRequest,

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { createAnthropic } from '@ai-sdk/anthropic'
 import Anthropic from '@anthropic-ai/sdk'
 import { ChatMLFormatter } from '@contextkit/formatters'
@@ -8,7 +8,12 @@ import { type AiSdkLanguageModel, aiSdkProvider } from '../ai-sdk/ai-sdk-provide
 import { anthropicProvider } from '../anthropic/anthropic-provider.js'
 import { openAICompatibleCompletionsProvider } from '../completions/completions-provider.js'
 import { openAIChatProvider } from '../openai/chat-provider.js'
-import { PROVIDER_CHECK_NAMES, providerConformance } from './provider-conformance.js'
+import {
+  conformanceMatrix,
+  PROVIDER_CHECK_NAMES,
+  type ProviderConformanceReport,
+  providerConformance,
+} from './provider-conformance.js'
 import type { StartConformanceEmulator } from './provider-harness.js'
 
 const startEmulator = startAnthropicEmulator as unknown as StartConformanceEmulator
@@ -70,22 +75,34 @@ const PROVIDERS = {
     ),
 } as const
 
+const README = new URL('../../README.md', import.meta.url)
+const START = '<!-- provider-table:start -->\n'
+const END = '<!-- provider-table:end -->'
+
 describe('providerConformance', () => {
-  const reports: Record<string, string> = {}
+  const reports: Record<string, ProviderConformanceReport> = {}
   for (const [name, run] of Object.entries(PROVIDERS)) {
     test(`${name} passes every check it does not skip`, { timeout: 60_000 }, async () => {
       const report = await run()
-      reports[name] = report.table()
+      reports[name] = report
       expect(report.results.map((r) => r.check)).toEqual(PROVIDER_CHECK_NAMES)
       expect(report.results.filter((r) => r.outcome === 'fail')).toEqual([])
       expect(report.passed).toBeGreaterThanOrEqual(17)
     })
   }
 
-  test('the check count and the table shape', () => {
+  test("the README's provider table is this run's matrix", () => {
     expect(PROVIDER_CHECK_NAMES.length).toBeGreaterThanOrEqual(23)
-    if (process.env.CONTEXTKIT_CONFORMANCE_OUT) {
-      writeFileSync(process.env.CONTEXTKIT_CONFORMANCE_OUT, JSON.stringify(reports, null, 2))
+    expect(Object.keys(reports)).toEqual(Object.keys(PROVIDERS))
+    const matrix = `${conformanceMatrix(reports)}\n`
+    const readme = readFileSync(README, 'utf8')
+    const at = readme.indexOf(START) + START.length
+    const current = readme.slice(at, readme.indexOf(END))
+    // CONTEXTKIT_UPDATE_README=1 writes the table (then review the diff)
+    if (process.env.CONTEXTKIT_UPDATE_README === '1' && current !== matrix) {
+      writeFileSync(README, readme.slice(0, at) + matrix + readme.slice(at + current.length))
+      return
     }
+    expect(current).toBe(matrix)
   })
 })

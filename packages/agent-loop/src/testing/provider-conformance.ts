@@ -109,5 +109,30 @@ export async function providerConformance(
   }
 }
 
+/**
+ * Several providers' reports side by side: one row per check, one column per provider (✅ passed,
+ * ❌ failed, — skipped), as Markdown. The agent-loop README's provider table is this, for the
+ * providers in the repo.
+ */
+export function conformanceMatrix(
+  reports: Readonly<Record<string, ProviderConformanceReport>>,
+): string {
+  const names = Object.keys(reports)
+  const mark = { pass: '✅', fail: '❌', skip: '—' } as const
+  const checks = PROVIDER_CHECKS.map((c) => c.name)
+  const rows = checks.map((check) => {
+    const cells = names.map((n) => {
+      const r = reports[n]!.results.find((x) => x.check === check)
+      return r ? mark[r.outcome] : '?'
+    })
+    return `| ${check} | ${cells.join(' | ')} |`
+  })
+  return [
+    `| check | ${names.join(' | ')} |`,
+    `|---|${names.map(() => ':-:').join('|')}|`,
+    ...rows,
+  ].join('\n')
+}
+
 /** The names of the checks {@link providerConformance} runs, in order. */
 export const PROVIDER_CHECK_NAMES: readonly string[] = PROVIDER_CHECKS.map((c) => c.name)
