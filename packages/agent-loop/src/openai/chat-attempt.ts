@@ -117,7 +117,7 @@ export async function* chatAttempt(
             error: incomplete(`Malformed SSE line: ${item.line.slice(0, 200)}`, requestId),
           }
         }
-        yield* assembler.data(item.data)
+        for (const event of assembler.data(item.data)) yield event
         if (assembler.error) return { kind: 'failed', error: assembler.error }
         if (assembler.complete) break
       }

@@ -29,6 +29,13 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
+/** The choice with index 0 (servers send only that one unless `n` > 1). */
+function firstChoice(choices: unknown): Record<string, unknown> | undefined {
+  if (!Array.isArray(choices)) return undefined
+  for (const c of choices) if (isRecord(c) && (c.index ?? 0) === 0) return c
+  return undefined
+}
+
 /** Usage of a chat chunk: `prompt_tokens` includes the cached ones, which core counts apart. */
 function usageOf(raw: unknown): Partial<Usage> | undefined {
   if (!isRecord(raw)) return undefined
@@ -100,14 +107,15 @@ export class ChatAssembler {
       return []
     }
     const events: ProviderEvent[] = []
-    const usage = usageOf(chunk.usage)
-    if (usage) {
-      this.#usage = { ...this.#usage, ...usage }
-      events.push({ type: 'usage', usage })
+    if (chunk.usage !== undefined && chunk.usage !== null) {
+      const usage = usageOf(chunk.usage)
+      if (usage) {
+        this.#usage = { ...this.#usage, ...usage }
+        events.push({ type: 'usage', usage })
+      }
     }
-    const choices = Array.isArray(chunk.choices) ? chunk.choices : []
-    const choice = choices.find((c) => isRecord(c) && (c.index ?? 0) === 0)
-    if (!isRecord(choice)) return events
+    const choice = firstChoice(chunk.choices)
+    if (choice === undefined) return events
     const delta = isRecord(choice.delta)
       ? choice.delta
       : isRecord(choice.message)
