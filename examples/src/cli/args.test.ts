@@ -56,7 +56,7 @@ test('an unknown flag names the closest known one; a missing or unwanted value i
     message: 'unknown flag --base-ulr (did you mean --base-url?)',
   })
   expect(problem(['--verbose']).message).toBe(
-    'unknown flag --verbose (known: --workspace, --session, --model, --base-url, --store, --context-file, --json, --help)',
+    'unknown flag --verbose (known: --workspace, --session, --model, --base-url, --provider, --store, --context-file, --json, --help)',
   )
   expect(problem(['--workspace'])).toEqual({
     problem: 'bad_flag',

@@ -2,6 +2,11 @@ import { parseArgs } from 'node:util'
 import { closestMatch } from './checks.js'
 import { DemoUsageError } from './errors.js'
 
+/** The kinds of server `--provider` names. */
+export const DEMO_PROVIDER_KINDS = ['completions', 'openai'] as const
+/** One of {@link DEMO_PROVIDER_KINDS}. */
+export type DemoProviderKind = (typeof DEMO_PROVIDER_KINDS)[number]
+
 /** What `pnpm demo` was asked to do. */
 export interface DemoArgs {
   /** The user's message; `undefined` runs the built-in two-session walkthrough. */
@@ -10,6 +15,8 @@ export interface DemoArgs {
   session?: string
   model?: string
   baseUrl?: string
+  /** How to talk to `--base-url`: `completions` (default: a prompt string) or `openai` (chat completions with native tools). */
+  provider?: DemoProviderKind
   /** `files` (default), `postgres:<url>` or `pglite:<dir>`. */
   store?: string
   contextFile?: string
@@ -22,6 +29,7 @@ const OPTIONS = {
   session: { type: 'string' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
+  provider: { type: 'string' },
   store: { type: 'string' },
   'context-file': { type: 'string' },
   json: { type: 'boolean' },
@@ -43,6 +51,8 @@ Options:
   --session ID         continue session ID (default: a new session per run)
   --model ID           model id (default: ANTHROPIC_MODEL, else claude-haiku-4-5)
   --base-url URL       an OpenAI-compatible server (llama.cpp, vLLM, Ollama), e.g. http://127.0.0.1:8080/v1
+  --provider KIND      how to talk to --base-url: completions (default; a ChatML prompt to /completions)
+                       or openai (/chat/completions with native tools; OPENAI_API_KEY is sent when set)
   --store SPEC         files (default) | postgres:<connection url> | pglite:<dir>
   --context-file FILE  a large file to describe to the model (default: data/orders.ndjson when present)
   --json               print the events as JSON lines
@@ -54,6 +64,25 @@ function unknownFlag(error: Error): DemoUsageError {
   const guess = closestMatch(name, DEMO_FLAGS)
   const hint = guess === undefined ? `known: ${DEMO_FLAGS.join(', ')}` : `did you mean ${guess}?`
   return new DemoUsageError('unknown_flag', `unknown flag ${name} (${hint})`, { cause: error })
+}
+
+function providerKind(value: string, baseUrl: string | undefined): DemoProviderKind {
+  const kind = DEMO_PROVIDER_KINDS.find((k) => k === value)
+  if (kind === undefined) {
+    const guess = closestMatch(value, DEMO_PROVIDER_KINDS)
+    const hint = guess === undefined ? '' : ` (did you mean ${guess}?)`
+    throw new DemoUsageError(
+      'bad_flag',
+      `--provider must be ${DEMO_PROVIDER_KINDS.join(' or ')}, got "${value}"${hint}`,
+    )
+  }
+  if (baseUrl === undefined) {
+    throw new DemoUsageError(
+      'base_url',
+      `--provider ${kind} needs --base-url (the server's OpenAI-compatible URL, e.g. http://127.0.0.1:8080/v1)`,
+    )
+  }
+  return kind
 }
 
 /**
@@ -90,6 +119,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     ...(v.session === undefined ? {} : { session: v.session }),
     ...(v.model === undefined ? {} : { model: v.model }),
     ...(v['base-url'] === undefined ? {} : { baseUrl: v['base-url'] }),
+    ...(v.provider === undefined ? {} : { provider: providerKind(v.provider, v['base-url']) }),
     ...(v.store === undefined ? {} : { store: v.store }),
     ...(v['context-file'] === undefined ? {} : { contextFile: v['context-file'] }),
     json: v.json === true,

@@ -255,6 +255,50 @@ test('--base-url: a local OpenAI-compatible server (testkit’s /v1/completions)
   }
 })
 
+test('--provider openai: the same server through /v1/chat/completions with native tools', async () => {
+  const { startAnthropicEmulator } = await import('@contextkit/testkit')
+  const server = await startAnthropicEmulator({ script: offlineScenario })
+  try {
+    const ws = join(await tempDir(), 'ws')
+    const r = await cli([
+      '--workspace',
+      ws,
+      '--provider',
+      'openai',
+      '--base-url',
+      `${server.url}/v1`,
+      '--model',
+      'claude-haiku-4-5',
+      'What files are in this workspace?',
+    ])
+    expect(r.err).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.lines[0]).toBe(
+      `contextkit demo · claude-haiku-4-5 on the OpenAI-compatible server at ${server.url}/v1 (chat completions)`,
+    )
+    const chats = server.requests.filter((q) => q.path === '/v1/chat/completions')
+    expect(chats.length).toBeGreaterThanOrEqual(2)
+    const first = chats[0]!.body as { tools?: { function: { name: string } }[]; stream: boolean }
+    expect(first.stream).toBe(true)
+    expect(first.tools?.map((t) => t.function.name)).toEqual(['list_files', 'read_file'])
+    expect(server.requests.some((q) => q.path === '/v1/completions')).toBe(false)
+    expect(r.out).toMatch(/ {2}✔ list_files · \d+ ms/)
+  } finally {
+    await server.close()
+  }
+})
+
+test('--provider: a wrong kind or no --base-url is one line and exit code 2', async () => {
+  const typo = await cli(['--provider', 'opena', '--base-url', 'http://127.0.0.1:9/v1', 'hi'])
+  expect(typo.code).toBe(2)
+  expect(typo.err).toContain(
+    '--provider must be completions or openai, got "opena" (did you mean openai?)',
+  )
+  const alone = await cli(['--provider', 'openai', 'hi'])
+  expect(alone.code).toBe(2)
+  expect(alone.err).toContain('--provider openai needs --base-url')
+})
+
 test('new session ids are valid and sortable', () => {
   expect(newSessionId(new Date('2026-03-01T09:00:00.123Z'))).toBe('chat-2026-03-01T09-00-00-123')
 })

@@ -9,7 +9,11 @@ import { type AnthropicEmulator, startAnthropicEmulator } from '@contextkit/test
 import { DEMO_TURNS } from '../demo-script.js'
 import { DEMO_CONTEXT_FILE } from '../demo-workspace.js'
 import { describeTrace } from '../describe-turn.js'
-import { type EmbeddedTurnResult, runEmbeddedTurn } from '../embedded-runner.js'
+import {
+  type EmbeddedTurnResult,
+  type FormatterChoice,
+  runEmbeddedTurn,
+} from '../embedded-runner.js'
 import { DEMO_USAGE, type DemoArgs, parseDemoArgs } from './args.js'
 import { BudgetChartCollector } from './budget-collector.js'
 import { checkModelId, checkServedModel, probeBaseUrl } from './checks.js'
@@ -48,6 +52,7 @@ interface Backend {
   headline: string
   client?: Anthropic
   provider?: ModelProvider
+  formatter?: FormatterChoice
   close(): Promise<void>
 }
 
@@ -72,11 +77,17 @@ async function backendFor(args: DemoArgs, io: CliIO): Promise<Backend> {
       )
     }
     checkServedModel(model, probe)
+    const kind = args.provider ?? 'completions'
+    const local = await localServerProvider(probe.baseURL, model, kind, io.env.OPENAI_API_KEY)
     return {
       mode: 'local',
       model,
-      headline: `contextkit demo · ${model} on the OpenAI-compatible server at ${probe.baseURL}`,
-      provider: await localServerProvider(probe.baseURL, model),
+      headline:
+        kind === 'openai'
+          ? `contextkit demo · ${model} on the OpenAI-compatible server at ${probe.baseURL} (chat completions)`
+          : `contextkit demo · ${model} on the OpenAI-compatible server at ${probe.baseURL}`,
+      provider: local.provider,
+      formatter: local.formatter,
       close: async () => {},
     }
   }
@@ -176,7 +187,9 @@ async function runTurn(
   const started = Date.now()
   const preloadFiles = preloadFor(spec.text, ctx.workspace, ctx.contextFile)
   const result = await runEmbeddedTurn({
-    ...(backend.provider ? { provider: backend.provider, formatter: 'chatml' as const } : {}),
+    ...(backend.provider
+      ? { provider: backend.provider, formatter: backend.formatter ?? ('chatml' as const) }
+      : {}),
     ...(backend.client ? { client: backend.client } : {}),
     model: backend.model,
     workspace: ctx.workspace,
