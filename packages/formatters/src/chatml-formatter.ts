@@ -7,16 +7,21 @@ import {
   textMessage,
 } from '@contextkit/core'
 import { escapeBlockText } from './block-text.js'
-import {
-  CHAT_TEMPLATES,
-  type ChatTemplate,
-  type ChatTemplatePreset,
-  isChatTemplatePreset,
-} from './chat-templates.js'
+import { CHAT_TEMPLATES, type ChatTemplate, type ChatTemplatePreset } from './chat-templates.js'
 import { type ChatMLParserOptions, ChatMLStreamParser } from './chatml-parser.js'
+import { UnsupportedContentError } from './errors.js'
 import { stringifyJson } from './lossless-json.js'
 import { checkFlag, checkMediaPolicy, type UnsupportedMediaPolicy, unsupported } from './media.js'
+import { buildNativeRequest } from './native-build.js'
+import {
+  NATIVE_CALL_SYNTAX,
+  type NativeToolFamily,
+  nativeToolDefinitions,
+  nativeToolFamily,
+} from './native-tool-formats.js'
+import { NativeToolStreamParser } from './native-tool-parser.js'
 import { checkParticipantName, mergeStops } from './participants.js'
+import { resolveTemplate } from './resolve-template.js'
 import { guardSpecialTokens, type SpecialTokenPolicy } from './special-tokens.js'
 import { systemText } from './system-prompt.js'
 import type {
@@ -53,10 +58,16 @@ export interface ChatMLFormatterOptions {
   /** Overrides the end of every turn (e.g. `'<|end|>\n'`); its trimmed text becomes a stop sequence. Default: the template's. */
   endToken?: string
   /**
-   * `'json'`: Qwen/Hermes conventions (`<tool_call>{json}</tool_call>`, `<tool_response>`);
-   * `'xml'`: the Anthropic XML conventions (`<function_calls>`, `<function_results>`). Default `'json'`.
+   * `'json'`: Qwen/Hermes conventions (`<tool_call>{json}</tool_call>`, `<tool_response>`) in every
+   * preset's turns; `'xml'`: the Anthropic XML conventions (`<function_calls>`,
+   * `<function_results>`); `'native'`: the family's own tool format, string for string as its
+   * published chat template writes it — Qwen 2.5 for `chatml`, Llama 3.1 (`ipython` turns, bare
+   * JSON calls) for `llama3`, Mistral v0.3 (`[AVAILABLE_TOOLS]`, `[TOOL_CALLS]`, `[TOOL_RESULTS]`)
+   * for `mistral`; Gemma has none (a `ConfigurationError`). Default `'json'`.
    */
-  toolFormat?: 'json' | 'xml'
+  toolFormat?: 'json' | 'xml' | 'native'
+  /** Llama 3.1's `date_string` (`toolFormat: 'native'`). Default `'26 Jul 2024'`, the template's own. */
+  dateString?: string
   /** Write the template's begin-of-text token; turn off when your server adds it itself. Default `true`. */
   bos?: boolean
   /** Text containing a special token: `'reject'` throws `SpecialTokenError`, `'escape'` breaks it with U+200B. Default `'reject'`. */
@@ -82,57 +93,6 @@ export function renderQwenToolCall(call: Pick<ToolCallBlock, 'name' | 'input'>):
   return `<tool_call>\n${safeJson({ name: call.name, arguments: call.input })}\n</tool_call>`
 }
 
-function checkTemplate(t: ChatTemplate): void {
-  const strings = [t.begin, t.user.open, t.user.close, t.assistant.open, t.assistant.close]
-  if (t.system) strings.push(t.system.open, t.system.close)
-  const ok =
-    strings.every((s) => typeof s === 'string') &&
-    typeof t.trim === 'boolean' &&
-    typeof t.alternate === 'boolean' &&
-    Array.isArray(t.stopSequences) &&
-    Array.isArray(t.specialTokens) &&
-    [...t.stopSequences, ...t.specialTokens].every((s) => typeof s === 'string')
-  if (!ok) throw new ConfigurationError('template is not a valid ChatTemplate')
-}
-
-/** The template with the token overrides of the seed's constructor applied. */
-function resolveTemplate(options: ChatMLFormatterOptions): ChatTemplate {
-  const preset = options.preset ?? 'chatml'
-  if (!isChatTemplatePreset(preset))
-    throw new ConfigurationError(
-      `preset must be one of ${Object.keys(CHAT_TEMPLATES).join(', ')}, got ${String(preset)}`,
-    )
-  const base = options.template ?? CHAT_TEMPLATES[preset]
-  if (typeof base !== 'object' || base === null || !base.user || !base.assistant)
-    throw new ConfigurationError('template is not a valid ChatTemplate')
-  const { systemToken, userToken, assistantToken, endToken } = options
-  for (const [k, v] of Object.entries({ systemToken, userToken, assistantToken, endToken }))
-    if (v !== undefined && typeof v !== 'string')
-      throw new ConfigurationError(`${k} must be a string`)
-  const turn = (open: string | undefined, t: { open: string; close: string }) => ({
-    open: open ?? t.open,
-    close: endToken ?? t.close,
-  })
-  const system =
-    systemToken !== undefined
-      ? { open: systemToken, close: endToken ?? base.system?.close ?? '' }
-      : base.system && turn(undefined, base.system)
-  const own = [systemToken, userToken, assistantToken, endToken]
-    .map((t) => t?.trim() ?? '')
-    .filter((t) => t !== '')
-  const template: ChatTemplate = {
-    ...base,
-    user: turn(userToken, base.user),
-    assistant: turn(assistantToken, base.assistant),
-    stopSequences: mergeStops(endToken?.trim() ? [endToken.trim()] : [], base.stopSequences),
-    specialTokens: [...new Set([...base.specialTokens, ...own])],
-  }
-  if (system) template.system = system
-  else delete template.system
-  checkTemplate(template)
-  return template
-}
-
 /**
  * Chat-template prompts for local and open models, rendered to one prompt string for a
  * completions endpoint: ChatML (Qwen) by default, or the Llama 3, Mistral and Gemma templates
@@ -143,7 +103,10 @@ export class ChatMLFormatter implements Formatter {
   readonly usesPrefill = true
   /** The template this formatter writes (the preset with any token overrides applied). */
   readonly template: ChatTemplate
-  readonly toolFormat: 'json' | 'xml'
+  readonly toolFormat: 'json' | 'xml' | 'native'
+  /** The family whose native tool format is written (`toolFormat: 'native'`). */
+  readonly nativeFamily: NativeToolFamily | undefined
+  readonly #dateString: string
   readonly #policy: SpecialTokenPolicy
   readonly #tokens: readonly string[]
   readonly #media: UnsupportedMediaPolicy
@@ -161,8 +124,15 @@ export class ChatMLFormatter implements Formatter {
     if (!Array.isArray(extra) || !extra.every((t) => typeof t === 'string'))
       throw new ConfigurationError('extraSpecialTokens must be an array of strings')
     this.#tokens = [...this.template.specialTokens, ...extra]
-    if (this.toolFormat !== 'json' && this.toolFormat !== 'xml')
-      throw new ConfigurationError(`toolFormat must be 'json' or 'xml'`)
+    if (this.toolFormat !== 'json' && this.toolFormat !== 'xml' && this.toolFormat !== 'native')
+      throw new ConfigurationError(`toolFormat must be 'json', 'xml' or 'native'`)
+    if (this.toolFormat === 'native' && options.template !== undefined)
+      throw new ConfigurationError(`toolFormat 'native' needs a preset, not a template of your own`)
+    this.nativeFamily =
+      this.toolFormat === 'native' ? nativeToolFamily(options.preset ?? 'chatml') : undefined
+    this.#dateString = options.dateString ?? '26 Jul 2024'
+    if (typeof this.#dateString !== 'string')
+      throw new ConfigurationError('dateString must be a string')
     if (this.#policy !== 'reject' && this.#policy !== 'escape')
       throw new ConfigurationError(`specialTokens must be 'reject' or 'escape'`)
     checkMediaPolicy(this.#media)
@@ -172,6 +142,7 @@ export class ChatMLFormatter implements Formatter {
 
   formatToolDefinitions(tools: readonly ToolDefinition[]): string | undefined {
     if (tools.length === 0) return undefined
+    if (this.nativeFamily) return nativeToolDefinitions(this.nativeFamily, tools)
     if (this.toolFormat === 'xml')
       return `${XML_TOOL_PREAMBLE}\n\n${renderXmlToolDefinitions(tools)}`
     const lines = tools.map((t) =>
@@ -222,6 +193,8 @@ export class ChatMLFormatter implements Formatter {
   }
 
   createStreamParser(options: ChatMLParserOptions = {}): StreamParser {
+    if (this.nativeFamily === 'llama3' || this.nativeFamily === 'mistral')
+      return new NativeToolStreamParser(NATIVE_CALL_SYNTAX[this.nativeFamily], options)
     if (this.toolFormat === 'xml')
       return new XmlStreamParser({
         ...options,
@@ -234,7 +207,7 @@ export class ChatMLFormatter implements Formatter {
 
   parseToolCalls(text: string, options: ParserOptions = {}): ToolCallBlock[] {
     if (this.toolFormat === 'xml') return parseXmlToolCalls(text, { ...options, namespaces: [] })
-    const parser = new ChatMLStreamParser(options)
+    const parser = this.createStreamParser(options)
     const calls: ToolCallBlock[] = []
     for (const e of [...parser.processChunk(text), ...parser.flush()]) {
       if (e.type === 'tool-call-end') calls.push(e.call)
@@ -247,6 +220,16 @@ export class ChatMLFormatter implements Formatter {
   }
 
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
+    if (this.nativeFamily) {
+      return buildNativeRequest(input, buildOptions, {
+        family: this.nativeFamily,
+        guard: (text, where) => guardSpecialTokens(text, this.#tokens, this.#policy, where),
+        media: this.#media,
+        warnOnStrip: this.#warnOnStrip,
+        bos: this.#bos,
+        dateString: this.#dateString,
+      })
+    }
     const options = parseBuildOptions(buildOptions)
     const conversation = withUserSections(parseMessages(input), options.userSections)
     const t = this.template
@@ -265,6 +248,12 @@ export class ChatMLFormatter implements Formatter {
       role: m.role,
       content: this.#content(m, i, guard, warnings),
     }))
+    if (t.alternate && turns[0]?.role === 'assistant') {
+      // the family's template raises on it: a conversation must start with the user
+      throw new UnsupportedContentError(
+        'this chat template (Mistral, Gemma) refuses a conversation that starts with the assistant: roles must alternate user/assistant/…, starting with the user',
+      )
+    }
     if (t.alternate) {
       for (let i = turns.length - 1; i > 0; i--) {
         const [prev, cur] = [turns[i - 1]!, turns[i]!]
