@@ -1,0 +1,10 @@
+import { expect, test } from 'vitest'
+import { runReadmeExample } from '../../../test-utils/readme-example.js'
+
+const pkg = new URL('..', import.meta.url)
+
+test('the README example (four middleware around the AI SDK mock model) runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg)
+  expect(expected.length).toBeGreaterThan(4)
+  expect(logs).toEqual(expected)
+})
