@@ -27,7 +27,7 @@ function withUserSections(
   if (sections.length === 0) return messages
   const at = messages.findLastIndex((m) => m.role === 'user')
   const target = messages[at]
-  if (!target || target.role !== 'user') return messages
+  if (target?.role !== 'user') return messages
   const before = renderSections(sections.filter((s) => s.placement === 'before'))
   const after = renderSections(sections.filter((s) => s.placement !== 'before'))
   const content: Part[] = [
@@ -52,7 +52,9 @@ export function writeBack(
   prefill: string | undefined,
 ): PromptMessage[] {
   const sources = new Map<Message, PromptMessage[]>()
-  core.messages.forEach((m, i) => sources.set(m, core.sources[i] ?? []))
+  core.messages.forEach((m, i) => {
+    sources.set(m, core.sources[i] ?? [])
+  })
   let messages: PromptMessage[] = []
   for (const m of turn.messages) messages.push(...(sources.get(m) ?? fromCoreMessage(m)))
   messages = withUserSections(messages, turn.userSections)
