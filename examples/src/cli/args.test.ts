@@ -8,6 +8,7 @@ test('flags and the message (positionals joined, quotes optional)', () => {
     workspace: 'ws',
     json: true,
     help: false,
+    init: false,
   })
   expect(
     parseDemoArgs([
@@ -30,7 +31,7 @@ test('flags and the message (positionals joined, quotes optional)', () => {
     contextFile: 'a.csv',
     message: 'hi',
   })
-  expect(parseDemoArgs([])).toEqual({ json: false, help: false })
+  expect(parseDemoArgs([])).toEqual({ json: false, help: false, init: false })
   expect(parseDemoArgs(['-h']).help).toBe(true)
   expect(DEMO_FLAGS).toContain('--base-url')
 })
@@ -56,7 +57,7 @@ test('an unknown flag names the closest known one; a missing or unwanted value i
     message: 'unknown flag --base-ulr (did you mean --base-url?)',
   })
   expect(problem(['--verbose']).message).toBe(
-    'unknown flag --verbose (known: --workspace, --session, --model, --base-url, --provider, --store, --context-file, --json, --help)',
+    'unknown flag --verbose (known: --workspace, --session, --model, --message-file, --init, --base-url, --provider, --store, --context-file, --json, --help)',
   )
   expect(problem(['--workspace'])).toEqual({
     problem: 'bad_flag',

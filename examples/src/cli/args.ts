@@ -11,6 +11,10 @@ export type DemoProviderKind = (typeof DEMO_PROVIDER_KINDS)[number]
 export interface DemoArgs {
   /** The user's message; `undefined` runs the built-in two-session walkthrough. */
   message?: string
+  /** Read the message from this file (`--message-file`), or from standard input (`-`). */
+  messageFile?: string
+  /** Create a missing `--workspace` from the demo template (`--init`). */
+  init: boolean
   workspace?: string
   session?: string
   model?: string
@@ -28,6 +32,8 @@ const OPTIONS = {
   workspace: { type: 'string' },
   session: { type: 'string' },
   model: { type: 'string' },
+  'message-file': { type: 'string' },
+  init: { type: 'boolean' },
   'base-url': { type: 'string' },
   provider: { type: 'string' },
   store: { type: 'string' },
@@ -46,8 +52,11 @@ Runs the embedded agent runner on a workspace. Without a message: a two-session 
 Offline (no ANTHROPIC_API_KEY) the testkit emulator answers; with the key, Claude does.
 
 Options:
-  --workspace DIR      the agent's workspace (created from the demo template when missing or empty;
-                       default: <tmp>/contextkit-demo for a message, a fresh temp dir for the walkthrough)
+  --workspace DIR      the agent's workspace (an empty one is filled from the demo template; default:
+                       <tmp>/contextkit-demo for a message, a fresh temp dir for the walkthrough)
+  --init               create a missing --workspace from the demo template
+  --message-file FILE  read the message from FILE ("-" reads standard input); for long messages: a
+                       command line over ~128 KB is refused by the shell or pnpm before the demo starts
   --session ID         continue session ID (default: a new session per run)
   --model ID           model id (default: ANTHROPIC_MODEL, else claude-haiku-4-5)
   --base-url URL       an OpenAI-compatible server (llama.cpp, vLLM, Ollama), e.g. http://127.0.0.1:8080/v1
@@ -108,13 +117,29 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
   }
   const v = parsed.values
   const message = parsed.positionals.join(' ').trim()
+  if (parsed.positionals.length > 0 && message === '') {
+    throw new DemoUsageError(
+      'bad_flag',
+      'the message is empty: give a question, or no message at all for the walkthrough',
+    )
+  }
+  const stdinMessage = parsed.positionals.length === 1 && parsed.positionals[0] === '-'
+  if (v['message-file'] !== undefined && parsed.positionals.length > 0) {
+    throw new DemoUsageError(
+      'bad_flag',
+      'give the message either on the command line or with --message-file, not both',
+    )
+  }
   for (const [name, value] of Object.entries(v)) {
     if (typeof value === 'string' && value.trim() === '') {
       throw new DemoUsageError('bad_flag', `--${name} needs a value`)
     }
   }
+  const messageFile = stdinMessage ? '-' : v['message-file']
   return {
-    ...(message === '' ? {} : { message }),
+    ...(message === '' || stdinMessage ? {} : { message }),
+    ...(messageFile === undefined ? {} : { messageFile }),
+    init: v.init === true,
     ...(v.workspace === undefined ? {} : { workspace: v.workspace }),
     ...(v.session === undefined ? {} : { session: v.session }),
     ...(v.model === undefined ? {} : { model: v.model }),

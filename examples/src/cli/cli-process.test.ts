@@ -35,7 +35,7 @@ async function demoProcess(args: string[]) {
 test('the same command twice on one workspace: offline first line, then resumption at work', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'demo-process-'))
   dirs.push(dir)
-  const args = ['--workspace', join(dir, 'ws'), 'What files are in this workspace?']
+  const args = ['--workspace', join(dir, 'ws'), '--init', 'What files are in this workspace?']
   const first = await demoProcess(args)
   expect(first.stderr).toBe('')
   expect(first.code).toBe(0)
@@ -62,6 +62,7 @@ test('bad input exits with code 2 and one line on stderr', async () => {
       'claude-sonet-4-6',
       '--workspace',
       join(tmpdir(), 'demo-process-model'),
+      '--init',
       'hi',
     ]),
   ])

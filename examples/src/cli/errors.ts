@@ -9,6 +9,7 @@ export type DemoUsageProblem =
   | 'base_url'
   | 'store'
   | 'context_file'
+  | 'message'
 
 /** Exit code for bad input (usage errors), as most command-line tools use it. */
 export const USAGE_EXIT_CODE = 2

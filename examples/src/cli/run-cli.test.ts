@@ -32,7 +32,17 @@ async function cli(
 
 test('a message, offline: the headline first, the chart before the reply, tool lines, where things went', async () => {
   const ws = join(await tempDir(), 'ws')
-  const first = await cli(['--workspace', ws, 'What', 'files', 'are', 'in', 'this', 'workspace?'])
+  const first = await cli([
+    '--workspace',
+    ws,
+    '--init',
+    'What',
+    'files',
+    'are',
+    'in',
+    'this',
+    'workspace?',
+  ])
   expect(first.err).toBe('')
   expect(first.code).toBe(0)
   expect(first.lines[0]).toMatch(
@@ -54,7 +64,7 @@ test('a message, offline: the headline first, the chart before the reply, tool l
   )
   expect(first.out).not.toMatch(ANSI_COLOR)
   // the same command again: a new session that wakes up with the first one's last words
-  const second = await cli(['--workspace', ws, 'What files are in this workspace?'])
+  const second = await cli(['--workspace', ws, '--init', 'What files are in this workspace?'])
   expect(second.code).toBe(0)
   expect(second.lines[1]).not.toContain('created from the demo template')
   expect(second.out).toMatch(
@@ -69,6 +79,7 @@ test('--json: only JSON lines — the start, the budget before the first delta, 
     '--json',
     '--workspace',
     ws,
+    '--init',
     '--session',
     'js-1',
     'What does src/report.ts do?',
@@ -105,7 +116,7 @@ test('--json: only JSON lines — the start, the budget before the first delta, 
 
 test('colours only on a TTY, and never with NO_COLOR', async () => {
   const ws = join(await tempDir(), 'ws')
-  const ask = ['--workspace', ws, 'Where were we?']
+  const ask = ['--workspace', ws, '--init', 'Where were we?']
   // CI set: no spinner redraws in these runs; colours are decided on the TTY alone
   expect((await cli(ask, { tty: true, env: { CI: '1' } })).out).toMatch(ANSI_COLOR)
   expect((await cli(ask, { tty: true, env: { CI: '1', NO_COLOR: '1' } })).out).not.toMatch(
@@ -132,24 +143,24 @@ test('bad input: one line on stderr, nothing on stdout, exit code 2', async () =
       `demo: cannot use --workspace ${join(dir, 'file.txt')}: not a directory`,
     ],
     [
-      ['--workspace', ws, '--model', 'claude-haiku-4.5', 'hi'],
+      ['--workspace', ws, '--init', '--model', 'claude-haiku-4.5', 'hi'],
       'demo: unknown model "claude-haiku-4.5" (did you mean claude-haiku-4-5?)',
     ],
     [
-      ['--workspace', ws, '--base-url', `http://127.0.0.1:${port}/v1`, 'hi'],
+      ['--workspace', ws, '--init', '--base-url', `http://127.0.0.1:${port}/v1`, 'hi'],
       `demo: cannot reach --base-url http://127.0.0.1:${port}/v1 (ECONNREFUSED)`,
     ],
     [
-      ['--workspace', ws, '--store', 'mysql://x', 'hi'],
+      ['--workspace', ws, '--init', '--store', 'mysql://x', 'hi'],
       'demo: unknown --store "mysql://x" (use files, postgres:<connection url> or pglite:<dir>)',
     ],
     [
-      ['--workspace', ws, '--context-file', 'nope.csv', 'hi'],
+      ['--workspace', ws, '--init', '--context-file', 'nope.csv', 'hi'],
       `demo: --context-file nope.csv: no such file in ${ws}`,
     ],
     [['--session', '../x', 'hi'], 'demo: --session "../x": use 1–200 of A-Z a-z 0-9 . _ -'],
     [
-      ['--workspace', ws, '--store', `postgres://u:pw@127.0.0.1:${port}/db`, 'hi'],
+      ['--workspace', ws, '--init', '--store', `postgres://u:pw@127.0.0.1:${port}/db`, 'hi'],
       `demo: cannot open --store postgres:postgres://u:***@127.0.0.1:${port}/db: migrate failed: connect ECONNREFUSED 127.0.0.1:${port}`,
     ],
   ]
@@ -167,7 +178,7 @@ test('bad input: one line on stderr, nothing on stdout, exit code 2', async () =
 test('--store pglite:<dir> (the walkthrough), then postgres:<url> on the same data: sessions and resumption in Postgres', async () => {
   const dir = await tempDir()
   const ws = join(dir, 'ws')
-  const r = await cli(['--workspace', ws, '--store', 'pglite:db'], { cwd: dir })
+  const r = await cli(['--workspace', ws, '--init', '--store', 'pglite:db'], { cwd: dir })
   expect(r.err).toBe('')
   expect(r.code).toBe(0)
   expect(r.lines[1]).toContain('store pglite:db (migrated; sessions in table contextkit_sessions)')
@@ -201,6 +212,7 @@ test('--store pglite:<dir> (the walkthrough), then postgres:<url> on the same da
     const next = await cli([
       '--workspace',
       ws,
+      '--init',
       '--store',
       `postgres:${url}`,
       '--session',
@@ -231,6 +243,7 @@ test('--base-url: a local OpenAI-compatible server (testkit’s /v1/completions)
     const r = await cli([
       '--workspace',
       ws,
+      '--init',
       '--base-url',
       `${server.url}/v1`,
       '--model',
@@ -263,6 +276,7 @@ test('--provider openai: the same server through /v1/chat/completions with nativ
     const r = await cli([
       '--workspace',
       ws,
+      '--init',
       '--provider',
       'openai',
       '--base-url',

@@ -1,10 +1,10 @@
 import { existsSync, statSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
 import type { ModelProvider } from '@contextkit/agent-loop'
-import { assertSessionId, describeError, getModelInfo } from '@contextkit/core'
+import { assertSessionId, createTokenCounter, describeError, getModelInfo } from '@contextkit/core'
 import { type AnthropicEmulator, startAnthropicEmulator } from '@contextkit/testkit'
 import { DEMO_TURNS } from '../demo-script.js'
 import { DEMO_CONTEXT_FILE } from '../demo-workspace.js'
@@ -35,6 +35,61 @@ export interface CliIO {
   cwd: string
   /** Aborts the run (Ctrl-C): the loop finalizes and saves what finished. */
   signal?: AbortSignal
+  /** Where `--message-file -` reads the message. Default: none (then `-` is an error). */
+  stdin?: AsyncIterable<string | Uint8Array>
+}
+
+/** The exit code of a run stopped by Ctrl-C (128 + SIGINT), as shells report it. */
+export const INTERRUPTED_EXIT_CODE = 130
+
+/** Longest message echoed whole on the `you ›` line; a longer one shows its first line and size. */
+const ECHO_LIMIT = 200
+
+/** The command the user ran the demo with, for the hints (`npx --yes pnpm@… demo` or `pnpm demo`). */
+export function demoCommand(env: Readonly<Record<string, string | undefined>>): string {
+  const execpath = env.npm_execpath ?? ''
+  const version =
+    /pnpm@(\d+\.\d+\.\d+)/.exec(env.npm_config_user_agent ?? '')?.[1] ??
+    /pnpm\/(\d+\.\d+\.\d+)/.exec(env.npm_config_user_agent ?? '')?.[1]
+  if (execpath.includes('_npx')) return `npx --yes pnpm@${version ?? '10.34.9'} demo`
+  return 'pnpm demo'
+}
+
+/** The message as the `you ›` line shows it: whole when short, else its first line and its size. */
+export function echoOf(message: string): string {
+  if (message.length <= ECHO_LIMIT && !message.includes('\n')) return message
+  const first = message.split('\n', 1)[0] ?? ''
+  const lines = message.split('\n').length
+  const head = first.length > 120 ? `${first.slice(0, 120)}…` : first
+  return `${head} … (${num(message.length)} characters, ${num(lines)} line${lines === 1 ? '' : 's'})`
+}
+
+async function readMessage(file: string, io: CliIO): Promise<string> {
+  let text: string
+  if (file === '-') {
+    if (!io.stdin) throw new DemoUsageError('message', 'no standard input to read the message from')
+    let all = ''
+    const decoder = new TextDecoder()
+    for await (const chunk of io.stdin)
+      all += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })
+    text = all + decoder.decode()
+  } else {
+    const path = resolve(io.cwd, file)
+    text = await readFile(path, 'utf8').catch((error: unknown) => {
+      const code = (error as { code?: unknown }).code
+      throw new DemoUsageError(
+        'message',
+        `--message-file ${file}: ${code === 'ENOENT' ? 'no such file' : String(code ?? error)}`,
+      )
+    })
+  }
+  if (text.trim() === '') {
+    throw new DemoUsageError(
+      'message',
+      `the message ${file === '-' ? 'on standard input' : `in ${file}`} is empty`,
+    )
+  }
+  return text.trim()
 }
 
 /** Default model when neither `--model` nor `ANTHROPIC_MODEL` names one. */
@@ -183,7 +238,7 @@ async function runTurn(
     },
   })
   const c = out.term.c
-  if (live) live.line(c.bold(`you (session ${spec.sessionId}) › ${spec.text}`))
+  if (live) live.line(c.bold(`you (session ${spec.sessionId}) › ${echoOf(spec.text)}`))
   const started = Date.now()
   const preloadFiles = preloadFor(spec.text, ctx.workspace, ctx.contextFile)
   const result = await runEmbeddedTurn({
@@ -201,13 +256,19 @@ async function runTurn(
     maxModelCalls: 6,
     trace: collector.trace,
     onPrepared: collector.onPrepared,
-    onEvent: (event) => (out.json ? out.json.event(event) : live?.event(event)),
+    // after Ctrl-C nothing more is shown: the one line says what happened
+    onEvent: (event) => {
+      if (io.signal?.aborted) return
+      if (out.json) out.json.event(event)
+      else live?.event(event)
+    },
     ...(ctx.stores.sessionStore
       ? { sessionStore: ctx.stores.sessionStore, sessionLocation: ctx.stores.location }
       : {}),
     ...(ctx.stores.stateStore ? { stateStore: ctx.stores.stateStore } : {}),
     ...(io.signal ? { signal: io.signal } : {}),
   }).finally(() => live?.stop())
+  if (io.signal?.aborted) throw new Error('interrupted')
   const state =
     ctx.stores.kind === 'files'
       ? join(ctx.workspace, '.contextkit', 'self-state.json')
@@ -247,6 +308,36 @@ async function runTurn(
   return result
 }
 
+/** Tokens the reply is given (`maxTokens` of every call). */
+const REPLY_TOKENS = 1024
+
+/** A message that cannot fit the model's window even alone is refused before any call. */
+function checkMessageSize(text: string, model: string): void {
+  const info = getModelInfo(model)
+  const tokens = createTokenCounter({ model: info }).count(text)
+  const room = info.contextWindow - REPLY_TOKENS
+  if (tokens > room) {
+    throw new DemoUsageError(
+      'message',
+      `the message is about ${num(tokens)} tokens (${num(text.length)} characters); ${model} takes ${num(info.contextWindow)} tokens in all, ${num(room)} with room for the reply: shorten it or send a file the agent can read`,
+    )
+  }
+}
+
+/** Where the interrupted run's steps are, for the one Ctrl-C line. */
+interface SessionNote {
+  id: string
+  where: string
+}
+
+function interrupted(io: CliIO, note: SessionNote | undefined): number {
+  const saved = note
+    ? ` What finished is saved in session ${note.id} (${note.where}); continue it with --session ${note.id}.`
+    : ''
+  io.stderr.write(`demo: interrupted (Ctrl-C).${saved}\n`)
+  return INTERRUPTED_EXIT_CODE
+}
+
 /**
  * `pnpm demo`: parse the arguments, check them (workspace, model id, `--base-url`, `--store`),
  * then run the embedded runner on the message — or the two-session walkthrough without one —
@@ -263,6 +354,7 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
     return code
   }
   const cleanups: Array<() => Promise<void>> = []
+  let sessionNote: SessionNote | undefined
   try {
     const args = parseDemoArgs(argv)
     if (args.help) {
@@ -279,7 +371,9 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
         )
       }
     }
-    const walkthrough = args.message === undefined
+    const message =
+      args.messageFile !== undefined ? await readMessage(args.messageFile, io) : args.message
+    const walkthrough = message === undefined
     const workspaceDir =
       args.workspace !== undefined
         ? resolve(io.cwd, args.workspace)
@@ -289,7 +383,10 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
     if (walkthrough && args.workspace === undefined) {
       cleanups.push(() => rm(workspaceDir, { recursive: true, force: true }))
     }
-    const ws = await prepareWorkspace(workspaceDir)
+    // only the default demo workspace (and the walkthrough's temp dir) is made without asking
+    const ws = await prepareWorkspace(workspaceDir, {
+      create: args.init || args.workspace === undefined,
+    })
     const contextFile = contextFileOf(args, ws.dir)
     const backend = await backendFor(args, io)
     cleanups.push(() => backend.close())
@@ -319,9 +416,11 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
     }
     const turns: TurnSpec[] = walkthrough
       ? DEMO_TURNS.map((t) => ({ sessionId: t.sessionId, text: t.text }))
-      : [{ sessionId: args.session ?? newSessionId(), text: args.message ?? '' }]
+      : [{ sessionId: args.session ?? newSessionId(), text: message ?? '' }]
+    for (const t of turns) checkMessageSize(t.text, backend.model)
     for (const [i, spec] of turns.entries()) {
       if (i > 0 && !out.json) term.line(term.c.dim('─'.repeat(60)))
+      sessionNote = { id: spec.sessionId, where: stores.description }
       await runTurn(spec, backend, {
         workspace: ws.dir,
         stores,
@@ -336,13 +435,14 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
       term.line(
         term.c.dim(
           walkthrough
-            ? 'Ask your own: pnpm demo "What files are in this workspace?" (run it twice to see resumption)'
+            ? `Ask your own: ${demoCommand(io.env)} "What files are in this workspace?" (run it twice to see resumption)`
             : 'Run it again: the next session wakes up with these last words (resumption).',
         ),
       )
     }
     return 0
   } catch (error) {
+    if (io.signal?.aborted) return interrupted(io, sessionNote)
     if (DemoUsageError.isInstance(error)) return fail(error.message, USAGE_EXIT_CODE)
     return fail(`the run failed: ${describeError(error)}`, 1)
   } finally {
