@@ -162,13 +162,16 @@ if (isEntry()) {
   // `pnpm demo [flags] "message"`: the command line (see cli/run-cli.ts); Ctrl-C aborts the run
   // (the steps that finished are already in the session)
   const controller = new AbortController()
-  process.once('SIGINT', () => controller.abort(new Error('interrupted (Ctrl-C)')))
+  // `on`, not `once`: a loader (tsx) may send SIGINT again, which must not kill the process
+  // before the run has saved what finished and printed its one line
+  process.on('SIGINT', () => controller.abort(new Error('interrupted (Ctrl-C)')))
   runDemoCli(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
     cwd: process.env.INIT_CWD ?? process.cwd(),
     signal: controller.signal,
+    stdin: process.stdin,
   }).then(
     (code) => {
       process.exitCode = code

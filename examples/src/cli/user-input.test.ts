@@ -1,0 +1,222 @@
+import { execFile, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { startAnthropicEmulator } from '@contextkit/testkit'
+import { afterAll, describe, expect, test } from 'vitest'
+import { offlineScenario } from './offline-scenario.js'
+import { demoCommand, echoOf } from './run-cli.js'
+
+// What a new user gets wrong, tried as they would: the demo as a child process (node + tsx).
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
+const demo = join(repo, 'examples', 'src', 'demo.ts')
+const run = promisify(execFile)
+const dirs: string[] = []
+afterAll(async () => {
+  await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
+})
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'demo-input-'))
+  dirs.push(dir)
+  return dir
+}
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env }
+  delete env.ANTHROPIC_API_KEY
+  delete env.FORCE_COLOR
+  return env
+}
+
+async function demoProcess(args: string[], input?: string) {
+  try {
+    const child = run(process.execPath, ['--import', 'tsx', demo, ...args], {
+      cwd: repo,
+      env: cleanEnv(),
+      timeout: 60_000,
+      maxBuffer: 16 * 1024 * 1024,
+    })
+    if (input !== undefined) {
+      child.child.stdin?.end(input)
+    }
+    const { stdout, stderr } = await child
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string }
+    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }
+  }
+}
+
+describe('the demo, given what users get wrong', () => {
+  test('a --workspace that does not exist is an error (no directory made); --init creates it', async () => {
+    const missing = join(await tempDir(), 'x', 'deeper')
+    const r = await demoProcess(['--workspace', missing, 'hi'])
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `demo: --workspace ${missing}: no such directory; pass --init to create a demo workspace there\n`,
+    })
+    expect(existsSync(missing)).toBe(false)
+    const init = await demoProcess([
+      '--workspace',
+      missing,
+      '--init',
+      'What files are in this workspace?',
+    ])
+    expect(init.code).toBe(0)
+    expect(init.stdout).toContain('(created from the demo template)')
+  }, 90_000)
+
+  test('an empty message is an error, not the walkthrough', async () => {
+    const r = await demoProcess(['--workspace', await tempDir(), ''])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toBe(
+      'demo: the message is empty: give a question, or no message at all for the walkthrough\n',
+    )
+  }, 60_000)
+
+  test('--message-file: a 150 KB message runs, echoed as its first line and size', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'question.txt')
+    await writeFile(
+      file,
+      `What files are in this workspace?\n${'Some pasted log line.\n'.repeat(7000)}`,
+    )
+    const r = await demoProcess(['--workspace', join(dir, 'ws'), '--init', '--message-file', file])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const you = r.stdout.split('\n').find((l) => l.startsWith('you ('))
+    expect(you).toMatch(
+      /› What files are in this workspace\? … \(154,033 characters, 7,001 lines\)$/,
+    )
+    expect(r.stdout.length).toBeLessThan(60_000)
+  }, 90_000)
+
+  test('- reads the message from standard input', async () => {
+    const dir = await tempDir()
+    const r = await demoProcess(
+      ['--workspace', join(dir, 'ws'), '--init', '-'],
+      'What files are in this workspace?\n',
+    )
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('› What files are in this workspace?')
+    const missing = await demoProcess([
+      '--workspace',
+      join(dir, 'ws'),
+      '--message-file',
+      join(dir, 'nope.txt'),
+    ])
+    expect(missing).toMatchObject({
+      code: 2,
+      stderr: `demo: --message-file ${join(dir, 'nope.txt')}: no such file\n`,
+    })
+  }, 90_000)
+
+  test('a message larger than the window is refused before any model call, naming the sizes', async () => {
+    const dir = await tempDir()
+    const server = await startAnthropicEmulator({ script: offlineScenario })
+    try {
+      const file = join(dir, 'huge.txt')
+      await writeFile(file, 'word '.repeat(200_000))
+      const r = await demoProcess([
+        '--workspace',
+        join(dir, 'ws'),
+        '--init',
+        '--base-url',
+        `${server.url}/v1`,
+        '--model',
+        'qwen2.5-7b-instruct',
+        '--message-file',
+        file,
+      ])
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(
+        /^demo: the message is about [\d,]+ tokens \(999,999 characters\); qwen2\.5-7b-instruct takes 100,000 tokens in all, 98,976 with room for the reply: shorten it or send a file the agent can read\n$/,
+      )
+      expect(server.requests.filter((q) => q.path === '/v1/completions')).toHaveLength(0)
+    } finally {
+      await server.close()
+    }
+  }, 90_000)
+
+  test('/proc as the workspace: one line and exit code 2, at once', async () => {
+    const r = await demoProcess(['--workspace', '/proc', 'hi'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/^demo: cannot use --workspace \/proc: /)
+  }, 60_000)
+
+  test('Ctrl-C: one line, always the same, exit code 130, and where the next run resumes', async () => {
+    const dir = await tempDir()
+    // a slow local server, so the run is still streaming when Ctrl-C comes
+    const server = await startAnthropicEmulator({
+      script: () => ({ text: 'A long answer. '.repeat(200) }),
+      transport: { deltaChars: 4, chunkDelayMs: 20 },
+    })
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          demo,
+          '--workspace',
+          join(dir, 'ws'),
+          '--init',
+          '--session',
+          's-ctrl-c',
+          '--base-url',
+          `${server.url}/v1`,
+          '--model',
+          'qwen2.5-7b-instruct',
+          'Talk.',
+        ],
+        { cwd: repo, env: cleanEnv() },
+      )
+      let stdout = ''
+      let stderr = ''
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString()
+      })
+      const code = await new Promise<number | null>((done) => {
+        child.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString()
+          if (stdout.includes('A long answer.')) child.kill('SIGINT')
+        })
+        child.on('exit', (c) => done(c))
+      })
+      expect(code).toBe(130)
+      expect(stderr).toMatch(
+        /^demo: interrupted \(Ctrl-C\)\. What finished is saved in session s-ctrl-c \([^)]*\); continue it with --session s-ctrl-c\.\n$/,
+      )
+      expect(stdout).not.toMatch(/AbortedError|stopped\s+aborted/)
+    } finally {
+      await server.close()
+    }
+  }, 90_000)
+})
+
+describe('what the demo says about itself', () => {
+  test('the hint names the command the user ran', () => {
+    expect(
+      demoCommand({
+        npm_execpath: '/root/.npm/_npx/3f1/node_modules/pnpm/bin/pnpm.cjs',
+        npm_config_user_agent: 'pnpm/10.34.9 npm/? node/v20.20.2 linux x64',
+      }),
+    ).toBe('npx --yes pnpm@10.34.9 demo')
+    expect(demoCommand({ npm_execpath: '/usr/lib/node_modules/pnpm/bin/pnpm.cjs' })).toBe(
+      'pnpm demo',
+    )
+    expect(demoCommand({})).toBe('pnpm demo')
+  })
+
+  test('a long or multi-line message is echoed as its first line and size', () => {
+    expect(echoOf('short')).toBe('short')
+    expect(echoOf(`${'a'.repeat(300)}`)).toBe(`${'a'.repeat(120)}… … (300 characters, 1 line)`)
+    expect(echoOf('one\ntwo')).toBe('one … (7 characters, 2 lines)')
+  })
+})
