@@ -128,3 +128,16 @@ test('bars: at least a sliver for any tokens, never wider than the chart, longer
   expect(bar(1, 16, 4)).toBe('▎')
   expect(bar(1, 1000, 4)).toBe('▏')
 })
+
+test('sections that exist but did not fit say "dropped to fit", never that they are missing', async () => {
+  const { run } = await chartOf()
+  const { chart } = await run({
+    sessionId: 'tight',
+    preloadFiles: ['src/report.ts'],
+    budgetTokens: 10,
+  })
+  expect(row(chart, 'bootstrap').detail).toBe('dropped to fit: AGENTS.md, SOUL.md')
+  expect(row(chart, 'context-hint').detail).toBe('dropped to fit: context-metadata')
+  expect(row(chart, 'bootstrap').detail).not.toContain('in the workspace')
+  expect(row(chart, 'context-hint').detail).not.toBe('no context file')
+})

@@ -125,8 +125,17 @@ const PRELOAD_WHY: Readonly<Record<string, string>> = {
   file_too_large: 'over 200 lines or 64 KB',
 }
 
-function detailFor(key: BudgetRowKey, ids: string[], input: BudgetChartInput): string {
+function detailFor(
+  key: BudgetRowKey,
+  ids: string[],
+  input: BudgetChartInput,
+  dropped: string[] = [],
+): string {
   const short = (id: string) => id.replace(/^(bootstrap|preload):/, '')
+  // a section that exists but did not fit is never reported as missing
+  if (ids.length === 0 && dropped.length > 0 && key !== 'preloaded') {
+    return `dropped to fit: ${dropped.map(short).join(', ')}`
+  }
   switch (key) {
     case 'system':
       return ids.length > 0 ? ids.join(', ') : 'none'
@@ -177,6 +186,7 @@ export function buildBudgetChart(input: BudgetChartInput): BudgetChart {
   const kept = new Set(event.kept)
   const tokens = new Map<Kind, number>()
   const ids = new Map<Kind, string[]>()
+  const dropped = new Map<Kind, string[]>()
   const add = (kind: Kind, n: number, id?: string) => {
     tokens.set(kind, (tokens.get(kind) ?? 0) + n)
     if (id !== undefined) ids.set(kind, [...(ids.get(kind) ?? []), id])
@@ -187,7 +197,11 @@ export function buildBudgetChart(input: BudgetChartInput): BudgetChart {
   ]
   for (const [sections, side] of sides) {
     for (const s of sections) {
-      if (!kept.has(s.id)) continue
+      if (!kept.has(s.id)) {
+        const kind = kindOf(s, side)
+        dropped.set(kind, [...(dropped.get(kind) ?? []), s.id])
+        continue
+      }
       const omission = saved.get(s.id)
       add(
         kindOf(s, side),
@@ -244,7 +258,7 @@ export function buildBudgetChart(input: BudgetChartInput): BudgetChart {
           key,
           label,
           tokens: tokens.get(key) ?? 0,
-          detail: detailFor(key, ids.get(key) ?? [], input),
+          detail: detailFor(key, ids.get(key) ?? [], input, dropped.get(key as Kind) ?? []),
         }
     }
   })
