@@ -60,3 +60,9 @@ test('probeBaseUrl: a closed port, a silent server and a non-http URL are usage 
   await expect(probeBaseUrl('ftp://x/v1')).rejects.toMatchObject({ problem: 'base_url' })
   await expect(probeBaseUrl('not a url')).rejects.toThrow('--base-url must be an http(s) URL')
 })
+
+test('a port fetch refuses (9, discard) is named as such, not as a failure of the server', async () => {
+  await expect(probeBaseUrl('http://127.0.0.1:9/v1')).rejects.toThrow(
+    'cannot reach --base-url http://127.0.0.1:9/v1 (fetch refuses port 9)',
+  )
+})

@@ -48,9 +48,10 @@ export interface ProbeOptions {
   fetch?: typeof fetch
 }
 
-function reason(error: unknown): string {
+function reason(error: unknown, url?: URL): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
   if (typeof cause?.code === 'string') return cause.code
+  if (cause?.message === 'bad port') return `fetch refuses port ${url?.port || 'this port'}`
   if ((error as { name?: unknown }).name === 'TimeoutError') return 'no answer in time'
   return typeof cause?.message === 'string' ? cause.message : String(error)
 }
@@ -82,9 +83,13 @@ export async function probeBaseUrl(
       signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
     })
   } catch (error) {
-    throw new DemoUsageError('base_url', `cannot reach --base-url ${base} (${reason(error)})`, {
-      cause: error,
-    })
+    throw new DemoUsageError(
+      'base_url',
+      `cannot reach --base-url ${base} (${reason(error, url)})`,
+      {
+        cause: error,
+      },
+    )
   }
   let models: string[] = []
   if (response.ok) {

@@ -48,6 +48,19 @@ export interface ProviderErrorContext {
   midStream: boolean
   /** The response's `request-id`, used when the error does not carry one itself. */
   requestId?: string | undefined
+  /** The client's base URL, named in a connection failure's message. */
+  baseURL?: string | undefined
+}
+
+/** The system error code in an error's cause chain (`ECONNREFUSED`, `ENOTFOUND`, …). */
+function systemCode(error: unknown): string | undefined {
+  let current: unknown = error
+  for (let depth = 0; depth < 6 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code
+    current = (current as { cause?: unknown }).cause
+  }
+  return undefined
 }
 
 /**
@@ -86,7 +99,15 @@ export function toProviderError(thrown: unknown, context: ProviderErrorContext):
   }
   const what = bodyMessage(body) ?? describeError(thrown)
   const where = status !== undefined ? `HTTP ${status}` : midStream ? 'mid-stream' : 'request'
-  return new ProviderError(`Anthropic ${where} error (${errorType}): ${what}`, {
+  const code = errorType === 'connection' ? systemCode(thrown) : undefined
+  const message =
+    errorType === 'connection' && !midStream && context.baseURL
+      ? `Could not reach the Anthropic API at ${context.baseURL}${code ? ` (${code})` : ''}: ${what}`
+      : `Anthropic ${where} error (${errorType}): ${what}`
+  return new ProviderError(message, {
+    ...(context.baseURL === undefined
+      ? {}
+      : { details: { url: context.baseURL, ...(code ? { code } : {}) } }),
     cause: thrown,
     errorType,
     retryable,

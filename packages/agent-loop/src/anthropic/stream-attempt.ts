@@ -85,7 +85,11 @@ export async function* streamAttempt(
     if (signal.aborted) return { kind: 'aborted' }
     return {
       kind: 'failed',
-      error: toProviderError(thrown, { midStream: started, requestId }),
+      error: toProviderError(thrown, {
+        midStream: started,
+        requestId,
+        baseURL: (client as { baseURL?: string }).baseURL,
+      }),
       started,
     }
   } finally {
