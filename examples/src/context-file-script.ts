@@ -43,21 +43,50 @@ function shapeFromPeek(output: string): Shape | undefined {
   return header?.includes(',') ? { format: 'csv', fields: header.split(',') } : undefined
 }
 
-/** A script that counts the distinct values of `field`, using `__vars.contextMeta` when there. */
-export function countingScript(shape: Shape, field: string): string {
+/** What a question asks of a field: how many distinct values, or which value is most common. */
+export type Asked = 'distinct' | 'most-common'
+
+/** `most-common` for "most common / most frequent / top / popular" questions, else `distinct`. */
+export function askedOf(question: string): Asked {
+  return /\b(most (common|frequent|used|popular)|top|popular)\b/i.test(question)
+    ? 'most-common'
+    : 'distinct'
+}
+
+/**
+ * A script that answers `asked` about `field`, using `__vars.contextMeta` when there. Values are
+ * compared by content, not by reference: an array field (tags, hashtags) counts each element, and
+ * an object is compared as its JSON.
+ */
+export function countingScript(shape: Shape, field: string, asked: Asked = 'distinct'): string {
   const f = JSON.stringify(field)
   const rows =
     shape.format === 'csv'
       ? `const [head, ...body] = __vars.context.split('\\n').filter((l) => l.trim() !== '')
 const at = head.split(',').indexOf(${f})
-const values = new Set(body.map((l) => l.split(',')[at]))`
+const raw = body.map((l) => l.split(',')[at])`
       : `const rows = __vars.context.split('\\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l))
-const values = new Set(rows.map((r) => r[${f}]))`
+const raw = rows.map((r) => r[${f}])`
+  const values = `const values = []
+for (const v of raw) { if (Array.isArray(v)) values.push(...v); else if (v !== undefined) values.push(v) }
+const key = (v) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v))`
+  const answer =
+    asked === 'most-common'
+      ? `const counts = new Map()
+for (const v of values) counts.set(key(v), (counts.get(key(v)) ?? 0) + 1)
+let top
+let most = 0
+for (const [v, n] of counts) if (n > most) { top = v; most = n }
+print('most common ' + ${f} + ': ' + top + ' (' + most + ' times)')
+SUBMIT(top)`
+      : `const distinct = new Set(values.map(key))
+print(distinct.size + ' distinct ' + ${f} + ' values')
+SUBMIT(distinct.size)`
   return `const meta = __vars.contextMeta
 if (meta) print('format ' + meta.format + ', ' + meta.recordCount + ' records')
 ${rows}
-print(values.size + ' distinct ' + ${f} + ' values')
-SUBMIT(values.size)`
+${values}
+${answer}`
 }
 
 function call(code: string, text: string): ReplySpec {
@@ -86,5 +115,8 @@ export const contextFileScript = (req: ScriptRequest): ReplySpec => {
   }
   if (!shape) return call(EXPLORATION_SCRIPT, 'Let me look at the data first.')
   const field = fieldFor(view.question, shape.fields) ?? shape.fields[0] ?? 'id'
-  return call(countingScript(shape, field), `Counting distinct ${field} values.`)
+  const asked = askedOf(view.question)
+  const what =
+    asked === 'most-common' ? `the most common ${field} value` : `distinct ${field} values`
+  return call(countingScript(shape, field, asked), `Counting ${what}.`)
 }

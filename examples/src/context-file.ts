@@ -1,4 +1,4 @@
-import { realpathSync } from 'node:fs'
+import { existsSync, realpathSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -208,39 +208,104 @@ function isEntry(): boolean {
   }
 }
 
-if (isEntry()) {
-  // tsx examples/src/context-file.ts --context-file feed.ndjson "How many unique authors?"
-  // Offline (no ANTHROPIC_API_KEY) a scripted model answers through the testkit emulator.
-  const { values, positionals } = parseArgs({
-    options: { 'context-file': { type: 'string' }, model: { type: 'string' } },
-    allowPositionals: true,
-  })
+/** What the context-file command line does; returns the exit code (0, 1 without an answer, 2 for bad input). */
+export async function runContextFileCli(
+  argv: readonly string[],
+  io: {
+    log: (line: string) => void
+    error: (line: string) => void
+    env: Readonly<Record<string, string | undefined>>
+  },
+): Promise<number> {
+  let values: Record<string, string | boolean | undefined>
+  let positionals: string[]
+  try {
+    ;({ values, positionals } = parseArgs({
+      args: [...argv],
+      options: {
+        'context-file': { type: 'string' },
+        model: { type: 'string' },
+        'max-iterations': { type: 'string' },
+        'time-limit-ms': { type: 'string' },
+        'no-metadata': { type: 'boolean' },
+      },
+      allowPositionals: true,
+    }))
+  } catch (error) {
+    io.error(`context-file: ${(error as Error).message.split('\n')[0]}`)
+    return 2
+  }
   const contextFile = values['context-file']
-  if (!contextFile || positionals.length === 0) {
-    console.error('usage: context-file.ts --context-file FILE [--model ID] "question"')
-    process.exit(2)
+  const question = positionals.join(' ').trim()
+  if (typeof contextFile !== 'string' || question === '') {
+    io.error(
+      'usage: context-file.ts --context-file FILE [--model ID] [--max-iterations N] [--time-limit-ms MS] [--no-metadata] "question"',
+    )
+    return 2
+  }
+  if (!existsSync(contextFile) || !statSync(contextFile).isFile()) {
+    io.error(`context-file: --context-file ${contextFile}: no such file`)
+    return 2
+  }
+  const number = (name: string): number | undefined => {
+    const raw = values[name]
+    if (raw === undefined) return undefined
+    const n = Number(raw)
+    if (!Number.isSafeInteger(n) || n < 1)
+      throw new Error(`--${name} must be a positive integer, got ${String(raw)}`)
+    return n
+  }
+  let maxIterations: number | undefined
+  let timeLimitMs: number | undefined
+  try {
+    maxIterations = number('max-iterations')
+    timeLimitMs = number('time-limit-ms')
+  } catch (error) {
+    io.error(`context-file: ${(error as Error).message}`)
+    return 2
   }
   const { default: AnthropicClient } = await import('@anthropic-ai/sdk')
   const { startAnthropicEmulator } = await import('@contextkit/testkit')
   const { contextFileScript } = await import('./context-file-script.js')
-  const key = process.env.ANTHROPIC_API_KEY
+  const key = io.env.ANTHROPIC_API_KEY
   const emulator = key ? undefined : await startAnthropicEmulator({ script: contextFileScript })
   if (emulator)
-    console.log(`offline: a scripted model answers through the testkit emulator at ${emulator.url}`)
+    io.log(`offline: a scripted model answers through the testkit emulator at ${emulator.url}`)
   try {
     const result = await main({
       client: new AnthropicClient(
         emulator ? { apiKey: 'offline', baseURL: emulator.url, maxRetries: 0 } : { apiKey: key },
       ),
       contextFile,
-      question: positionals.join(' '),
-      ...(values.model ? { model: values.model } : {}),
-      print: (line) => console.log(line),
+      question,
+      ...(typeof values.model === 'string' ? { model: values.model } : {}),
+      ...(maxIterations === undefined ? {} : { maxIterations }),
+      ...(timeLimitMs === undefined ? {} : { sandbox: { timeLimitMs } }),
+      ...(values['no-metadata'] ? { metadata: false } : {}),
+      print: io.log,
     })
-    console.log(
-      result.submitted ? `answer: ${JSON.stringify(result.answer)}` : 'no answer submitted',
-    )
+    if (!result.submitted) {
+      io.error(
+        `context-file: no answer: the model stopped (${result.result.stopReason}) after ${result.iterations.length} script(s) without calling SUBMIT`,
+      )
+      return 1
+    }
+    io.log(`answer: ${JSON.stringify(result.answer)}`)
+    return 0
+  } catch (error) {
+    io.error(`context-file: the run failed: ${(error as Error).message}`)
+    return 1
   } finally {
     await emulator?.close()
   }
+}
+
+if (isEntry()) {
+  // tsx examples/src/context-file.ts --context-file feed.ndjson "How many unique authors?"
+  // Offline (no ANTHROPIC_API_KEY) a scripted model answers through the testkit emulator.
+  process.exitCode = await runContextFileCli(process.argv.slice(2), {
+    log: (line) => console.log(line),
+    error: (line) => console.error(line),
+    env: process.env,
+  })
 }
