@@ -1,4 +1,6 @@
+import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type Anthropic from '@anthropic-ai/sdk'
 import {
   type AgentResult,
@@ -145,4 +147,29 @@ export async function main(deps: CodeEditorDeps): Promise<CodeEditorResult> {
     prompt,
     result,
   }
+}
+
+function isEntry(): boolean {
+  const entry = process.argv[1]
+  if (!entry) return false
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
+}
+
+if (isEntry()) {
+  // npx tsx examples/src/code-editor.ts --workspace my-app --init --file src/App.jsx "Add a priority field…"
+  const { runCodeEditorCli } = await import('./code-editor-cli.js')
+  process.exitCode = await runCodeEditorCli(
+    process.argv.slice(2),
+    {
+      log: (line) => console.log(line),
+      error: (line) => console.error(line),
+      env: process.env,
+      cwd: process.env.INIT_CWD ?? process.cwd(),
+    },
+    main,
+  )
 }
