@@ -101,6 +101,13 @@ export type {
   RefreshModelsResult,
 } from './refresh-models.js'
 export { refreshModels } from './refresh-models.js'
+export type {
+  CheckedPath,
+  PathInspection,
+  PathLimits,
+  PathProblem,
+} from './relative-path.js'
+export { inspectRelativePath } from './relative-path.js'
 export type { FitResult, Omission, Section } from './sections.js'
 export { fitSections, renderOmissionNotice, renderSections, SectionSchema } from './sections.js'
 export type {

@@ -27,6 +27,22 @@ describe('parsePrefillConfig', () => {
     })
   })
 
+  it.each([
+    ['..\\secret.md'],
+    ['a\\..\\..\\x'],
+    ['C:foo'],
+    ['C:\\Users\\x\\PREFILL.md'],
+    ['\\\\server\\share\\x.md'],
+    ['/etc/passwd'],
+    ['../outside.mjs'],
+    ['a/../../x.md'],
+    ['CON.md'],
+    ['notes.md:stream'],
+    ['dir/'],
+  ])('refuses a file outside the workspace on any OS: %s', (file) => {
+    expect(() => parsePrefillConfig({ file })).toThrow(ValidationError)
+  })
+
   it('names every bad field in a ValidationError', () => {
     let caught: unknown
     try {

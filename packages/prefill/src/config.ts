@@ -1,5 +1,4 @@
-import { isAbsolute, normalize } from 'node:path'
-import { parseWith } from '@contextkit/core'
+import { inspectRelativePath, parseWith } from '@contextkit/core'
 import * as z from 'zod'
 
 /** What to do when the model cannot take an assistant prefill on this call. */
@@ -12,10 +11,9 @@ export const OnUnsupportedSchema = z.enum(['instruct', 'skip', 'error'])
  */
 export type OnUnsupported = z.infer<typeof OnUnsupportedSchema>
 
+/** A file path inside the workspace on every OS's rules (core's `inspectRelativePath`), naming a file. */
 function isInsideRelative(file: string): boolean {
-  if (file === '' || isAbsolute(file) || file.includes('\0')) return false
-  const norm = normalize(file)
-  return norm !== '..' && !norm.startsWith('../') && norm !== '.' && !norm.endsWith('/')
+  return inspectRelativePath(file).ok && !file.endsWith('/')
 }
 
 /** Schema of the prefill configuration (all fields optional; defaults below). */

@@ -1,7 +1,7 @@
 // The pure API of @contextkit/preload: no Node built-ins, safe to bundle for browsers and edge
 // runtimes. The Node-only parts are in `@contextkit/preload/node` (src/node.ts).
 export type { DenyMatcher } from './deny-list.js'
-export { compileDenyList, DEFAULT_DENY_LIST } from './deny-list.js'
+export { compileDenyList, DEFAULT_DENY_LIST, InvalidDenyPatternError } from './deny-list.js'
 export {
   BinaryFileError,
   FileNotFoundError,

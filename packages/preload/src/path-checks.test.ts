@@ -68,3 +68,10 @@ describe('checkRelativePath', () => {
     )
   })
 })
+
+test('never throws, whatever it is given (a null-prototype object included)', () => {
+  for (const value of [Object.create(null), null, undefined, 42, {}, [], Symbol('x')]) {
+    const result = checkRelativePath(value)
+    expect('code' in result && result.code).toBe('preload_invalid_path')
+  }
+})

@@ -1,143 +1,41 @@
+import {
+  type CheckedPath,
+  inspectRelativePath,
+  type PathLimits,
+  type PathProblem,
+} from '@contextkit/core'
 import { InvalidPathError, PathOutsideRootError } from './errors.js'
 
-/** Limits of {@link checkRelativePath}. */
-export interface PathLimits {
-  /** Longest accepted path, in UTF-8 bytes. Default `1024`. */
-  maxPathBytes?: number
-  /** Longest accepted path component, in UTF-8 bytes. Default `255`. */
-  maxComponentBytes?: number
-}
+export type { CheckedPath, PathLimits, PathProblem }
 
-/** Why a path string was refused; found in `error.details.reason`. */
-export type PathProblem =
-  | 'not_a_string'
-  | 'empty'
-  | 'nul_byte'
-  | 'control_character'
-  | 'path_too_long'
-  | 'component_too_long'
-  | 'absolute'
-  | 'unc_or_device_prefix'
-  | 'backslash'
-  | 'drive_letter'
-  | 'alternate_data_stream'
-  | 'reserved_character'
-  | 'device_name'
-  | 'trailing_dot_or_space'
-  | 'escapes_root'
-
-/** A path that passed {@link checkRelativePath}: normalized, `/`-separated, inside the root. */
-export interface CheckedPath {
-  /** Normalized relative path, e.g. `src/app.ts` for `./src/x/../app.ts`. */
-  path: string
-  /** Its components. */
-  segments: string[]
-}
-
-const DEVICE_NAMES = new Set([
-  'CON',
-  'PRN',
-  'AUX',
-  'NUL',
-  'CONIN$',
-  'CONOUT$',
-  'CLOCK$',
-  ...Array.from({ length: 10 }, (_, i) => `COM${i}`),
-  ...Array.from({ length: 10 }, (_, i) => `LPT${i}`),
-  'COM¹',
-  'COM²',
-  'COM³',
-  'LPT¹',
-  'LPT²',
-  'LPT³',
-])
-
-const RESERVED_CHARS = /[<>"|?*]/
-const CONTROL_CHARS = /[\u0001-\u001f\u007f]/
-const DRIVE_LETTER = /^[A-Za-z]:/
-
-const encoder = new TextEncoder()
-function utf8Length(text: string): number {
-  // Fast path: pure ASCII strings have one byte per UTF-16 unit.
-  for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) > 0x7f) return encoder.encode(text).length
+/** A value as text for an error's details, whatever it is (a null-prototype object included). */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return value
+  try {
+    return String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
   }
-  return text.length
 }
 
 /**
- * Validate a relative path string the same way on every OS, before anything touches disk.
- * Refuses absolute paths, `..` escapes, Windows-only hazards (backslashes, drive letters, UNC and
- * `\\?\` prefixes, device names such as `CON` or `com1.txt`, alternate data streams `a:b`,
- * trailing dots or spaces, `<>"|?*`), NUL and control characters, and over-long paths or
- * components. `..` that stays inside (`a/../b`) is folded lexically.
+ * Validate a relative path string the same way on every OS, before anything touches disk (core's
+ * `inspectRelativePath`): refuses absolute paths, `..` escapes, Windows-only hazards
+ * (backslashes, drive letters, UNC and `\\?` prefixes, device names such as `CON` or `com1.txt`,
+ * alternate data streams `a:b`, trailing dots or spaces, `<>"|?*`), NUL and control characters,
+ * and over-long paths or components. `..` that stays inside (`a/../b`) is folded lexically.
  *
  * Returns the normalized path, or an {@link InvalidPathError} / {@link PathOutsideRootError}
- * whose `details.reason` is a {@link PathProblem}. Never throws.
+ * whose `details.reason` is a {@link PathProblem}. Never throws, whatever `relPath` is.
  */
 export function checkRelativePath(
   relPath: unknown,
   limits: PathLimits = {},
 ): CheckedPath | InvalidPathError | PathOutsideRootError {
-  const maxPath = limits.maxPathBytes ?? 1024
-  const maxComponent = limits.maxComponentBytes ?? 255
-  const invalid = (reason: PathProblem, message: string) =>
-    new InvalidPathError(message, {
-      recoverable: true,
-      details: { path: typeof relPath === 'string' ? relPath : String(relPath), reason },
-    })
-  if (typeof relPath !== 'string') return invalid('not_a_string', 'The path is not a string')
-  if (relPath.length === 0) return invalid('empty', 'The path is empty')
-  if (relPath.includes('\0')) return invalid('nul_byte', 'The path contains a NUL byte')
-  if (CONTROL_CHARS.test(relPath)) {
-    return invalid('control_character', 'The path contains a control character')
-  }
-  if (utf8Length(relPath) > maxPath) {
-    return invalid('path_too_long', `The path is longer than ${maxPath} bytes`)
-  }
-  if (relPath.startsWith('\\\\') || relPath.startsWith('//')) {
-    return invalid('unc_or_device_prefix', 'UNC and device (\\\\?\\, \\\\.\\) paths are refused')
-  }
-  if (relPath.includes('\\')) return invalid('backslash', 'The path contains a backslash')
-  if (relPath.startsWith('/')) {
-    return new PathOutsideRootError('Absolute paths are refused', {
-      recoverable: true,
-      details: { path: relPath, reason: 'absolute' satisfies PathProblem },
-    })
-  }
-  if (DRIVE_LETTER.test(relPath)) return invalid('drive_letter', 'The path has a drive letter')
-
-  const segments: string[] = []
-  for (const part of relPath.split('/')) {
-    if (part === '' || part === '.') continue
-    if (part === '..') {
-      if (segments.length === 0) {
-        return new PathOutsideRootError('The path escapes the root with ..', {
-          recoverable: true,
-          details: { path: relPath, reason: 'escapes_root' satisfies PathProblem },
-        })
-      }
-      segments.pop()
-      continue
-    }
-    if (utf8Length(part) > maxComponent) {
-      return invalid('component_too_long', `A path component is longer than ${maxComponent} bytes`)
-    }
-    if (part.includes(':')) {
-      return invalid('alternate_data_stream', 'The path contains ":" (alternate data stream)')
-    }
-    if (RESERVED_CHARS.test(part)) {
-      return invalid('reserved_character', 'The path contains a character reserved on Windows')
-    }
-    if (part.endsWith('.') || part.endsWith(' ')) {
-      return invalid('trailing_dot_or_space', 'A path component ends with a dot or a space')
-    }
-    const stem = (part.split('.')[0] ?? '').trimEnd().toUpperCase()
-    if (DEVICE_NAMES.has(stem)) {
-      return invalid('device_name', `"${part}" is a reserved device name on Windows`)
-    }
-    segments.push(part)
-  }
-  if (segments.length === 0) return invalid('empty', 'The path names the root itself')
-  return { path: segments.join('/'), segments }
+  const found = inspectRelativePath(relPath, limits)
+  if (found.ok) return { path: found.path, segments: found.segments }
+  const options = { recoverable: true, details: { path: shown(relPath), reason: found.reason } }
+  return found.outside
+    ? new PathOutsideRootError(found.message, options)
+    : new InvalidPathError(found.message, options)
 }
