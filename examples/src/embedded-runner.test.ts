@@ -275,7 +275,7 @@ describe('options and failures', () => {
 
   test('a tight budget drops the lowest-priority section and says so in the system prompt', async () => {
     const { turn, bodies } = await setup()
-    const result = await turn({ preloadFiles: ['src/parse-orders.ts'], budgetTokens: 250 })
+    const result = await turn({ preloadFiles: ['src/parse-orders.ts'], budgetTokens: 300 })
     const dropped = result.trace.byStage(AGENT_TRACE_STAGES.budget)[0]?.data.omissions
     expect(dropped).toEqual([expect.objectContaining({ id: 'preload:src/parse-orders.ts' })])
     const system = systemOf(bodies()[0]!)

@@ -1,5 +1,5 @@
 /** Prompt-safe rendering of {@link ContextMetadata} as a short hint for the model. */
-import { parseWith } from '@contextkit/core'
+import { PROMPT_UNSAFE_CHARS, parseWith } from '@contextkit/core'
 import { ContextMetadataSchema } from './metadata-schema.js'
 import { HintOptionsSchema } from './options.js'
 import { formatCount, truncate, wellFormed } from './text-utils.js'
@@ -82,8 +82,10 @@ const ELEMENT_WORDS: Record<ElementKind, [string, string]> = {
   none: ['element', 'elements'],
 }
 
-/** Characters that must not reach a prompt raw: controls, separators, bidi and zero-width. */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g
+/** Characters that must not reach a prompt raw (core's `PROMPT_UNSAFE_CHARS`). */
+const UNSAFE = new RegExp(PROMPT_UNSAFE_CHARS.source, 'g')
+/** Those, and backticks, escaped inside a quoted value. */
+const QUOTED_UNSAFE = new RegExp(`${PROMPT_UNSAFE_CHARS.source.slice(0, -1)}\`]`, 'g')
 
 /**
  * Make a string safe to put on one line of a prompt: line breaks, tabs and other control or
@@ -106,7 +108,7 @@ export function sanitizeForPrompt(text: string, max: number): string {
  */
 export function quoteForPrompt(text: string): string {
   return JSON.stringify(wellFormed(text)).replace(
-    /[\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069`]/g,
+    QUOTED_UNSAFE,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   )
 }

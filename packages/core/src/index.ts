@@ -94,6 +94,7 @@ export {
   UNKNOWN_MODEL_DEFAULTS,
 } from './model-table.js'
 export { getModelInfo, ModelRegistry, registerModel } from './models.js'
+export { escapeForPrompt, hasPromptUnsafeChars, PROMPT_UNSAFE_CHARS } from './prompt-text.js'
 export { randomId } from './random-id.js'
 export type {
   ModelsListSource,

@@ -70,9 +70,9 @@ describe('loadBootstrapFiles', () => {
     expect(r.missing).toEqual(DEFAULT_BOOTSTRAP_FILES.filter((n) => !r.loaded.includes(n)))
     expect(r.sections.map((s) => s.id)).toEqual(['bootstrap:AGENTS.md', 'bootstrap:SOUL.md'])
     expect(r.sections[0]!.text).toBe(
-      `${PROJECT_CONTEXT_HEADING}\n\n## AGENTS.md\n\nRun tests before committing.`,
+      `${PROJECT_CONTEXT_HEADING}\n\n## AGENTS.md\n\n\`\`\`markdown\nRun tests before committing.\n\`\`\``,
     )
-    expect(r.sections[1]!.text).toBe('## SOUL.md\n\nBe kind.')
+    expect(r.sections[1]!.text).toBe('## SOUL.md\n\n```markdown\nBe kind.\n```')
     expect(r.sections.every((s) => s.cache === 'stable' && s.priority === 80)).toBe(true)
   })
 
@@ -83,7 +83,7 @@ describe('loadBootstrapFiles', () => {
     expect(r.truncated).toEqual([{ name: 'MEMORY.md', chars: big.length, keptChars: 900 }])
     const text = r.sections[0]!.text
     expect(text).toContain('HEAD m')
-    expect(text.endsWith('m\nTAIL')).toBe(true)
+    expect(text.endsWith('m\nTAIL\n```')).toBe(true)
     expect(text).toContain('characters of MEMORY.md cut here')
     expect(text.length).toBeLessThan(1200)
   })
@@ -121,4 +121,64 @@ describe('loadBootstrapFiles', () => {
       })
     }
   })
+})
+
+/** The `## ` headings a Markdown reader sees outside fenced code (CommonMark backtick fences). */
+function visibleHeadings(markdown: string): string[] {
+  const out: string[] = []
+  let open = 0
+  for (const line of markdown.split('\n')) {
+    const fence = /^ {0,3}(`{3,})(.*)$/.exec(line)
+    if (fence) {
+      const ticks = fence[1]!.length
+      if (open === 0) {
+        if (!fence[2]!.includes('`')) open = ticks
+        continue
+      }
+      if (ticks >= open && fence[2]!.trim() === '') {
+        open = 0
+        continue
+      }
+    }
+    if (open === 0 && /^#{1,6} /.test(line)) out.push(line)
+  }
+  return out
+}
+
+test("property: no line of a bootstrap file can pose as another file's heading", async () => {
+  const ws = await mkdtemp(path.join(tmpdir(), 'bootstrap-forge-'))
+  try {
+    const line = fc.oneof(
+      fc.constantFrom(
+        '## SOUL.md',
+        '# Project Context',
+        '```',
+        '````',
+        '```markdown',
+        '`````',
+        '~~~',
+        '## AGENTS.md',
+      ),
+      fc.string({ maxLength: 20 }).filter((s) => !s.includes('\n') && !s.includes('\r')),
+    )
+    const file = fc
+      .array(line, { minLength: 1, maxLength: 12 })
+      .map((ls) => `${ls.join('\n')}\nend`)
+    await fc.assert(
+      fc.asyncProperty(file, file, async (agents, soul) => {
+        await writeFile(path.join(ws, 'AGENTS.md'), agents)
+        await writeFile(path.join(ws, 'SOUL.md'), soul)
+        const r = await loadBootstrapFiles(ws, ['AGENTS.md', 'SOUL.md'])
+        const all = r.sections.map((s) => s.text).join('\n\n')
+        expect(visibleHeadings(all)).toEqual([
+          PROJECT_CONTEXT_HEADING,
+          '## AGENTS.md',
+          '## SOUL.md',
+        ])
+      }),
+      { numRuns: 300 },
+    )
+  } finally {
+    await rm(ws, { recursive: true, force: true })
+  }
 })

@@ -1,6 +1,7 @@
-import { parseWith, type Section } from '@contextkit/core'
+import { escapeForPrompt, parseWith, type Section } from '@contextkit/core'
 import * as z from 'zod'
 import { FileNotFoundError } from './errors.js'
+import { fenceCode } from './fence.js'
 import type { SkippedFile } from './preloaded-files.js'
 import { readWithinRoot } from './read-within-root.js'
 import { safeCut } from './text-lines.js'
@@ -152,7 +153,9 @@ export async function loadBootstrapFiles(
     const heading = out.sections.length === 0 ? `${PROJECT_CONTEXT_HEADING}\n\n` : ''
     out.sections.push({
       id: `bootstrap:${name}`,
-      text: `${heading}## ${name}\n\n${cut.text.trimEnd()}`,
+      // fenced, the fence longer than any backtick run inside: no line of one file can pose as
+      // another file's heading (or close the fence early)
+      text: `${heading}## ${escapeForPrompt(name)}\n\n${fenceCode(cut.text.trimEnd(), 'markdown')}`,
       priority: opts.priority ?? 80,
       cache: 'stable',
     })

@@ -152,3 +152,36 @@ describe('buildPreloadedFiles', () => {
     }
   })
 })
+
+test('file names that could break or reorder the heading line are shown escaped', async () => {
+  const root = await mkdtemp(path.join(tmpdir(), 'preload-names-'))
+  try {
+    const names = [
+      'a\u2028b.txt',
+      'x\u202Egnp.txt',
+      'y\u2066z.txt',
+      'n\u0085.txt',
+      'zw\u200B.txt',
+      'bom\uFEFF.txt',
+    ]
+    for (const n of names) await writeFile(path.join(root, n), 'content\n')
+    const files = await buildPreloadedFiles(names, {
+      root,
+      budgetTokens: 5000,
+      counter: createTokenCounter(),
+    })
+    expect(files.sections).toHaveLength(names.length)
+    const headings = files.sections.map((s) => s.text.split('\n')[0]!)
+    expect(headings).toEqual([
+      '#### `a\\u2028b.txt` (1 line)',
+      '#### `x\\u202egnp.txt` (1 line)',
+      '#### `y\\u2066z.txt` (1 line)',
+      '#### `n\\u0085.txt` (1 line)',
+      '#### `zw\\u200b.txt` (1 line)',
+      '#### `bom\\ufeff.txt` (1 line)',
+    ])
+    for (const h of headings) expect(h).not.toMatch(/[\u0085\u2028\u202e\u2066\u200b\ufeff]/)
+  } finally {
+    await rm(root, { recursive: true, force: true })
+  }
+})

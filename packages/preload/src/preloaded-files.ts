@@ -1,5 +1,6 @@
 import {
   defaultTokenCounter,
+  escapeForPrompt,
   type Omission,
   parseWith,
   type Section,
@@ -96,7 +97,8 @@ export function preloadSectionId(filePath: string): string {
 /** Render one preloaded file: a heading with its path and line count, then a fenced block. */
 export function renderPreloadedFile(filePath: string, text: string, lines: number): string {
   const unit = lines === 1 ? 'line' : 'lines'
-  return `#### ${inlineCode(filePath)} (${lines} ${unit})\n${fenceCode(text, languageFor(filePath))}`
+  // the name is shown as written, with anything that could break or reorder the line escaped
+  return `#### ${inlineCode(escapeForPrompt(filePath))} (${lines} ${unit})\n${fenceCode(text, languageFor(filePath))}`
 }
 
 /**
