@@ -38,7 +38,6 @@ export type {
   AgentPhase,
   AgentResult,
   AgentRunUsage,
-  AgentStopReason,
   AgentUsage,
   AgentWarning,
 } from './events.js'
@@ -53,17 +52,16 @@ export {
 } from './history.js'
 export type { LoopGuardOptions, LoopGuardVerdict } from './loop-guard.js'
 export { canonicalJson, LoopGuard } from './loop-guard.js'
-export { withPrefillInReply } from './model-call.js'
 export type { RunAgentOptions } from './options.js'
-export type { AnalyzeOptions, PlanAnswer } from './plan.js'
+export { RunAgentOptionsSchema } from './options.js'
+export type { PlanAnswer, PlanOptions } from './plan.js'
 export {
-  ANALYZE_SYSTEM_PROMPT,
   PLAN_SECTION_ID,
+  PLAN_SYSTEM_PROMPT,
   PlanAnswerSchema,
   parsePlanAnswer,
   planSection,
 } from './plan.js'
-export { PREFILL_FALLBACK } from './prefill-fallback.js'
 export type {
   ModelProvider,
   ProviderEvent,
@@ -84,12 +82,14 @@ export type { HistoryLimit, SessionOptions } from './session-run.js'
 export type { StopCondition, StopPredicate, StopState, StopWhen } from './stop-conditions.js'
 export {
   budgetExceeded,
-  maxTurns,
+  maxSteps,
   noToolCalls,
   stopConditions,
   toolCalled,
   usageTokens,
 } from './stop-conditions.js'
+export type { AgentStopReason } from './stop-reasons.js'
+export { AGENT_STOP_REASONS } from './stop-reasons.js'
 export type {
   AsyncTokenCounter,
   TokenCountPrepareInput,
@@ -97,3 +97,5 @@ export type {
 } from './token-count-prepass.js'
 export { isAsyncTokenCounter } from './token-count-prepass.js'
 export { AGENT_TRACE_STAGES } from './trace-stages.js'
+export { TRAILING_TURN_FALLBACK } from './trailing-turn.js'
+export { AGENT_LOOP_WARNINGS } from './warnings.js'

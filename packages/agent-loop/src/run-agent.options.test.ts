@@ -54,10 +54,10 @@ describe('runAgent options', () => {
     expect(twice).toEqual(once)
     expect(once.map((e) => e.type)).toEqual([
       'run-start',
-      'turn-start',
+      'step-start',
       'text-delta',
       'usage',
-      'turn-end',
+      'step-end',
       'run-end',
     ])
     expect(once.at(-1)).toEqual({ type: 'run-end', result })
