@@ -50,7 +50,7 @@ export interface DefineToolOptions<S extends z.ZodType> {
   timeoutMs?: number
 }
 
-const OptionsSchema = z.object({
+const OptionsSchema = z.strictObject({
   name: z.string(),
   description: z.string(),
   input: z.custom<z.ZodType>(

@@ -24,7 +24,7 @@ import {
 import { type ProviderError, RequestBuildError } from './errors.js'
 import type { AgentEvent, AgentPhase, AgentWarning } from './events.js'
 import type { ModelProvider, ProviderRequest } from './provider.js'
-import { streamReply } from './stream-reply.js'
+import { type StreamReplyOutcome, streamReply } from './stream-reply.js'
 import { prepareSectionCounts } from './token-count-prepass.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 import {
@@ -136,55 +136,13 @@ function buildRequest(ctx: CallContext, spec: CallSpec, turn: TurnContext): Buil
 /**
  * Make one model call, with recovery: build the request (fit sections, pick the format, render),
  * stream the reply; when the provider fails, offer the error to each middleware's `recover` once
- * and retry the same call with the turn one of them returns.
+ * (then the loop's trailing-turn rule) and retry the same call with the turn returned.
  */
 export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallResult> {
   let turn = spec.turn
   const tried = new Set<string>()
-  let attempt = 0
-  while (true) {
-    await countSections(ctx, spec, turn)
-    const { request, formatter, fitted, placement } = buildRequest(ctx, spec, turn)
-    ctx.run.trace.record(AGENT_TRACE_STAGES.budget, {
-      step: spec.step,
-      phase: spec.phase,
-      budget: fitted.budget,
-      tokens: fitted.tokens,
-      kept: [...fitted.system, ...fitted.userSections].map((s) => s.id),
-      omissions: fitted.omitted,
-    })
-    recordCache(ctx, spec, request, placement)
-    ctx.run.trace.record(AGENT_TRACE_STAGES.request, {
-      step: spec.step,
-      phase: spec.phase,
-      formatter: formatter.name,
-      model: turn.model.id,
-      messages: request.messages.length,
-      roles: request.messages.map((m) => m.role),
-      endsWith: request.messages[request.messages.length - 1]?.role,
-      prefilled: request.assistantPrefill !== undefined,
-      tools: request.nativeTools?.length ?? 0,
-    })
-    for (const w of request.warnings)
-      ctx.warn({ code: w.code, message: w.message, source: 'formatter' })
-    const parser = formatter.createStreamParser({ tools: turn.tools })
-    const outcome = await streamReply({
-      provider: ctx.provider,
-      request,
-      parser,
-      signal: ctx.signal,
-      step: spec.step,
-      emit: ctx.emit,
-      warn: ctx.warn,
-    })
-    // an interrupted reply that said nothing stays empty: an opening alone is not a reply
-    const said = outcome.kind === 'done' || outcome.reply.content.length > 0
-    const opening = spec.opensReply && said ? turn.prefill : undefined
-    const reply: AssistantMessage = {
-      ...outcome.reply,
-      content: continueTrailingTurn(outcome.reply.content, opening, request.assistantPrefill),
-    }
-    ctx.addUsage(reply.usage, spec.step, spec.phase)
+  for (let attempt = 1; ; attempt++) {
+    const { reply, outcome, request } = await attemptCall(ctx, spec, turn)
     if (outcome.kind === 'done')
       return { kind: 'done', reply, invalidCalls: outcome.invalidCalls, turn }
     if (outcome.kind === 'aborted') return { kind: 'aborted', reply, turn }
@@ -192,24 +150,87 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
     if (!recovery) return { kind: 'failed', reply, turn, error: outcome.error }
     tried.add(recovery.by)
     turn = recovery.turn
-    attempt++
-    ctx.run.trace.record(AGENT_TRACE_STAGES.recovered, {
-      step: spec.step,
-      by: recovery.by,
-      error: describeError(outcome.error),
-      status: outcome.error.status,
-      errorType: outcome.error.errorType,
-    })
-    ctx.emit({
-      type: 'retry',
-      step: spec.step,
-      source: 'middleware',
-      attempt,
-      delayMs: 0,
-      error: outcome.error,
-      by: recovery.by,
-    })
+    reportRecovery(ctx, spec, outcome.error, recovery.by, attempt)
   }
+}
+
+/** One attempt: count, build, trace and send the request; the reply continues a trailing turn. */
+async function attemptCall(
+  ctx: CallContext,
+  spec: CallSpec,
+  turn: TurnContext,
+): Promise<{ reply: AssistantMessage; outcome: StreamReplyOutcome; request: ProviderRequest }> {
+  await countSections(ctx, spec, turn)
+  const built = buildRequest(ctx, spec, turn)
+  const { request, formatter } = built
+  traceRequest(ctx, spec, turn, built)
+  const outcome = await streamReply({
+    provider: ctx.provider,
+    request,
+    parser: formatter.createStreamParser({ tools: turn.tools }),
+    signal: ctx.signal,
+    step: spec.step,
+    emit: ctx.emit,
+    warn: ctx.warn,
+  })
+  // an interrupted reply that said nothing stays empty: an opening alone is not a reply
+  const said = outcome.kind === 'done' || outcome.reply.content.length > 0
+  const opening = spec.opensReply && said ? turn.prefill : undefined
+  const reply: AssistantMessage = {
+    ...outcome.reply,
+    content: continueTrailingTurn(outcome.reply.content, opening, request.assistantPrefill),
+  }
+  ctx.addUsage(reply.usage, spec.step, spec.phase)
+  return { reply, outcome, request }
+}
+
+/** The budget, cache and request trace records of one attempt, and the formatter's warnings. */
+function traceRequest(
+  ctx: CallContext,
+  spec: CallSpec,
+  turn: TurnContext,
+  { request, formatter, fitted, placement }: BuiltRequest,
+): void {
+  ctx.run.trace.record(AGENT_TRACE_STAGES.budget, {
+    step: spec.step,
+    phase: spec.phase,
+    budget: fitted.budget,
+    tokens: fitted.tokens,
+    kept: [...fitted.system, ...fitted.userSections].map((s) => s.id),
+    omissions: fitted.omitted,
+  })
+  recordCache(ctx, spec, request, placement)
+  ctx.run.trace.record(AGENT_TRACE_STAGES.request, {
+    step: spec.step,
+    phase: spec.phase,
+    formatter: formatter.name,
+    model: turn.model.id,
+    messages: request.messages.length,
+    roles: request.messages.map((m) => m.role),
+    endsWith: request.messages[request.messages.length - 1]?.role,
+    prefilled: request.assistantPrefill !== undefined,
+    tools: request.nativeTools?.length ?? 0,
+  })
+  for (const w of request.warnings)
+    ctx.warn({ code: w.code, message: w.message, source: 'formatter' })
+}
+
+/** A recovered failure: its trace record and the `retry` event (`source: 'middleware'`). */
+function reportRecovery(
+  ctx: CallContext,
+  spec: CallSpec,
+  error: ProviderError,
+  by: string,
+  attempt: number,
+): void {
+  ctx.run.trace.record(AGENT_TRACE_STAGES.recovered, {
+    step: spec.step,
+    by,
+    error: describeError(error),
+    status: error.status,
+    errorType: error.errorType,
+  })
+  ctx.emit({ type: 'retry', step: spec.step, source: 'middleware', attempt, delayMs: 0, error, by })
 }
 
 /** Trace where the breakpoints went; warn once per run when messages' own ones were left out. */

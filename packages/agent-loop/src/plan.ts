@@ -1,5 +1,6 @@
 import {
   type ContextkitError,
+  describeIssues,
   getModelInfo,
   type Message,
   type ModelInfo,
@@ -67,11 +68,7 @@ export function parsePlanAnswer(text: string): { answer: PlanAnswer } | { proble
   }
   const parsed = PlanAnswerSchema.safeParse(value)
   if (parsed.success) return { answer: parsed.data }
-  const issues = parsed.error.issues
-    .slice(0, 3)
-    .map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`)
-    .join('; ')
-  return { problem: `the JSON has the wrong shape (${issues})` }
+  return { problem: `the JSON has the wrong shape (${describeIssues(parsed.error.issues, 3)})` }
 }
 
 /**

@@ -211,3 +211,20 @@ describe('EventChannel', () => {
     expect(await (collect(channel as never) as unknown as Promise<number[]>)).toEqual([1, 2])
   })
 })
+
+describe('unknown option keys', () => {
+  test('are refused by runAgent with a ValidationError naming the key', () => {
+    const provider = scriptedProvider([])
+    const base = { provider, model: 'claude-haiku-4-5', messages: [] }
+    for (const key of ['prepareStep', 'output', 'maxTurns', 'analyze']) {
+      let error: unknown
+      try {
+        runAgent({ ...base, [key]: 1 } as never)
+      } catch (e) {
+        error = e
+      }
+      expect(ValidationError.isInstance(error)).toBe(true)
+      expect((error as Error).message).toContain(key)
+    }
+  })
+})

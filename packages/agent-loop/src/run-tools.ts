@@ -1,4 +1,4 @@
-import type { ToolCallBlock, ToolResultBlock } from '@contextkit/core'
+import { describeIssues, type ToolCallBlock, type ToolResultBlock } from '@contextkit/core'
 import type { AgentTool } from './define-tool.js'
 import { toolOutputContent } from './define-tool.js'
 import {
@@ -59,13 +59,6 @@ function whenAborted(signal: AbortSignal): { promise: Promise<typeof ABORTED>; d
     done = () => signal.removeEventListener('abort', listener)
   })
   return { promise, done }
-}
-
-function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
-  return issues
-    .slice(0, 5)
-    .map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`)
-    .join('; ')
 }
 
 /**

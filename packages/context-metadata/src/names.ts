@@ -10,8 +10,3 @@ export const CONTEXT_METADATA_TRACE_STAGES = Object.freeze({
   analyzed: 'context-metadata:analyzed',
 } as const)
 
-/**
- * @deprecated Use `CONTEXT_METADATA_TRACE_STAGES.analyzed` (the stage is now
- * `'context-metadata:analyzed'`; kept for one minor release).
- */
-export const CONTEXT_METADATA_TRACE_STAGE = CONTEXT_METADATA_TRACE_STAGES.analyzed

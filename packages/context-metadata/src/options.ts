@@ -8,7 +8,7 @@ const positiveInt = z.number().int().positive()
 const byteSize = z.number().int().min(16)
 
 /** {@link AnalyzeOptions}. Unknown keys are ignored (a file options object may be passed). */
-export const AnalyzeOptionsSchema = z.object({
+export const AnalyzeOptionsSchema = z.strictObject({
   sniffChars: positiveInt.optional(),
   maxSampleRecords: positiveInt.optional(),
   maxFields: positiveInt.optional(),
@@ -16,7 +16,7 @@ export const AnalyzeOptionsSchema = z.object({
 })
 
 /** The file-only part of `AnalyzeFileOptions`. */
-export const FileReadOptionsSchema = z.object({
+export const FileReadOptionsSchema = z.strictObject({
   fileName: z.string().optional(),
   sniffBytes: byteSize.optional(),
   chunkBytes: byteSize.optional(),
@@ -26,7 +26,7 @@ export const FileReadOptionsSchema = z.object({
 })
 
 /** `HintOptions`. */
-export const HintOptionsSchema = z.object({
+export const HintOptionsSchema = z.strictObject({
   contextRef: z.string().nullable().optional(),
   style: z.enum(['auto', 'block', 'inline', 'brief']).optional(),
   maxFields: positiveInt.optional(),
@@ -36,7 +36,7 @@ export const HintOptionsSchema = z.object({
 })
 
 /** `ContextMetadataOptions` (the middleware factory's options). */
-export const ContextMetadataOptionsSchema = z.object({
+export const ContextMetadataOptionsSchema = z.strictObject({
   file: z.string().min(1).optional(),
   content: z.string().optional(),
   fileName: z.string().optional(),

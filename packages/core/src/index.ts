@@ -9,6 +9,7 @@ export {
   ConfigurationError,
   ContextkitError,
   describeError,
+  describeIssues,
   invalidArgument,
   parseWith,
   ValidationError,
@@ -108,6 +109,7 @@ export type {
   PathLimits,
   PathProblem,
 } from './relative-path.js'
+export { isNormalSessionEntry } from './normal-entry.js'
 export { inspectRelativePath } from './relative-path.js'
 export type { FitResult, Omission, Section } from './sections.js'
 export { fitSections, renderOmissionNotice, renderSections, SectionSchema } from './sections.js'

@@ -42,10 +42,3 @@ export class PassThroughStreamParser implements StreamParser {
   }
 }
 
-/**
- * The former name of {@link PassThroughStreamParser}.
- * @deprecated Use `PassThroughStreamParser`; this alias will be removed in a later minor release.
- */
-export const PassThroughParser = PassThroughStreamParser
-/** @deprecated Use `PassThroughStreamParser`. */
-export type PassThroughParser = PassThroughStreamParser

@@ -266,9 +266,3 @@ export interface Formatter {
   hasToolUse(text: string, options?: ParserOptions): boolean
 }
 
-/**
- * The former name of {@link Formatter}.
- * @deprecated Use `Formatter`: every formatter implements it, with or without a prefill.
- * This alias will be removed in a later minor release.
- */
-export type PrefillFormatter = Formatter

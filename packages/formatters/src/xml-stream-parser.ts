@@ -320,10 +320,3 @@ export class XmlStreamParser implements StreamParser {
   }
 }
 
-/**
- * The former name of {@link XmlStreamParser}.
- * @deprecated Use `XmlStreamParser`; this alias will be removed in a later minor release.
- */
-export const IncrementalXmlParser = XmlStreamParser
-/** @deprecated Use `XmlStreamParser`. */
-export type IncrementalXmlParser = XmlStreamParser

@@ -9,11 +9,7 @@ import {
   textMessage,
   textOf,
 } from '@contextkit/core'
-import {
-  AnthropicXmlFormatter,
-  NativeFormatter,
-  type PrefillFormatter,
-} from '@contextkit/formatters'
+import { AnthropicXmlFormatter, type Formatter, NativeFormatter } from '@contextkit/formatters'
 import { PREFILL_TRACE_STAGES, prefill } from '@contextkit/prefill/node'
 import { NO_PREFILL_MESSAGE } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
@@ -40,7 +36,7 @@ const retries = (events: AgentEvent[]) =>
   events.filter((e): e is Extract<AgentEvent, { type: 'retry' }> => e.type === 'retry')
 
 describe('prefill through the real SDK: sent, continued, stripped, never saved', () => {
-  const formats: Array<[string, PrefillFormatter]> = [
+  const formats: Array<[string, Formatter]> = [
     ['native', new NativeFormatter()],
     ['XML transcript', new AnthropicXmlFormatter()],
   ]

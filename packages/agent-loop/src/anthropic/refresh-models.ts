@@ -37,7 +37,7 @@ function isModelsClient(value: unknown): value is ModelsClient {
   )
 }
 
-const OptionsSchema = z.object({
+const OptionsSchema = z.strictObject({
   registry: z.instanceof(ModelRegistry).optional(),
   pageSize: z.number().int().min(1).max(1000).optional(),
   signal: z.instanceof(AbortSignal).optional(),

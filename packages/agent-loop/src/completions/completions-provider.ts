@@ -3,6 +3,7 @@ import * as z from 'zod'
 import { ProviderError } from '../errors.js'
 import { IDLE, within } from '../idle.js'
 import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
+import { abortedProviderError } from '../provider-retry.js'
 import { CompletionAssembler } from './completion-chunks.js'
 import {
   COMPLETIONS_ERROR_TYPES,
@@ -40,7 +41,7 @@ export interface OpenAICompatibleCompletionsProviderOptions {
   fetch?: typeof fetch
 }
 
-const OptionsSchema = z.object({
+const OptionsSchema = z.strictObject({
   baseURL: z.url({ protocol: /^https?$/ }),
   apiKey: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
@@ -52,10 +53,6 @@ const OptionsSchema = z.object({
     .custom<typeof fetch>((v) => typeof v === 'function', 'expected a fetch function')
     .optional(),
 })
-
-function abortedError(): ProviderError {
-  return new ProviderError('The request was aborted', { errorType: 'aborted' })
-}
 
 function stalled(ms: number, requestId: string | undefined): ProviderError {
   return new ProviderError(`The completions server sent nothing for ${ms} ms`, {
@@ -114,7 +111,7 @@ export function openAICompatibleCompletionsProvider(
         return
       }
       if (signal.aborted) {
-        yield { type: 'error', error: abortedError() }
+        yield { type: 'error', error: abortedProviderError() }
         return
       }
       const controller = new AbortController()
@@ -130,7 +127,7 @@ export function openAICompatibleCompletionsProvider(
       async function* exchange(req: ProviderRequest): AsyncGenerator<ProviderEvent> {
         const fail = (error: ProviderError): ProviderEvent => ({
           type: 'error',
-          error: signal.aborted ? abortedError() : error,
+          error: signal.aborted ? abortedProviderError() : error,
         })
         let response: Response
         try {
@@ -220,7 +217,7 @@ export function openAICompatibleCompletionsProvider(
           }
         } catch (thrown) {
           if (signal.aborted) {
-            yield fail(abortedError())
+            yield fail(abortedProviderError())
             return
           }
           yield fail(

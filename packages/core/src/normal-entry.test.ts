@@ -1,4 +1,4 @@
-import { type SessionEntry, SessionEntrySchema } from '@contextkit/core'
+import { type SessionEntry, SessionEntrySchema } from './session-store.js'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { isNormalSessionEntry } from './normal-entry.js'
