@@ -15,7 +15,7 @@ export {
   TOOLS_CACHE_MIN_TOKENS,
 } from './cache-breakpoints.js'
 export type { AgentTool, DefineToolOptions, ToolContext, ToolOutput } from './define-tool.js'
-export { defineTool, toolDefinition } from './define-tool.js'
+export { DEFAULT_TOOL_TIMEOUT_MS, defineTool, toolDefinition } from './define-tool.js'
 export type { ProviderErrorOptions } from './errors.js'
 export {
   AgentAbortedError,

@@ -1,10 +1,12 @@
 import {
+  ABORTED,
   type AssistantMessage,
   type ContentBlock,
   describeError,
   emptyUsage,
   type StopReason,
   type Usage,
+  whenAborted,
 } from '@contextkit/core'
 import type { StreamEvent, StreamParser } from '@contextkit/formatters'
 import { ProviderError } from './errors.js'
@@ -190,8 +192,6 @@ class ReplyBuilder {
   }
 }
 
-const ABORT = Symbol('abort')
-
 function asProviderError(thrown: unknown, provider: string): ProviderError {
   if (ProviderError.isInstance(thrown)) return thrown
   return new ProviderError(`Provider "${provider}" failed: ${describeError(thrown)}`, {
@@ -209,12 +209,10 @@ function asProviderError(thrown: unknown, provider: string): ProviderError {
 export async function streamReply(input: StreamReplyInput): Promise<StreamReplyOutcome> {
   const builder = new ReplyBuilder(input)
   const { signal } = input
-  let abortListener: (() => void) | undefined
-  const aborted = new Promise<typeof ABORT>((resolve) => {
-    if (signal.aborted) return resolve(ABORT)
-    abortListener = () => resolve(ABORT)
-    signal.addEventListener('abort', abortListener, { once: true })
-  })
+  const aborted = whenAborted(signal)
+  // the provider's generator is always closed (its `finally` runs, its listeners go), also when
+  // the reply ends on a `finish` or `error` event before the stream itself ended
+  let open = false
   const partial = (reason: StopReason): AssistantMessage => {
     builder.end()
     return builder.message(reason)
@@ -222,13 +220,12 @@ export async function streamReply(input: StreamReplyInput): Promise<StreamReplyO
   let iterator: AsyncIterator<ProviderEvent> | undefined
   try {
     iterator = input.provider.stream(input.request, { signal })[Symbol.asyncIterator]()
+    open = true
     while (true) {
-      const next = await Promise.race([iterator.next(), aborted])
-      if (next === ABORT) {
-        iterator.return?.()?.catch(() => undefined)
-        return { kind: 'aborted', reply: partial('aborted') }
-      }
+      const next = await Promise.race([iterator.next(), aborted.promise])
+      if (next === ABORTED) return { kind: 'aborted', reply: partial('aborted') }
       if (next.done) {
+        open = false
         const error = new ProviderError(
           `Provider "${input.provider.name}" ended the stream without a finish or error event`,
           { errorType: 'incomplete_stream', retryable: true },
@@ -271,6 +268,16 @@ export async function streamReply(input: StreamReplyInput): Promise<StreamReplyO
       error: asProviderError(thrown, input.provider.name),
     }
   } finally {
-    if (abortListener) signal.removeEventListener('abort', abortListener)
+    aborted.dispose()
+    if (open) closeQuietly(iterator)
+  }
+}
+
+/** End a provider stream early: its generator's `finally` runs; a failure there is ignored. */
+function closeQuietly(iterator: AsyncIterator<ProviderEvent> | undefined): void {
+  try {
+    iterator?.return?.()?.catch(() => undefined)
+  } catch {
+    // a provider whose return() throws synchronously has nothing left to clean up
   }
 }

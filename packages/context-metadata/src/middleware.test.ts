@@ -12,10 +12,7 @@ import {
 } from '@contextkit/core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type ContextMetadataOptions, contextMetadata } from './middleware.js'
-import {
-  CONTEXT_METADATA_TRACE_STAGES,
-  CONTEXT_METADATA_VARS_KEY,
-} from './names.js'
+import { CONTEXT_METADATA_TRACE_STAGES, CONTEXT_METADATA_VARS_KEY } from './names.js'
 import type { ContextMetadata } from './types.js'
 
 let dir: string

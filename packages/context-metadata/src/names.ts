@@ -9,4 +9,3 @@ export const CONTEXT_METADATA_TRACE_STAGES = Object.freeze({
   /** One analysis was turned into a hint: `{ format, chars, lines, recordCount, contextRef, ms }`. */
   analyzed: 'context-metadata:analyzed',
 } as const)
-

@@ -7,7 +7,7 @@ const positiveInt = z.number().int().positive()
 /** Byte sizes for file reads: at least 16, so one UTF-8 character and a line break always fit. */
 const byteSize = z.number().int().min(16)
 
-/** {@link AnalyzeOptions}. Unknown keys are ignored (a file options object may be passed). */
+/** {@link AnalyzeOptions}. Unknown keys are refused. */
 export const AnalyzeOptionsSchema = z.strictObject({
   sniffChars: positiveInt.optional(),
   maxSampleRecords: positiveInt.optional(),
@@ -24,6 +24,9 @@ export const FileReadOptionsSchema = z.strictObject({
     .custom<AbortSignal>((v) => v instanceof AbortSignal, { message: 'expected an AbortSignal' })
     .optional(),
 })
+
+/** `AnalyzeFileOptions`: the analysis options and the file-only ones, unknown keys refused. */
+export const AnalyzeFileOptionsSchema = FileReadOptionsSchema.extend(AnalyzeOptionsSchema.shape)
 
 /** `HintOptions`. */
 export const HintOptionsSchema = z.strictObject({
@@ -72,8 +75,11 @@ export interface ResolvedAnalyzeOptions {
  * Check analysis options (a `ValidationError` for bad values; `null`/`undefined` mean the
  * defaults) and fill in the defaults.
  */
-export function resolveAnalyzeOptions(options: unknown): ResolvedAnalyzeOptions {
-  const o = parseWith(AnalyzeOptionsSchema, options ?? {}, 'context-metadata analyze options')
+export function resolveAnalyzeOptions(
+  options: unknown,
+  schema: z.ZodType<AnalyzeOptions> = AnalyzeOptionsSchema,
+): ResolvedAnalyzeOptions {
+  const o = parseWith(schema, options ?? {}, 'context-metadata analyze options')
   return {
     sniffChars: o.sniffChars ?? ANALYZE_DEFAULTS.sniffChars,
     maxSampleRecords: o.maxSampleRecords ?? ANALYZE_DEFAULTS.maxSampleRecords,

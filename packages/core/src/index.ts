@@ -95,7 +95,9 @@ export {
   UNKNOWN_MODEL_DEFAULTS,
 } from './model-table.js'
 export { getModelInfo, ModelRegistry, registerModel } from './models.js'
+export { isNormalSessionEntry } from './normal-entry.js'
 export { escapeForPrompt, hasPromptUnsafeChars, PROMPT_UNSAFE_CHARS } from './prompt-text.js'
+export { ABORTED, TIMED_OUT, whenAborted, within } from './race.js'
 export { randomId } from './random-id.js'
 export type {
   ModelsListSource,
@@ -109,7 +111,6 @@ export type {
   PathLimits,
   PathProblem,
 } from './relative-path.js'
-export { isNormalSessionEntry } from './normal-entry.js'
 export { inspectRelativePath } from './relative-path.js'
 export type { FitResult, Omission, Section } from './sections.js'
 export { fitSections, renderOmissionNotice, renderSections, SectionSchema } from './sections.js'

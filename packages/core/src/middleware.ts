@@ -50,11 +50,14 @@ export interface RunInfo {
 /** What a loop tells `finalize` about the reply it passes. */
 export interface FinalizeInfo {
   /**
-   * `true` for the last reply of the turn (the run stops after it: no tool call, a stop
-   * condition, an abort or an error); `false` when the loop goes on with tool results.
+   * `true` for the last reply of the run (it stops after it: no tool call, a stop condition, an
+   * abort or an error); `false` when the loop goes on with tool results.
    */
   final: boolean
-  /** 1-based number of the model call within the turn the reply answers (retries keep it). */
+  /**
+   * The step the reply answers, from 1 (a step is one model call plus the tools it asked for;
+   * retries keep it).
+   */
   step: number
 }
 

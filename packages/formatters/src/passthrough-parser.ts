@@ -41,4 +41,3 @@ export class PassThroughStreamParser implements StreamParser {
     return 0
   }
 }
-

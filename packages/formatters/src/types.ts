@@ -265,4 +265,3 @@ export interface Formatter {
   /** Whether a whole reply contains at least one complete tool call. */
   hasToolUse(text: string, options?: ParserOptions): boolean
 }
-

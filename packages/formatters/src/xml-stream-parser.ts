@@ -319,4 +319,3 @@ export class XmlStreamParser implements StreamParser {
     this.#mode = 'text'
   }
 }
-

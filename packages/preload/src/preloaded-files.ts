@@ -81,7 +81,18 @@ export const FileOptionsSchema = z.strictObject({
   concurrency: z.number().int().positive().optional(),
 })
 
-const OptionsSchema = FileOptionsSchema.extend({ root: z.string().min(1) })
+const OptionsSchema = FileOptionsSchema.extend({
+  root: z.string().min(1),
+  counter: z
+    .custom<TokenCounter>(
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        typeof (v as { count?: unknown }).count === 'function',
+      { message: 'expected a TokenCounter' },
+    )
+    .optional(),
+})
 
 /** The section id used for a preloaded file. */
 export function preloadSectionId(filePath: string): string {

@@ -9,7 +9,11 @@ import type { AIMessageChunk } from '@langchain/core/messages'
 import { generateText, type SystemModelMessage, stepCountIs, streamText, tool } from 'ai'
 import { afterEach, describe, expect, test } from 'vitest'
 import * as z from 'zod'
-import { type AnthropicEmulator, type AnthropicEmulatorOptions, startAnthropicEmulator } from './index.js'
+import {
+  type AnthropicEmulator,
+  type AnthropicEmulatorOptions,
+  startAnthropicEmulator,
+} from './index.js'
 
 const open: AnthropicEmulator[] = []
 afterEach(async () => {

@@ -1,7 +1,6 @@
-import { parseWith } from '@contextkit/core'
+import { parseWith, TIMED_OUT, within } from '@contextkit/core'
 import * as z from 'zod'
 import { ProviderError } from '../errors.js'
-import { IDLE, within } from '../idle.js'
 import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
 import { abortedProviderError } from '../provider-retry.js'
 import { CompletionAssembler } from './completion-chunks.js'
@@ -143,7 +142,7 @@ export function openAICompatibleCompletionsProvider(
             signal: controller.signal,
           })
           const answer = await within(pending, idleMs)
-          if (answer === IDLE) {
+          if (answer === TIMED_OUT) {
             pending.catch(() => undefined)
             yield fail(stalled(idleMs, undefined))
             return
@@ -195,7 +194,7 @@ export function openAICompatibleCompletionsProvider(
           while (!assembler.complete) {
             const pending = reader.read()
             const next = await within(pending, idleMs)
-            if (next === IDLE) {
+            if (next === TIMED_OUT) {
               pending.catch(() => undefined)
               yield fail(stalled(idleMs, requestId))
               return
