@@ -26,7 +26,19 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
     expect(json.type).toBe('module')
     expect(json.sideEffects).toBe(false)
     expect(json.engines?.node).toBe('>=20.19')
-    expect(json.files).toEqual(['dist'])
+    expect(json.files).toEqual(['dist', 'CHANGELOG.md'])
+  })
+
+  test('release metadata: public with provenance, homepage, bugs, a CHANGELOG.md to ship', () => {
+    expect(json.publishConfig).toEqual({ access: 'public', provenance: true })
+    expect(json.homepage).toBe(
+      `https://github.com/contextkit/contextkit/tree/main/packages/${pkg.folder}#readme`,
+    )
+    expect(json.bugs).toEqual({ url: 'https://github.com/contextkit/contextkit/issues' })
+    expect(json.repository?.directory).toBe(`packages/${pkg.folder}`)
+    expect(readFileSync(join(pkg.dir, 'CHANGELOG.md'), 'utf8')).toMatch(
+      new RegExp(`^# ${json.name.replace('/', '\\/')}\n`),
+    )
   })
 
   test('every entry maps types (first), import, require and default to one dist module', () => {
