@@ -75,7 +75,7 @@ export class ModelRegistry {
 
   /**
    * Add or replace the entry for an id prefix; longer prefixes win over shorter ones. A partial
-   * entry is completed from the current entry of that prefix, or from what {@link get} would
+   * entry is completed from the current entry of that prefix, or from what {@link ModelRegistry.get} would
    * guess for it. Throws a `ValidationError` for an invalid entry.
    */
   register(prefix: string, entry: Partial<ModelEntry>): void {
@@ -85,7 +85,7 @@ export class ModelRegistry {
     this.#entries.set(key, mergeEntry(base, entry, `model entry "${prefix}"`))
   }
 
-  /** Whether an entry matches `id` (so {@link get} answers `known: true`). */
+  /** Whether an entry matches `id` (so {@link ModelRegistry.get} answers `known: true`). */
   has(id: string): boolean {
     assertString(id, 'ModelRegistry.has', 'id')
     return this.#match(normalizeId(id)) !== undefined
