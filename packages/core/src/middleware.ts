@@ -20,7 +20,7 @@ export interface TurnContext {
   tools: ToolDefinition[]
   /**
    * Extended thinking for this call. When enabled, the API forbids an assistant prefill, so
-   * middleware that adds one must fall back (see @contextkit/prefill). Default: off.
+   * middleware that adds one must fall back (see `@contextkit/prefill`). Default: off.
    */
   thinking?: { enabled: boolean; budgetTokens?: number }
   /** Data for tools and sandboxes (e.g. `contextMeta`). */

@@ -38,7 +38,9 @@ function isModelsClient(value: unknown): value is ModelsClient {
 }
 
 const OptionsSchema = z.strictObject({
-  registry: z.instanceof(ModelRegistry).optional(),
+  registry: z
+    .custom<ModelRegistry>((v) => ModelRegistry.isInstance(v), 'expected a ModelRegistry')
+    .optional(),
   pageSize: z.number().int().min(1).max(1000).optional(),
   signal: z.instanceof(AbortSignal).optional(),
   maxPages: z.number().int().positive().optional(),
