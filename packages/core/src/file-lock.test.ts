@@ -10,11 +10,12 @@ import { ValidationError } from './errors.js'
 import {
   FileLockIoError,
   FileLockTimeoutError,
+  lockMsSchema,
   UNREADABLE_LOCK_GRACE_MS,
   withFileLock,
 } from './file-lock.js'
-import { processStartTime } from './process-identity.js'
-import { SIDE_FILE_MIN_AGE_MS, sideFileName } from './side-files.js'
+import { ownerAlive, processAlive, processStartTime } from './process-identity.js'
+import { SIDE_FILE_MIN_AGE_MS, sideFileName, sweepAbandonedSideFiles } from './side-files.js'
 
 const run = promisify(execFile)
 const fixture = fileURLToPath(new URL('../fixtures/lock-counter.ts', import.meta.url))
@@ -176,4 +177,17 @@ describe('real processes', () => {
     expect(Number(await readFile(counter, 'utf8'))).toBe(100)
     expect(await readdir(dir)).toEqual(['counter'])
   }, 90_000)
+})
+
+describe('the helpers check their arguments', () => {
+  test('typed errors for wrong types; the sweep and identity reads never throw', async () => {
+    expect(() => sideFileName(42 as never, 'tmp')).toThrow(ValidationError)
+    expect(() => sideFileName(Object.create(null), 'tmp')).toThrow(ValidationError)
+    expect(() => sideFileName(lock, 'other' as never)).toThrow(ValidationError)
+    await expect(ownerAlive(null as never)).rejects.toThrow(ValidationError)
+    expect(() => lockMsSchema(Number.NaN)).toThrow(ValidationError)
+    await expect(sweepAbandonedSideFiles(null as never)).resolves.toBeUndefined()
+    expect(await processStartTime(-1)).toBeNull()
+    expect(processAlive(Number.NaN)).toBe(false)
+  })
 })

@@ -18,8 +18,15 @@ export const MAX_LOCK_MS = 2_147_483_647
  */
 export const UNREADABLE_LOCK_GRACE_MS = 2000
 
-/** A lock duration in ms: a finite number from `min` to {@link MAX_LOCK_MS}. */
+/**
+ * A lock duration in ms: a finite number from `min` to {@link MAX_LOCK_MS}.
+ *
+ * @throws ValidationError when `min` is not a number from 0 to {@link MAX_LOCK_MS}.
+ */
 export function lockMsSchema(min = 0): z.ZodNumber {
+  if (typeof min !== 'number' || !(min >= 0 && min <= MAX_LOCK_MS)) {
+    invalidArgument('lockMsSchema', 'min', `a number from 0 to ${MAX_LOCK_MS}`, min)
+  }
   return z.number().min(min).max(MAX_LOCK_MS)
 }
 

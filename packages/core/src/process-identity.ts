@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { errnoCode } from './errno.js'
+import { invalidArgument } from './errors.js'
 
 /** This machine's host name, read once. */
 export const HOST = hostname()
@@ -60,13 +61,18 @@ export function processAlive(pid: number): boolean {
  * Whether the process that wrote `{ host, pid, start }` is still running: `false` when it ran on
  * this host and is gone, or its pid now belongs to a process started at another time (a reused
  * pid); `true` when it is verified alive; `'unknown'` when this cannot be told (another host, or
- * no start time on one side), so only the age of what it left can decide. Never throws.
+ * no start time on one side), so only the age of what it left can decide.
+ *
+ * @throws ValidationError when `owner` is not an object.
  */
 export async function ownerAlive(owner: {
   host: string
   pid: number
   start: string | null
 }): Promise<boolean | 'unknown'> {
+  if (typeof owner !== 'object' || owner === null) {
+    invalidArgument('ownerAlive', 'owner', 'an object { host, pid, start }', owner)
+  }
   if (owner.host !== HOST) return 'unknown'
   if (!processAlive(owner.pid)) return false
   if (owner.start === null) return 'unknown'

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { readdir, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { invalidArgument } from './errors.js'
 import { HOST_TAG, processAlive } from './process-identity.js'
 
 /**
@@ -15,8 +16,15 @@ const PATTERN = /^(?:tmp|stale)-([0-9a-f]{8})-(\d+)-[0-9a-f]{8}$/
  * The name of a side file of `file`: `<file>.<kind>-<host tag>-<pid>-<random>`. Temp files
  * written before a `rename` or `link` and locks moved aside carry their writer's host and pid,
  * so {@link sweepAbandonedSideFiles} can tell an abandoned one from one being written.
+ *
+ * @throws ValidationError when `file` is not a non-empty string or `kind` is neither.
  */
 export function sideFileName(file: string, kind: 'tmp' | 'stale'): string {
+  if (typeof file !== 'string' || file.length === 0) {
+    invalidArgument('sideFileName', 'file', 'a non-empty path', file)
+  }
+  if (kind !== 'tmp' && kind !== 'stale')
+    invalidArgument('sideFileName', 'kind', "'tmp' or 'stale'", kind)
   return `${file}.${kind}-${HOST_TAG}-${process.pid}-${randomUUID().slice(0, 8)}`
 }
 
