@@ -4,5 +4,6 @@ export default defineProject({
   test: {
     name: 'examples',
     include: ['src/**/*.test.ts'],
+    setupFiles: ['../test-utils/fc-seed.ts'],
   },
 })

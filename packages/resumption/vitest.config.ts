@@ -4,6 +4,7 @@ export default defineProject({
   test: {
     name: 'resumption',
     include: ['src/**/*.test.ts'],
+    setupFiles: ['../../test-utils/fc-seed.ts'],
     benchmark: { include: ['bench/**/*.bench.ts'] },
   },
 })

@@ -4,6 +4,7 @@ export default defineProject({
   test: {
     name: 'store-postgres',
     include: ['src/**/*.test.ts'],
+    setupFiles: ['../../test-utils/fc-seed.ts'],
     benchmark: { include: ['bench/**/*.bench.ts'] },
     // Every test file runs a real Postgres engine (PGlite, WebAssembly): give the slower
     // property tests and engine start-ups room on a loaded 2-core machine.

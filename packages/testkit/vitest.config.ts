@@ -4,6 +4,7 @@ export default defineProject({
   test: {
     name: 'testkit',
     include: ['src/**/*.test.ts'],
+    setupFiles: ['../../test-utils/fc-seed.ts'],
     benchmark: { include: ['bench/**/*.bench.ts'] },
   },
 })

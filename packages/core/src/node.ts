@@ -1,10 +1,24 @@
 // `@contextkit/core/node`: the Node-only parts (they write trace files and read small files).
 // The pure API is the package root (src/index.ts); see "Package shape" in the root README.
+
+export type { FileLockOptions } from './file-lock.js'
+export {
+  FileLockError,
+  FileLockIoError,
+  FileLockOptionsSchema,
+  FileLockTimeoutError,
+  lockMsSchema,
+  MAX_LOCK_MS,
+  UNREADABLE_LOCK_GRACE_MS,
+  withFileLock,
+} from './file-lock.js'
 export type { JsonlTrace, JsonlTraceOptions } from './jsonl-trace.js'
 export { jsonlTrace } from './jsonl-trace.js'
+export { ownerAlive, processAlive, processStartTime } from './process-identity.js'
 export type {
   ReadTextFileOptions,
   TextFileProblem,
   TextFileRead,
 } from './read-text-file.js'
 export { readTextFile } from './read-text-file.js'
+export { SIDE_FILE_MIN_AGE_MS, sideFileName, sweepAbandonedSideFiles } from './side-files.js'

@@ -83,6 +83,21 @@ function utf8Length(text: string): number {
 }
 
 /**
+ * One limit of `limits`, or `fallback` when it is missing or not a positive number (`NaN`,
+ * `'5'`, `-3`), when `limits` is not an object, or when reading it throws (a proxy, a getter):
+ * the inspection never throws and never runs without a limit.
+ */
+function limitOf(limits: unknown, key: keyof PathLimits, fallback: number): number {
+  if (typeof limits !== 'object' || limits === null) return fallback
+  try {
+    const value: unknown = (limits as Record<string, unknown>)[key]
+    return typeof value === 'number' && value > 0 && !Number.isNaN(value) ? value : fallback
+  } catch {
+    return fallback
+  }
+}
+
+/**
  * Validate a relative path string the same way on every OS, before anything touches disk.
  * Refuses absolute paths, `..` escapes, Windows-only hazards (backslashes, drive letters, UNC and
  * `\\?` prefixes, device names such as `CON` or `com1.txt`, alternate data streams `a:b`,
@@ -91,11 +106,12 @@ function utf8Length(text: string): number {
  *
  * Returns `{ ok: true, path, segments }` with the normalized path, or `{ ok: false, reason,
  * message, outside }` naming the first {@link PathProblem}. Never throws: anything that is not a
- * string is `not_a_string`.
+ * string is `not_a_string` (a null-prototype object, a proxy, a symbol); a limit that is not a
+ * positive number (or `limits` that is not an object) falls back to its default.
  */
 export function inspectRelativePath(relPath: unknown, limits: PathLimits = {}): PathInspection {
-  const maxPath = limits.maxPathBytes ?? 1024
-  const maxComponent = limits.maxComponentBytes ?? 255
+  const maxPath = limitOf(limits, 'maxPathBytes', 1024)
+  const maxComponent = limitOf(limits, 'maxComponentBytes', 255)
   const invalid = (reason: PathProblem, message: string): PathInspection => ({
     ok: false,
     reason,

@@ -46,7 +46,7 @@ export const PrefillConfigSchema = z.strictObject({
   dynamic: z.boolean().default(true),
   /** How long a dynamic module's `generate` may take, in ms. Default `1000`. */
   timeoutMs: z.number().int().positive().max(600_000).default(1000),
-  /** Largest prefill file accepted, in bytes. Default `65536`. */
+  /** Largest prefill accepted, in bytes: a file, or the text a dynamic module returns. Default `65536`. */
   maxBytes: z.number().int().positive().max(16_777_216).default(65_536),
 })
 

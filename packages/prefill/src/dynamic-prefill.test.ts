@@ -47,6 +47,25 @@ describe('dynamic prefill modules', () => {
     expect(load.warning).toBeUndefined()
   })
 
+  it('refuses generated text over maxBytes like a file over the cap: 50 MiB, and 65,537 bytes', async () => {
+    await writeFile(
+      join(ws, 'PREFILL.mjs'),
+      `export const generate = () => 'x'.repeat(50 * 1024 * 1024)`,
+    )
+    const load = await loadPrefill(ws, isolated())
+    expect(load.text).toBeUndefined()
+    expect(load.kind).toBe('dynamic')
+    expect(PrefillGenerateError.isInstance(load.warning)).toBe(true)
+    expect(load.warning?.details).toMatchObject({ reason: 'too-large', maxBytes: 65_536 })
+    // the boundary: exactly maxBytes passes, one byte more does not (multi-byte text counts bytes)
+    await writeFile(join(ws, 'PREFILL.mjs'), `export const generate = () => 'é'.repeat(50)`)
+    expect((await loadPrefill(ws, { ...isolated(), maxBytes: 100 })).text).toBe('é'.repeat(50))
+    await writeFile(join(ws, 'PREFILL.mjs'), `export const generate = () => 'é'.repeat(51)`)
+    const over = await loadPrefill(ws, { ...isolated(), maxBytes: 100 })
+    expect(over.text).toBeUndefined()
+    expect(over.warning?.details).toMatchObject({ reason: 'too-large', size: 102 })
+  })
+
   it('passes a ModelInfo through unchanged', async () => {
     await writeFile(join(ws, 'PREFILL.mjs'), 'export const generate = ({ model }) => model.id')
     const model = getModelInfo('claude-haiku-4-5')

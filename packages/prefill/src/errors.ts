@@ -22,7 +22,9 @@ export class PrefillReadError extends ContextkitError {
 
 /**
  * A dynamic prefill module (`PREFILL.mjs` / `PREFILL.js`) failed to load, has no `generate`
- * function, threw, or returned something other than a string. `details.path` names the module.
+ * function, threw, returned something other than a string, or returned more than `maxBytes`
+ * (`details.reason: 'too-large'`, the same cap as a prefill file). `details.path` names the
+ * module.
  * Recoverable: the prefill turns itself off for that call.
  */
 export class PrefillGenerateError extends ContextkitError {

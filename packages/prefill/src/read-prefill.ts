@@ -11,7 +11,7 @@ import {
 } from '@contextkit/core'
 import { type PrefillConfig, type PrefillConfigInput, PrefillConfigSchema } from './config.js'
 import { DynamicPrefillLoader } from './dynamic-prefill.js'
-import { PrefillReadError } from './errors.js'
+import { PrefillGenerateError, PrefillReadError } from './errors.js'
 import { createPrefillCache, isMissing, type PrefillCache, statQuiet } from './file-cache.js'
 
 /** One place a prefill may come from, relative to the workspace. */
@@ -153,6 +153,18 @@ async function runDynamic(
   )
   if (run.kind === 'failed') {
     return { text: undefined, source: path, kind: 'dynamic', warning: run.error }
+  }
+  // The cap of a prefill file holds for generated text too: a larger one is refused whole.
+  const size = Buffer.byteLength(run.text, 'utf8')
+  if (size > config.maxBytes) {
+    const warning = new PrefillGenerateError(
+      `${path}: generate() returned ${size} bytes, more than maxBytes (${config.maxBytes}); prefill is off for this call`,
+      {
+        recoverable: true,
+        details: { path, reason: 'too-large', size, maxBytes: config.maxBytes },
+      },
+    )
+    return { text: undefined, source: path, kind: 'dynamic', warning }
   }
   return { text: run.text === '' ? undefined : run.text, source: path, kind: 'dynamic' }
 }

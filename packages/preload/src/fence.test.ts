@@ -1,3 +1,4 @@
+import { ValidationError } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { fenceCode, inlineCode, languageFor, longestRun } from './fence.js'
@@ -50,5 +51,21 @@ describe('inlineCode', () => {
     expect(inlineCode('src/a.ts')).toBe('`src/a.ts`')
     expect(inlineCode('a`b')).toBe('``a`b``')
     expect(inlineCode('`x')).toBe('`` `x ``')
+  })
+})
+
+describe('longestRun', () => {
+  test("an empty or multi-character 'char' is a ValidationError (it used to hang or miscount)", () => {
+    for (const [text, char] of [
+      ['a', ''],
+      ['', ''],
+      ['abc', 'bc'],
+      ['x', '``'],
+    ] as const) {
+      expect(() => longestRun(text, char)).toThrow(ValidationError)
+    }
+    expect(() => longestRun(null as never, '`')).toThrow(ValidationError)
+    expect(longestRun('a``b```', '`')).toBe(3)
+    expect(longestRun('', '`')).toBe(0)
   })
 })

@@ -1,3 +1,5 @@
+import { assertString, invalidArgument } from '@contextkit/core'
+
 const LANGUAGES: Readonly<Record<string, string>> = Object.freeze({
   '.py': 'python',
   '.pyi': 'python',
@@ -67,8 +69,17 @@ export function languageFor(filePath: string): string {
   return LANGUAGES[name.slice(dot)] ?? ''
 }
 
-/** Length of the longest run of `char` (a single UTF-16 unit) in `text`. */
+/**
+ * Length of the longest run of `char` (a single UTF-16 unit) in `text`.
+ *
+ * @throws ValidationError when `text` is not a string, or `char` is not exactly one UTF-16 unit
+ *   (`''` would match everywhere and never advance; `'bc'` is not a character).
+ */
 export function longestRun(text: string, char: string): number {
+  assertString(text, 'longestRun', 'text')
+  if (typeof char !== 'string' || char.length !== 1) {
+    invalidArgument('longestRun', 'char', 'a single character (one UTF-16 unit)', char)
+  }
   let best = 0
   let at = text.indexOf(char)
   while (at !== -1) {

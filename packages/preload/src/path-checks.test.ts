@@ -75,3 +75,26 @@ test('never throws, whatever it is given (a null-prototype object included)', ()
     expect('code' in result && result.code).toBe('preload_invalid_path')
   }
 })
+
+describe('checkRelativePath never throws (documented)', () => {
+  test('a null-prototype object, a throwing proxy, null limits: typed results', () => {
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap')
+        },
+        getPrototypeOf() {
+          throw new Error('trap')
+        },
+      },
+    )
+    for (const value of [Object.create(null), hostile, Symbol('s')]) {
+      for (const limits of [undefined, null, hostile, Object.create(null)]) {
+        const found = checkRelativePath(value, limits as never)
+        expect(InvalidPathError.isInstance(found)).toBe(true)
+      }
+    }
+    expect(checkRelativePath('a/b', null as never)).toEqual({ path: 'a/b', segments: ['a', 'b'] })
+  })
+})

@@ -14,7 +14,11 @@ function shown(value: unknown): string {
   try {
     return String(value)
   } catch {
-    return Object.prototype.toString.call(value)
+    try {
+      return Object.prototype.toString.call(value)
+    } catch {
+      return '[unprintable value]' // a proxy whose every trap throws
+    }
   }
 }
 

@@ -1,9 +1,10 @@
+import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createTokenCounter, fitSections, renderOmissionNotice } from '@contextkit/core'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { buildPreloadedFiles } from './preloaded-files.js'
+import { buildPreloadedFiles, renderPreloadedFile } from './preloaded-files.js'
 import { collectReferences } from './references.js'
 
 let root: string
@@ -184,4 +185,43 @@ test('file names that could break or reorder the heading line are shown escaped'
   } finally {
     await rm(root, { recursive: true, force: true })
   }
+})
+
+describe('buildPreloadedFiles opens no file that cannot fit', () => {
+  /** 300 FIFOs: a file that is looked at is refused as not a regular file; one never opened is over budget. */
+  async function fifos(count: number): Promise<string[]> {
+    const names = Array.from({ length: count }, (_, i) => `f${i}.txt`)
+    for (const name of names) execFileSync('mkfifo', [path.join(root, name)])
+    return names
+  }
+
+  test.skipIf(process.platform === 'win32')(
+    'budgetTokens 0 with 300 references: none opened',
+    async () => {
+      const names = await fifos(300)
+      const r = await buildPreloadedFiles(names, { root, budgetTokens: 0 })
+      expect(r.sections).toEqual([])
+      expect(r.skipped).toHaveLength(300)
+      // every one skipped for the budget, none for what is at the path: nothing was opened
+      expect(r.skipped.every((s) => s.reason === 'over_budget')).toBe(true)
+      expect(r.omissions).toHaveLength(300)
+      expect(r.omissions.every((o) => o.tokensSaved > 0)).toBe(true)
+    },
+  )
+
+  test.skipIf(process.platform === 'win32')(
+    'once the budget is spent, later references are not opened',
+    async () => {
+      await put('a.txt', 'x'.repeat(400))
+      const names = await fifos(50)
+      // a.txt leaves less than the smallest section of any other file
+      const budgetTokens = counter.count(renderPreloadedFile('a.txt', 'x'.repeat(400), 1)) + 2
+      const r = await buildPreloadedFiles(['a.txt', ...names], { root, budgetTokens, counter })
+      expect(r.sections.map((s) => s.id)).toHaveLength(1)
+      // the few read before a.txt was counted are refused as FIFOs; the rest were never opened
+      const opened = r.skipped.filter((s) => s.reason !== 'over_budget').length
+      expect(opened).toBeLessThanOrEqual(8)
+      expect(r.skipped.filter((s) => s.reason === 'over_budget').length).toBeGreaterThanOrEqual(42)
+    },
+  )
 })

@@ -133,56 +133,92 @@ export async function buildPreloadedFiles(
     ...(opts.maxLineLength === undefined ? {} : { maxLineLength: opts.maxLineLength }),
     ...(opts.deny === undefined ? {} : { deny: opts.deny }),
   }
-  const results = await mapLimited(list, opts.concurrency ?? 8, (ref) =>
-    readWithinRoot(opts.root, ref.path, limits),
-  )
-
   const out: PreloadedFiles = { sections: [], omissions: [], skipped: [], tokens: 0 }
-  const skip = (ref: { path: string; source?: ReferenceSource }, entry: Partial<SkippedFile>) => {
-    out.skipped.push({
-      path: ref.path,
-      ...(ref.source ? { source: ref.source } : {}),
-      reason: entry.reason ?? 'unknown',
-      ...(entry.error ? { error: entry.error } : {}),
-    })
+  const take = { counter, maxLines, budget, priority }
+  // The smallest section a ref can become: its heading and an empty fence. Sections only add
+  // tokens, so a ref whose smallest section no longer fits is never opened (budget 0: none is).
+  const smallest = (path: string) => counter.count(renderPreloadedFile(path, '', 1))
+  const reads: (Promise<ReadResult> | string)[] = []
+  const start = (j: number) => {
+    const ref = list[j]
+    if (ref === undefined || reads[j] !== undefined) return
+    const checked = checkRelativePath(ref.path)
+    const path = 'segments' in checked ? checked.path : null
+    reads[j] =
+      path !== null && out.tokens + smallest(path) > budget
+        ? path
+        : readWithinRoot(opts.root, ref.path, limits)
   }
+  const concurrency = opts.concurrency ?? 8
   for (let i = 0; i < list.length; i++) {
+    for (let j = i; j < i + concurrency; j++) start(j)
     const ref = list[i]!
-    const result = results[i] as ReadResult
-    if (!result.ok) {
-      skip(ref, { reason: result.error.code, error: result.error })
-      if (FileTooLargeError.isInstance(result.error)) {
-        const size = Number(result.error.details.size) || 0
-        out.omissions.push({
-          id: preloadSectionId(ref.path),
-          reason: 'dropped',
-          tokensSaved: Math.ceil(size / 4),
-        })
-      }
-      continue
-    }
-    const { file } = result
-    const text = renderPreloadedFile(file.path, file.text, file.lines)
-    const tokens = counter.count(text)
-    const id = preloadSectionId(file.path)
-    if (file.lines > maxLines) {
-      const error = new FileTooLargeError(`"${file.path}" has more than ${maxLines} lines`, {
-        recoverable: true,
-        details: { path: file.path, lines: file.lines, maxLines },
+    const read = reads[i]!
+    if (typeof read === 'string') {
+      // not opened: even its empty section would not fit (at least that much is saved)
+      skipRef(out, ref, { reason: 'over_budget' })
+      out.omissions.push({
+        id: preloadSectionId(read),
+        reason: 'dropped',
+        tokensSaved: smallest(read),
       })
-      skip(ref, { reason: error.code, error })
-      out.omissions.push({ id, reason: 'dropped', tokensSaved: tokens })
       continue
     }
-    if (out.tokens + tokens > budget) {
-      skip(ref, { reason: 'over_budget' })
-      out.omissions.push({ id, reason: 'dropped', tokensSaved: tokens })
-      continue
-    }
-    out.tokens += tokens
-    out.sections.push({ id, text, priority, cache: 'volatile' })
+    addRead(out, ref, await read, take)
   }
   return out
+}
+
+type Ref = { path: string; source?: ReferenceSource }
+
+function skipRef(out: PreloadedFiles, ref: Ref, entry: Partial<SkippedFile>): void {
+  out.skipped.push({
+    path: ref.path,
+    ...(ref.source ? { source: ref.source } : {}),
+    reason: entry.reason ?? 'unknown',
+    ...(entry.error ? { error: entry.error } : {}),
+  })
+}
+
+/** Add one read file to `out`: a section when it fits, else an omission or a skipped entry. */
+function addRead(
+  out: PreloadedFiles,
+  ref: Ref,
+  result: ReadResult,
+  take: { counter: TokenCounter; maxLines: number; budget: number; priority: number },
+): void {
+  if (!result.ok) {
+    skipRef(out, ref, { reason: result.error.code, error: result.error })
+    if (FileTooLargeError.isInstance(result.error)) {
+      const size = Number(result.error.details.size) || 0
+      out.omissions.push({
+        id: preloadSectionId(ref.path),
+        reason: 'dropped',
+        tokensSaved: Math.ceil(size / 4),
+      })
+    }
+    return
+  }
+  const { file } = result
+  const text = renderPreloadedFile(file.path, file.text, file.lines)
+  const tokens = take.counter.count(text)
+  const id = preloadSectionId(file.path)
+  if (file.lines > take.maxLines) {
+    const error = new FileTooLargeError(`"${file.path}" has more than ${take.maxLines} lines`, {
+      recoverable: true,
+      details: { path: file.path, lines: file.lines, maxLines: take.maxLines },
+    })
+    skipRef(out, ref, { reason: error.code, error })
+    out.omissions.push({ id, reason: 'dropped', tokensSaved: tokens })
+    return
+  }
+  if (out.tokens + tokens > take.budget) {
+    skipRef(out, ref, { reason: 'over_budget' })
+    out.omissions.push({ id, reason: 'dropped', tokensSaved: tokens })
+    return
+  }
+  out.tokens += tokens
+  out.sections.push({ id, text, priority: take.priority, cache: 'volatile' })
 }
 
 /** Refs in order, each normalized path once (invalid paths are kept as given, to be refused). */
@@ -200,21 +236,4 @@ function dedupe(
     out.push(ref)
   }
   return out
-}
-
-async function mapLimited<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length)
-  let next = 0
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++
-      results[i] = await fn(items[i]!)
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return results
 }

@@ -1,7 +1,5 @@
 // `@contextkit/resumption/node`: the Node-only parts (they read, write and lock state files).
 // The pure API is the package root (src/index.ts); see "Package shape" in the root README.
-export type { FileLockOptions } from './file-lock.js'
-export { UNREADABLE_LOCK_GRACE_MS, withFileLock } from './file-lock.js'
 export type { FileStateStoreOptions } from './file-state-store.js'
 export { fileStateStore } from './file-state-store.js'
 export type { Lazy, ResumptionOptions } from './middleware.js'

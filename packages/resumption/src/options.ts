@@ -1,4 +1,5 @@
 import { SessionIdSchema, type StateStore, type TokenCounter } from '@contextkit/core'
+import { lockMsSchema } from '@contextkit/core/node'
 import * as z from 'zod'
 import type { LoadResult } from './state-file.js'
 
@@ -10,8 +11,8 @@ export const StateFileOptionsSchema = z.strictObject({
   now: fn<() => number>().optional(),
   backupPath: z.string().min(1).optional(),
   lockPath: z.string().min(1).optional(),
-  lockTimeoutMs: z.number().nonnegative().optional(),
-  staleLockMs: z.number().nonnegative().optional(),
+  lockTimeoutMs: lockMsSchema().optional(),
+  staleLockMs: lockMsSchema().optional(),
   maxBytes: z.number().int().positive().optional(),
 })
 

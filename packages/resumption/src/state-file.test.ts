@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { existsSync, statSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { ValidationError } from '@contextkit/core'
@@ -174,11 +174,33 @@ describe('bad files', () => {
     expect(await readFile(path, 'utf8')).toBe(future)
   })
 
-  test('an oversized file counts as corrupt', async () => {
-    await writeFile(path, ' '.repeat(2048))
-    const loaded = await loadSelfState(path, { maxBytes: 1024 })
+  test('a file over the caller’s maxBytes is reported and left in place, never quarantined', async () => {
+    const saved = await saveSelfState(path, sample(), { now: clock })
+    await saveSelfState(path, sample(), { now: clock })
+    const before = await readFile(path, 'utf8')
+    const loaded = await loadSelfState(path, { maxBytes: 100 })
+    expect(loaded.state).toBeNull()
     expect(loaded.problems[0]?.code).toBe('resumption_state_corrupt')
-    expect(loaded.quarantined).toHaveLength(1)
+    expect(loaded.quarantined).toEqual([])
+    expect(await readFile(path, 'utf8')).toBe(before)
+    expect(existsSync(`${path}.bak`)).toBe(true)
+    // an update under that limit refuses rather than writing over the file
+    const error = await saveSelfState(path, sample(), { maxBytes: 100 }).catch((e: unknown) => e)
+    expect(StateCorruptError.isInstance(error)).toBe(true)
+    expect(await readFile(path, 'utf8')).toBe(before)
+    expect((await loadSelfState(path)).state?.revision).toBe(saved.revision + 1)
+  })
+
+  test('maxBytes 0 (or any invalid option) is a ValidationError; nothing is moved', async () => {
+    await saveSelfState(path, sample())
+    await saveSelfState(path, sample())
+    for (const maxBytes of [0, -1, 1.5, Number.NaN]) {
+      const error = await loadSelfState(path, { maxBytes }).catch((e: unknown) => e)
+      expect(ValidationError.isInstance(error)).toBe(true)
+      expect((error as ValidationError).issues.map((i) => i.path)).toContain('maxBytes')
+    }
+    expect((await readdir(dir)).sort()).toEqual(['self-state.json', 'self-state.json.bak'])
+    expect((await loadSelfState(path)).state?.revision).toBe(2)
   })
 
   test('a directory at the path is an IO problem, not moved, no throw', async () => {
@@ -245,7 +267,7 @@ describe('concurrent saves from real processes', () => {
     const deadPid = Number(child.stdout)
     await writeFile(
       `${path}.lock`,
-      JSON.stringify({ pid: deadPid, token: 'dead', createdAt: Date.now() }),
+      JSON.stringify({ host: hostname(), pid: deadPid, token: 'dead', createdAt: Date.now() }),
     )
     const saved = await saveSelfState(path, sample(), { lockTimeoutMs: 2000 })
     expect(saved.revision).toBe(1)
@@ -279,3 +301,42 @@ function assertSingleWriter(state: SelfState): void {
   expect(state.verbatimAnchors.map((a) => a.triggerType)).toEqual(Array(5).fill(id))
   expect(state.verbatimAnchors.every((a) => a.raw.startsWith(`${id} anchor`))).toBe(true)
 }
+
+describe('a save the loader would reject is refused at save time', () => {
+  test('a state larger than maxBytes (1.5 MB against 1 MiB) is a ValidationError; old file kept', async () => {
+    await saveSelfState(path, sample())
+    const big = { ...sample(), cwd: 'x'.repeat(1_500_000) }
+    const error = await saveSelfState(path, big).catch((e: unknown) => e)
+    expect(ValidationError.isInstance(error)).toBe(true)
+    expect((error as ValidationError).issues[0]?.path).toBe('state')
+    const loaded = await loadSelfState(path)
+    expect(loaded.problems).toEqual([])
+    expect(loaded.state?.revision).toBe(1)
+  })
+
+  test('a revision past Number.MAX_SAFE_INTEGER is refused; the file stays loadable', async () => {
+    const top = { ...sample(), revision: Number.MAX_SAFE_INTEGER }
+    await writeFile(path, JSON.stringify(top))
+    const error = await saveSelfState(path, sample()).catch((e: unknown) => e)
+    expect(ValidationError.isInstance(error)).toBe(true)
+    const loaded = await loadSelfState(path)
+    expect(loaded.quarantined).toEqual([])
+    expect(loaded.state?.revision).toBe(Number.MAX_SAFE_INTEGER)
+  })
+
+  test('an explicit version 0 (or any other wrong version) is refused', async () => {
+    for (const version of [0, 2, -1]) {
+      const error = await saveSelfState(path, { ...sample(), version } as never).catch(
+        (e: unknown) => e,
+      )
+      expect(ValidationError.isInstance(error)).toBe(true)
+    }
+    expect(existsSync(path)).toBe(false)
+  })
+
+  test('a null state is a ValidationError, not a null result (guards.test counterexample)', async () => {
+    await expect(saveSelfState(path, null as never, { raw: '' } as never)).rejects.toThrow(
+      'saveSelfState: state must be a SelfState',
+    )
+  })
+})

@@ -10,10 +10,24 @@ import {
   parseWith,
   ValidationError,
 } from '@contextkit/core'
-import { readTextFile } from '@contextkit/core/node'
-import { StateConflictError, StateCorruptError, StateIoError, StateVersionError } from './errors.js'
-import { sweepAbandonedSideFiles, withFileLock } from './file-lock.js'
-import { optionsOf } from './guards.js'
+import {
+  type FileLockError,
+  FileLockTimeoutError,
+  readTextFile,
+  sideFileName,
+  sweepAbandonedSideFiles,
+  withFileLock,
+} from '@contextkit/core/node'
+import * as z from 'zod'
+import {
+  StateConflictError,
+  StateCorruptError,
+  StateIoError,
+  StateLockError,
+  StateVersionError,
+} from './errors.js'
+import { checkState, optionsOf } from './guards.js'
+import { StateFileOptionsSchema } from './options.js'
 import { migrateSelfState, type SelfState, SelfStateSchema } from './self-state.js'
 
 /** Options of {@link loadSelfState}, {@link saveSelfState} and {@link updateSelfState}. */
@@ -24,11 +38,19 @@ export interface StateFileOptions {
   backupPath?: string
   /** Lock file serializing writers. Default `<path>.lock`. */
   lockPath?: string
-  /** How long a writer waits for the lock. Default `5000` ms. */
+  /** How long a writer waits for the lock: 0 to 2^31 − 1 ms. Default `5000` ms. */
   lockTimeoutMs?: number
-  /** Age after which a lock is considered abandoned. Default `30000` ms. */
+  /**
+   * Age after which a lock whose owner cannot be checked (another host, no process start time)
+   * is considered abandoned: 0 to 2^31 − 1 ms. A lock whose owner is alive on this host is never
+   * broken by age (see core's `withFileLock`). Default `30000` ms.
+   */
   staleLockMs?: number
-  /** A state file larger than this is treated as corrupt. Default `1048576` (1 MiB). */
+  /**
+   * Largest state file read or written, a positive integer. A larger file is reported (a
+   * problem) and left in place, never quarantined: the limit is the caller's choice, not a sign
+   * of a damaged file. A save that would write more is refused. Default `1048576` (1 MiB).
+   */
   maxBytes?: number
 }
 
@@ -53,10 +75,15 @@ export interface LoadResult {
   quarantined: string[]
 }
 
+/**
+ * `corrupt` is `true` only when the file's content itself is damaged (not UTF-8, not JSON, not a
+ * state): only such a file may be quarantined. A file over the caller's `maxBytes` or of a newer
+ * version is reported and left alone.
+ */
 type ReadOutcome =
   | { kind: 'missing' }
   | { kind: 'ok'; state: SelfState; bytes: Buffer }
-  | { kind: 'bad'; error: ContextkitError; bytes?: Buffer }
+  | { kind: 'bad'; error: ContextkitError; corrupt: boolean; bytes?: Buffer }
 
 const DEFAULT_MAX_BYTES = 1024 * 1024
 
@@ -74,13 +101,17 @@ async function readStateFile(path: string, maxBytes: number): Promise<ReadOutcom
       case 'missing':
         return { kind: 'missing' }
       case 'not-a-file':
-        return { kind: 'bad', error: ioError(`${path} is not a regular file`, path, undefined) }
+        return {
+          kind: 'bad',
+          error: ioError(`${path} is not a regular file`, path, undefined),
+          corrupt: false,
+        }
       case 'too-large': {
-        const error = new StateCorruptError(`${path} is larger than ${maxBytes} bytes`, {
-          recoverable: true,
-          details: { path, size: read.size, maxBytes },
-        })
-        return { kind: 'bad', error }
+        const error = new StateCorruptError(
+          `${path} is larger than maxBytes (${maxBytes} bytes); it was left in place`,
+          { recoverable: true, details: { path, size: read.size, maxBytes, reason: 'too-large' } },
+        )
+        return { kind: 'bad', error, corrupt: false }
       }
       case 'not-utf8': {
         const error = new StateCorruptError(`${path} is not valid UTF-8`, {
@@ -88,17 +119,21 @@ async function readStateFile(path: string, maxBytes: number): Promise<ReadOutcom
           cause: read.cause,
           details: { path },
         })
-        return { kind: 'bad', error, ...(read.bytes ? { bytes: read.bytes } : {}) }
+        return { kind: 'bad', error, corrupt: true, ...(read.bytes ? { bytes: read.bytes } : {}) }
       }
       default:
-        return { kind: 'bad', error: ioError(`cannot read ${path}`, path, read.cause) }
+        return {
+          kind: 'bad',
+          error: ioError(`cannot read ${path}`, path, read.cause),
+          corrupt: false,
+        }
     }
   }
   const { bytes } = read
   try {
     return { kind: 'ok', state: migrateSelfState(JSON.parse(read.text)), bytes }
   } catch (error) {
-    if (StateVersionError.isInstance(error)) return { kind: 'bad', error, bytes }
+    if (StateVersionError.isInstance(error)) return { kind: 'bad', error, corrupt: false, bytes }
     const why = ValidationError.isInstance(error)
       ? 'does not match the schema'
       : 'is not valid JSON'
@@ -107,7 +142,7 @@ async function readStateFile(path: string, maxBytes: number): Promise<ReadOutcom
       cause: error,
       details: { path },
     })
-    return { kind: 'bad', error: corrupt, bytes }
+    return { kind: 'bad', error: corrupt, corrupt: true, bytes }
   }
 }
 
@@ -126,7 +161,7 @@ async function fsyncDir(dir: string): Promise<void> {
 
 /** Write `data` to `target` atomically: temp file beside it, fsync, rename, fsync the folder. */
 async function writeAtomic(target: string, data: string | Buffer): Promise<void> {
-  const temp = `${target}.tmp-${process.pid}-${randomUUID().slice(0, 8)}`
+  const temp = sideFileName(target, 'tmp')
   try {
     const handle = await open(temp, 'wx', 0o644)
     try {
@@ -159,7 +194,7 @@ async function quarantine(
 ): Promise<string | null> {
   const now = options.now ?? Date.now
   const again = await readStateFile(path, options.maxBytes ?? DEFAULT_MAX_BYTES)
-  if (again.kind !== 'bad' || !StateCorruptError.isInstance(again.error)) return null
+  if (again.kind !== 'bad' || !again.corrupt) return null
   if (seen && again.bytes && !seen.equals(again.bytes)) return null
   const target = quarantineName(path, now)
   try {
@@ -179,6 +214,26 @@ function lockOptions(path: string, options: StateFileOptions) {
   return { lockPath, lock }
 }
 
+/** Core's lock failures as this package's errors (a timeout, or the lock file cannot be made). */
+function lockError(error: FileLockError): ContextkitError {
+  const { message } = error
+  const options = { recoverable: true, cause: error, details: error.details }
+  return FileLockTimeoutError.isInstance(error)
+    ? new StateLockError(message, options)
+    : new StateIoError(message, options)
+}
+
+const SaveOptionsSchema = StateFileOptionsSchema.extend({
+  expectedRevision: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+})
+
+/** Check the options of a public function: an object, each known option of the right type. */
+function checkOptions<T extends object>(value: T | undefined, fn: string): T {
+  const options = optionsOf(value, fn)
+  parseWith(SaveOptionsSchema, options, `${fn} options`)
+  return options
+}
+
 /**
  * Load the state file at `path`. Never throws for a bad file: a corrupt or invalid file is moved
  * aside (`<path>.corrupt-<time>-<id>`) and the `.bak` copy is used instead; when that is unusable
@@ -189,7 +244,7 @@ export async function loadSelfState(
   options: StateFileOptions = {},
 ): Promise<LoadResult> {
   assertString(path, 'loadSelfState', 'path')
-  options = optionsOf(options, 'loadSelfState')
+  options = checkOptions(options, 'loadSelfState')
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
   const backupPath = options.backupPath ?? `${path}.bak`
   const problems: ContextkitError[] = []
@@ -201,12 +256,13 @@ export async function loadSelfState(
     if (outcome.kind === 'ok') return outcome.state
     if (outcome.kind === 'missing') return null
     problems.push(outcome.error)
-    if (StateCorruptError.isInstance(outcome.error)) {
+    if (outcome.corrupt) {
       try {
         const moved = await withFileLock(
           lockPath,
           () => quarantine(file, outcome.bytes, options),
           lock,
+          lockError,
         )
         if (moved) quarantined.push(moved)
       } catch (error) {
@@ -248,7 +304,7 @@ export async function updateSelfState(
 ): Promise<SelfState | null> {
   assertString(path, 'updateSelfState', 'path')
   if (typeof update !== 'function') invalidArgument('updateSelfState', 'update', 'a function')
-  options = optionsOf(options, 'updateSelfState')
+  options = checkOptions(options, 'updateSelfState')
   const now = options.now ?? Date.now
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
   const backupPath = options.backupPath ?? `${path}.bak`
@@ -262,12 +318,13 @@ export async function updateSelfState(
     lockPath,
     async () => {
       // Temp files of writers killed before their rename (only lock holders write them).
-      await sweepAbandonedSideFiles([path, backupPath], lock.staleMs ?? 30_000)
+      await sweepAbandonedSideFiles([path, backupPath], lock.staleMs)
       const outcome = await readStateFile(path, maxBytes)
       let current: SelfState | null = null
       if (outcome.kind === 'ok') current = outcome.state
       else if (outcome.kind === 'bad') {
-        if (!StateCorruptError.isInstance(outcome.error)) throw outcome.error
+        // Only damaged content is moved aside; a file we may not judge is never written over.
+        if (!outcome.corrupt) throw outcome.error
         await quarantine(path, outcome.bytes, options)
       }
       if (current === null) {
@@ -293,12 +350,36 @@ export async function updateSelfState(
         revision: currentRevision + 1,
         updatedAt: new Date(now()).toISOString(),
       }
+      const text = loadableText(next, path, maxBytes)
       if (outcome.kind === 'ok') await writeAtomic(backupPath, outcome.bytes)
-      await writeAtomic(path, `${JSON.stringify(next, null, 2)}\n`)
+      await writeAtomic(path, text)
       return next
     },
     lock,
+    lockError,
   )
+}
+
+/**
+ * The file text of `state`, checked the way {@link loadSelfState} will read it back: at most
+ * `maxBytes` bytes and a valid current state (a revision past `Number.MAX_SAFE_INTEGER`, a wrong
+ * `version` fail here). A save the loader would reject is refused, so it is never written, then
+ * quarantined.
+ *
+ * @throws ValidationError naming `state` when the loader would reject the file.
+ */
+function loadableText(state: SelfState, path: string, maxBytes: number): string {
+  const text = `${JSON.stringify(state, null, 2)}\n`
+  const size = Buffer.byteLength(text, 'utf8')
+  if (size > maxBytes) {
+    throw new ValidationError(
+      `Invalid self-state to save: ${size} bytes is larger than maxBytes (${maxBytes}) of ${path}`,
+      [{ path: 'state', message: `expected at most ${maxBytes} bytes, got ${size}` }],
+      { details: { path, size, maxBytes } },
+    )
+  }
+  parseWith(SelfStateSchema, JSON.parse(text), 'self-state to save')
+  return text
 }
 
 /**
@@ -309,6 +390,8 @@ export async function saveSelfState(
   state: SelfState,
   options: SaveOptions = {},
 ): Promise<SelfState> {
+  assertString(path, 'saveSelfState', 'path')
+  checkState(state, 'saveSelfState')
   const saved = await updateSelfState(path, () => state, options)
   // update never returns null when the callback returns a state
   return saved as SelfState

@@ -19,9 +19,7 @@ export function ensureDist(): string {
       .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
       .map((f) => statSync(join(srcDir, f)).mtimeMs),
   )
-  const built = ['index.js', 'node.js', 'file-lock.js', 'state-file.js'].map((f) =>
-    join(distDir, f),
-  )
+  const built = ['index.js', 'node.js', 'state-file.js'].map((f) => join(distDir, f))
   if (!built.every((f) => existsSync(f) && statSync(f).mtimeMs >= newestSource)) {
     const bin = join(pkgDir, '..', '..', 'node_modules')
     execFileSync(process.execPath, [join(bin, 'tsup', 'dist', 'cli-default.js')], {

@@ -36,6 +36,9 @@ export function parseCompletionsRequest(body: unknown):
     return { ok: false, message: 'stop: a string or a list of strings is required' }
   }
   if (stop.length > 4) return { ok: false, message: 'stop: at most 4 sequences' }
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
+    return { ok: false, message: 'stream: a boolean is required' }
+  }
   const maxTokens = body.max_tokens
   if (
     maxTokens !== undefined &&

@@ -24,6 +24,7 @@ export type { RecordedRequest } from './exchange.js'
 export type { EmulatorThinkingMode } from './model-capabilities.js'
 export type { EmulatorModel } from './models.js'
 export { DEFAULT_MODELS } from './models.js'
+export { MAX_BODY_DEPTH } from './request-body.js'
 export type {
   Fault,
   ReplyBlock,

@@ -17,6 +17,7 @@ import {
   modelPage,
   resolveModels,
 } from './models.js'
+import { decodeBody, MAX_BODY_DEPTH, nestsDeeper, requestTarget } from './request-body.js'
 import { type Script, ScriptRunner, type TransportOptions, transportProblem } from './script.js'
 import type { KNOWN_BETAS } from './strict.js'
 import { ThinkingLedger } from './thinking-ledger.js'
@@ -218,10 +219,11 @@ export async function startAnthropicEmulator(
       })
       return
     }
-    x.record.rawBody = raw.toString('utf8')
-    if (raw.length > 0) {
+    const text = decodeBody(raw)
+    x.record.rawBody = text ?? raw.toString('utf8')
+    if (raw.length > 0 && text !== null) {
       try {
-        x.record.body = JSON.parse(x.record.rawBody)
+        x.record.body = JSON.parse(text)
       } catch {
         // Kept as rawBody; POST endpoints answer 400 below, after the auth check.
       }
@@ -235,6 +237,9 @@ export async function startAnthropicEmulator(
     if (method === 'POST' && raw.length > 0 && x.record.body === undefined) {
       return x.error(400, 'There was an error parsing the body as JSON')
     }
+    if (nestsDeeper(x.record.body)) {
+      return x.error(400, `The request body nests deeper than ${MAX_BODY_DEPTH} levels`)
+    }
     if (method === 'POST' && path === '/v1/messages') return handleMessages(x, x.record.body)
     if (method === 'POST' && path === '/v1/messages/count_tokens')
       return handleCountTokens(x, x.record.body)
@@ -244,7 +249,7 @@ export async function startAnthropicEmulator(
     }
     if (method === 'GET' && path === '/v1/models') {
       const json = JSON.stringify(
-        modelPage([...models.values()], new URL(x.req.url ?? '/', 'http://x').searchParams),
+        modelPage([...models.values()], new URLSearchParams(x.record.query)),
       )
       x.head(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) })
       return void x.res.end(json)
@@ -260,11 +265,11 @@ export async function startAnthropicEmulator(
   }
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    const { path, query } = requestTarget(req.url)
     const record: RecordedRequest = {
       method: req.method ?? 'GET',
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
+      path,
+      query,
       headers: headerRecord(req),
       body: undefined,
       rawBody: '',

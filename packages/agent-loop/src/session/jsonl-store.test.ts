@@ -1,6 +1,7 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type SessionEntry, sessionHeader, ValidationError } from '@contextkit/core'
+import { withFileLock } from '@contextkit/core/node'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { messageEntries, newSession } from '../testing/session-fixtures.js'
 import {
@@ -10,7 +11,6 @@ import {
 import { SessionIoError } from './errors.js'
 import { jsonlSessionStore } from './jsonl-store.js'
 import { SESSION_WARNING_CODES } from './lines.js'
-import { withFileLock } from './lock.js'
 import { tempDir } from './test-support.js'
 
 let work: Awaited<ReturnType<typeof tempDir>>

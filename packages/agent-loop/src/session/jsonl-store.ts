@@ -12,10 +12,15 @@ import {
   type SessionStore,
   ValidationError,
 } from '@contextkit/core'
+import {
+  type FileLockError,
+  FileLockTimeoutError,
+  lockMsSchema,
+  withFileLock,
+} from '@contextkit/core/node'
 import * as z from 'zod'
-import { errnoCode, SessionIoError } from './errors.js'
+import { errnoCode, SessionIoError, SessionLockError } from './errors.js'
 import { parseSessionLines } from './lines.js'
-import { withFileLock } from './lock.js'
 
 /** File name suffix of a session file: `<id>.jsonl`. */
 export const SESSION_FILE_SUFFIX = '.jsonl'
@@ -30,12 +35,17 @@ export interface JsonlSessionStoreOptions {
    * only where losing the last turns on a power cut is fine (tests, scratch runs). Default `true`.
    */
   fsync?: boolean
-  /** Wait at most this long for a session's lock before failing with `SessionLockError`. Default `30000` ms. */
+  /**
+   * Wait at most this long for a session's lock before failing with `SessionLockError`: 0 to
+   * 2^31 − 1 ms. Default `30000` ms.
+   */
   lockTimeoutMs?: number
   /**
-   * A lock older than this is abandoned and broken, even when its holder seems alive (a holder
-   * on another host, a reused pid). A lock whose holder is a dead process on this host is broken
-   * at once. Appends hold the lock for one write and one fsync. Default `20000` ms.
+   * Age after which a lock whose holder cannot be checked (another host, no process start time)
+   * is abandoned and broken: 0 to 2^31 − 1 ms. A holder on this host is judged by itself: its
+   * lock is broken at once when the process is gone or its pid was reused (another start time),
+   * and never by age while it lives (core's `withFileLock`). Appends hold the lock for one write
+   * and one fsync. Default `20000` ms.
    */
   lockStaleMs?: number
 }
@@ -43,8 +53,8 @@ export interface JsonlSessionStoreOptions {
 const OptionsSchema = z
   .strictObject({
     fsync: z.boolean().default(true),
-    lockTimeoutMs: z.number().int().nonnegative().default(30_000),
-    lockStaleMs: z.number().int().positive().default(20_000),
+    lockTimeoutMs: lockMsSchema().default(30_000),
+    lockStaleMs: lockMsSchema().default(20_000),
   })
   .strict()
 
@@ -66,8 +76,12 @@ export interface JsonlSessionStore extends SessionStore {
  *   left a torn last line, starts the batch on a fresh line. Cost is O(1) in session length.
  * - `load` never fails because of a bad line: a torn last line, a corrupt or invalid line in
  *   the middle are skipped with a `SessionWarning` and every other entry is kept.
- * - The lock file `<id>.jsonl.lock` is broken when its holder is a dead process on this host,
- *   or older than `lockStaleMs`.
+ * - A header (`type: 'session'`) is written only as the first line of a new file: the check runs
+ *   under the lock, so two processes starting one new session write one header. A batch whose
+ *   header meets a session that already has lines (another process created it first, or its
+ *   first line is a header `load` skipped, e.g. `version: 0`) keeps its other entries and drops
+ *   its header; that line stays as it is and `load` keeps warning about it.
+ * - The lock file `<id>.jsonl.lock` is core's `withFileLock` (see `lockStaleMs`).
  *
  * Nothing touches the disk until the first `append` (which creates `dir`).
  */
@@ -80,6 +94,8 @@ export function jsonlSessionStore(
   const opts = parseWith(OptionsSchema, options ?? {}, 'jsonlSessionStore options')
   const root = resolve(dir)
   const lockOptions = { timeoutMs: opts.lockTimeoutMs, staleMs: opts.lockStaleMs }
+  const locked = <T>(id: string, fn: () => Promise<T>) =>
+    withFileLock(lockOf(id), fn, lockOptions, lockError)
   const fileOf = (id: string) => join(root, `${id}${SESSION_FILE_SUFFIX}`)
   const lockOf = (id: string) => join(root, `${id}${SESSION_LOCK_SUFFIX}`)
 
@@ -100,7 +116,7 @@ export function jsonlSessionStore(
       if (parsed.tornTail) {
         // A writer may be in the middle of its write: look again once it has finished.
         try {
-          const again = await withFileLock(lockOf(id), () => readSession(file), lockOptions)
+          const again = await locked(id, () => readSession(file))
           parsed = again === null ? parseSessionLines(new Uint8Array()) : parseSessionLines(again)
         } catch {
           // Cannot take the lock (read-only directory, a busy writer): report what we saw.
@@ -119,16 +135,22 @@ export function jsonlSessionStore(
           entries,
         )
       }
-      const lines = entries.map((entry, i) => JSON.stringify(checkEntry(id, entry, i)))
-      if (lines.length === 0) return
-      const payload = Buffer.from(`${lines.join('\n')}\n`, 'utf8')
+      const checked = entries.map((entry, i) => checkEntry(id, entry, i))
+      if (checked.length === 0) return
+      const toBytes = (list: SessionEntry[]) =>
+        Buffer.from(`${list.map((e) => JSON.stringify(e)).join('\n')}\n`, 'utf8')
+      const payload = toBytes(checked)
+      const rest = checked.filter((e) => e.type !== 'session')
+      // what to write when the file already has lines: never a second header
+      const existing =
+        rest.length === checked.length ? payload : rest.length === 0 ? null : toBytes(rest)
       try {
         await mkdir(root, { recursive: true })
       } catch (error) {
         throw ioError(`cannot create the session directory ${root}`, error, root, 'mkdir')
       }
       const file = fileOf(id)
-      await withFileLock(lockOf(id), () => writeBatch(file, payload, opts.fsync), lockOptions)
+      await locked(id, () => writeBatch(file, payload, opts.fsync, existing))
     },
 
     async list() {
@@ -153,19 +175,15 @@ export function jsonlSessionStore(
         if (errnoCode(error) === 'ENOENT') return false
         throw ioError(`cannot delete the session ${file}`, error, file, 'delete')
       }
-      return withFileLock(
-        lockOf(id),
-        async () => {
-          try {
-            await unlink(file)
-            return true
-          } catch (error) {
-            if (errnoCode(error) === 'ENOENT') return false
-            throw ioError(`cannot delete the session ${file}`, error, file, 'delete')
-          }
-        },
-        lockOptions,
-      )
+      return locked(id, async () => {
+        try {
+          await unlink(file)
+          return true
+        } catch (error) {
+          if (errnoCode(error) === 'ENOENT') return false
+          throw ioError(`cannot delete the session ${file}`, error, file, 'delete')
+        }
+      })
     },
   }
 }
@@ -192,12 +210,27 @@ async function readSession(file: string): Promise<Uint8Array | null> {
   }
 }
 
+/** Core's lock failures as the session store's errors. */
+function lockError(error: FileLockError): SessionLockError | SessionIoError {
+  const { message, details } = error
+  return FileLockTimeoutError.isInstance(error)
+    ? new SessionLockError(message, { cause: error, details })
+    : new SessionIoError(message, { cause: error, details: { ...details, op: 'lock' } })
+}
+
 /**
  * Append `payload` (whole lines) to `file`, holding its lock. Reads only the last byte: a file
- * not ending in a newline had its last write torn, so the batch starts on a fresh line. On any
- * failure the file is cut back to its old length, so a batch is written whole or not at all.
+ * not ending in a newline had its last write torn, so the batch starts on a fresh line. When the
+ * file already has lines, `existing` (the batch without its header; `null`: nothing else) is
+ * written instead, so a session never gets a second header. On any failure the file is cut back
+ * to its old length, so a batch is written whole or not at all.
  */
-async function writeBatch(file: string, payload: Buffer, fsync: boolean): Promise<void> {
+async function writeBatch(
+  file: string,
+  payload: Buffer,
+  fsync: boolean,
+  existing: Buffer | null,
+): Promise<void> {
   let handle: Awaited<ReturnType<typeof open>>
   try {
     handle = await open(file, 'a+')
@@ -207,7 +240,8 @@ async function writeBatch(file: string, payload: Buffer, fsync: boolean): Promis
   let size = 0
   try {
     size = (await handle.stat()).size
-    let data = payload
+    let data = size > 0 ? existing : payload
+    if (data === null) return
     if (size > 0) {
       const last = Buffer.alloc(1)
       await handle.read(last, 0, 1, size - 1)

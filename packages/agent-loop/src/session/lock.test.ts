@@ -3,10 +3,10 @@ import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { sessionHeader } from '@contextkit/core'
+import { withFileLock } from '@contextkit/core/node'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { SessionLockError } from './errors.js'
 import { jsonlSessionStore } from './jsonl-store.js'
-import { withFileLock } from './lock.js'
 import { tempDir } from './test-support.js'
 
 let work: Awaited<ReturnType<typeof tempDir>>
@@ -58,7 +58,7 @@ describe('session lock files', () => {
     expect(await store.load('s')).toEqual({ entries: [], warnings: [] })
   })
 
-  test('a lock older than lockStaleMs is broken, even when its holder looks alive', async () => {
+  test('a lock older than lockStaleMs is broken when its live-looking holder cannot be verified (no start time)', async () => {
     const { store } = await lockedStore(info(process.pid, Date.now() - 5_000), {
       lockStaleMs: 1_000,
     })

@@ -1,84 +1,82 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
+import { ValidationError } from '@contextkit/core'
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { StateLockError } from './errors.js'
-import { UNREADABLE_LOCK_GRACE_MS, withFileLock } from './file-lock.js'
 import { emptySelfState } from './self-state.js'
 import { loadSelfState, saveSelfState } from './state-file.js'
 import { ensureDist, pkgDir } from './test-support.js'
 
+const run = promisify(execFile)
 let dir: string
-let lock: string
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ck-lock-'))
-  lock = join(dir, 'state.json.lock')
 })
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-async function deadPid(): Promise<number> {
-  const { stdout } = await promisify(execFile)(process.execPath, [
-    '-e',
-    'process.stdout.write(String(process.pid))',
-  ])
-  return Number(stdout)
-}
+describe('the state file lock (core withFileLock) from real processes', () => {
+  let distUrl: string
+  beforeAll(() => {
+    distUrl = ensureDist()
+  }, 120_000)
 
-async function ageFile(file: string, ms: number): Promise<void> {
-  const past = new Date(Date.now() - ms)
-  await utimes(file, past, past)
-}
+  test('staleLockMs 1: 4 processes × 25 concurrent updates lose none of 100', async () => {
+    const path = join(dir, 'state.json')
+    const fixture = join(pkgDir, 'fixtures', 'update-many.mjs')
+    const writers = ['a', 'b', 'c', 'd']
+    const results = await Promise.all(
+      writers.map((id) =>
+        run(process.execPath, [fixture, distUrl, path, id, '25', '1'], { timeout: 60_000 }),
+      ),
+    )
+    expect(results.map((r) => r.stdout.trim()).sort()).toEqual(writers.map((w) => `done ${w}`))
+    const loaded = await loadSelfState(path)
+    expect(loaded.problems).toEqual([])
+    // every update went through the lock: 100 revisions, 100 anchors, none lost
+    expect(loaded.state?.revision).toBe(100)
+    expect(loaded.state?.verbatimAnchors).toHaveLength(100)
+    // nobody deleted another writer's temp file (that would have been a StateIoError above)
+    expect((await readdir(dir)).sort()).toEqual(['state.json', 'state.json.bak'])
+  }, 90_000)
 
-describe('withFileLock', () => {
-  test('the lock file holds its owner while fn runs and is gone afterwards', async () => {
-    const inside = await withFileLock(lock, async () => {
-      const { readFile } = await import('node:fs/promises')
-      return JSON.parse(await readFile(lock, 'utf8')) as Record<string, unknown>
-    })
-    expect(inside.pid).toBe(process.pid)
-    expect(typeof inside.token).toBe('string')
-    expect(typeof inside.createdAt).toBe('number')
-    expect(await readdir(dir)).toEqual([])
+  test('lock options are checked by the plain functions: typed errors naming the option', async () => {
+    const path = join(dir, 'state.json')
+    for (const [name, value] of [
+      ['lockTimeoutMs', Number.NaN],
+      ['lockTimeoutMs', '5000'],
+      ['lockTimeoutMs', 1e308],
+      ['staleLockMs', -1],
+      ['staleLockMs', Number.NaN],
+    ] as const) {
+      for (const call of [
+        () => saveSelfState(path, emptySelfState('s'), { [name]: value }),
+        () => loadSelfState(path, { [name]: value }),
+      ]) {
+        const error = await call().catch((e: unknown) => e)
+        expect(ValidationError.isInstance(error), `${name}=${value}`).toBe(true)
+        expect((error as ValidationError).issues.map((i) => i.path)).toContain(name)
+      }
+    }
+    expect(existsSync(path)).toBe(false)
   })
 
-  test('an empty lock older than the grace period is broken at once', async () => {
-    await writeFile(lock, '')
-    await ageFile(lock, UNREADABLE_LOCK_GRACE_MS + 1000)
-    expect(await withFileLock(lock, async () => 'ran', { timeoutMs: 1000 })).toBe('ran')
-    expect(existsSync(lock)).toBe(false)
-  })
-
-  test('a fresh unreadable lock is respected during the grace period, then broken', async () => {
-    await writeFile(lock, '{"pid":')
-    const error = await withFileLock(lock, async () => 'ran', { timeoutMs: 200 }).catch(
+  test('a lock timeout is a StateLockError', async () => {
+    const path = join(dir, 'state.json')
+    await writeFile(
+      `${path}.lock`,
+      JSON.stringify({ pid: 1, host: 'elsewhere', token: 't', createdAt: Date.now() }),
+    )
+    const error = await saveSelfState(path, emptySelfState('s'), { lockTimeoutMs: 100 }).catch(
       (e: unknown) => e,
     )
     expect(StateLockError.isInstance(error)).toBe(true)
-    // The default timeout (5 s) outlasts the grace (2 s): the next writer gets through.
-    expect(await withFileLock(lock, async () => 'ran')).toBe('ran')
-  })
-
-  test('side files of dead writers are swept on the next acquisition; live ones stay', async () => {
-    const dead = await deadPid()
-    const orphans = [
-      `state.json.lock.tmp-${dead}-0123abcd`,
-      `state.json.lock.stale-${dead}-89abcdef`,
-    ]
-    const live = `state.json.lock.tmp-${process.pid}-00000000`
-    const unrelated = 'state.json.lock.tmp-notes'
-    for (const name of [...orphans, live, unrelated]) await writeFile(join(dir, name), 'x')
-    await withFileLock(lock, async () => {})
-    expect((await readdir(dir)).sort()).toEqual([live, unrelated].sort())
-    // A live writer's side file counts as abandoned once it is older than staleMs.
-    await ageFile(join(dir, live), 60_000)
-    await withFileLock(lock, async () => {})
-    expect(await readdir(dir)).toEqual([unrelated])
   })
 })
 
