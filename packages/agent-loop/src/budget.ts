@@ -7,6 +7,7 @@ import {
   type TokenCounter,
   type ToolDefinition,
 } from '@contextkit/core'
+import { RequiredSectionsError } from './errors.js'
 import { messageTokens } from './history.js'
 
 /** Id of the system section that tells the model what budget fitting left out. */
@@ -157,6 +158,13 @@ export function fitRequestSections(input: FitInput): FittedSections {
   const budget = sectionBudget(input)
   const all = [...input.system, ...input.userSections]
   const fit = fitSections(all, budget, input.counter.asCounter())
+  if (!fit.fits) {
+    const required = all.filter((s) => s.required).map((s) => s.id)
+    throw new RequiredSectionsError(
+      `The required sections (${required.join(', ')}) need ~${fit.tokens} tokens, over the ${budget}-token budget left for sections; nothing was sent`,
+      { details: { required, tokens: fit.tokens, budget } },
+    )
+  }
   const userIds = new Set(input.userSections.map((s) => s.id))
   const omitted = [...input.omitted, ...fit.omissions]
   const system = fit.kept.filter((s) => !userIds.has(s.id))

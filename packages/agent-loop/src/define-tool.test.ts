@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { defineTool, toolDefinition, toolOutputContent } from './define-tool.js'
+import { ToolOutputError } from './errors.js'
 
 describe('defineTool', () => {
   test('the JSON Schema comes from zod 4 (input side: defaulted fields are optional)', () => {
@@ -68,7 +69,7 @@ describe('toolOutputContent', () => {
     expect(toolOutputContent([1, 2])).toEqual([{ type: 'text', text: '[1,2]' }])
     const cyclic: Record<string, unknown> = {}
     cyclic.self = cyclic
-    expect(toolOutputContent(cyclic)).toEqual([{ type: 'text', text: '[object Object]' }])
+    expect(() => toolOutputContent(cyclic)).toThrow(ToolOutputError)
   })
 
   test('property: any JSON value becomes text content that parses back to it', () => {

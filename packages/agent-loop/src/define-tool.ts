@@ -1,4 +1,5 @@
 import {
+  describeError,
   type ImageBlock,
   ImageBlockSchema,
   invalidArgument,
@@ -11,6 +12,7 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import * as z from 'zod'
+import { ToolOutputError } from './errors.js'
 
 /** What a tool's `execute` learns about its call. */
 export interface ToolContext {
@@ -129,25 +131,48 @@ export function toolDefinition(tool: AgentTool): ToolDefinition {
 
 const ContentListSchema = z.array(z.discriminatedUnion('type', [TextBlockSchema, ImageBlockSchema]))
 
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
+function isBase64(data: string): boolean {
+  return data.length % 4 === 0 && BASE64.test(data)
+}
+
 /**
  * The content of a tool result for what `execute` returned: a string as one text block, valid
- * text/image blocks as they are, `undefined` as nothing, anything else as JSON text.
+ * text/image blocks as they are, `undefined` as nothing, anything else as JSON text (bigints as
+ * their digits).
+ *
+ * @throws ToolOutputError for a value that cannot be sent faithfully: a function or symbol, a
+ * cyclic object or one whose `toJSON` throws, or an image block whose data is not base64. The
+ * loop turns it into an error result the model sees; nothing of it is sent or saved.
  */
 export function toolOutputContent(output: unknown): Array<TextBlock | ImageBlock> {
   if (typeof output === 'string') return [{ type: 'text', text: output }]
   if (output === undefined) return []
+  if (typeof output === 'function' || typeof output === 'symbol') {
+    throw new ToolOutputError(`the tool returned a ${typeof output}, which cannot be sent`)
+  }
   if (Array.isArray(output) && output.length > 0) {
     const blocks = ContentListSchema.safeParse(output)
-    if (blocks.success) return blocks.data
+    if (blocks.success) {
+      for (const b of blocks.data) {
+        if (b.type === 'image' && !isBase64(b.data)) {
+          throw new ToolOutputError('the tool returned an image whose data is not base64')
+        }
+      }
+      return blocks.data
+    }
   }
   let text: string
   try {
-    text =
-      JSON.stringify(output, (_key, value: unknown) =>
-        typeof value === 'bigint' ? value.toString() : value,
-      ) ?? String(output)
-  } catch {
-    text = String(output)
+    text = JSON.stringify(output, (_key, value: unknown) =>
+      typeof value === 'bigint' ? value.toString() : value,
+    )
+  } catch (error) {
+    throw new ToolOutputError(
+      `the tool returned a value that cannot be written as JSON: ${describeError(error)}`,
+      { cause: error },
+    )
   }
   return [{ type: 'text', text }]
 }

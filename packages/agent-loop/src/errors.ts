@@ -85,6 +85,24 @@ export class PlanError extends AgentLoopError {
   static override readonly code: string = 'agent_loop_plan_invalid'
 }
 
+/**
+ * A tool returned a value that cannot be sent faithfully (a function, a cyclic object, a throwing
+ * `toJSON`, an image that is not base64): the call becomes an error result. Code
+ * `agent_loop_tool_output`.
+ */
+export class ToolOutputError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_tool_output'
+}
+
+/**
+ * The sections marked `required` (the system prompt given as a string is) do not fit in the
+ * token budget left for sections, so the request would go without them: the run ends with this
+ * error instead, before the call. Code `agent_loop_required_sections`.
+ */
+export class RequiredSectionsError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_required_sections'
+}
+
 /** A formatter could not render the turn (bad content for the format, a refused prefill). */
 export class RequestBuildError extends AgentLoopError {
   static override readonly code: string = 'agent_loop_request_build'

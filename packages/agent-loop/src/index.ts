@@ -24,9 +24,11 @@ export {
   ProviderError,
   RepeatedToolCallError,
   RequestBuildError,
+  RequiredSectionsError,
   ToolAbortedError,
   ToolExecutionError,
   ToolInputError,
+  ToolOutputError,
   ToolTimeoutError,
   UnknownToolError,
 } from './errors.js'

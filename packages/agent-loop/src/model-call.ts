@@ -5,6 +5,7 @@ import {
   type ContextMiddleware,
   describeError,
   type Message,
+  type Omission,
   type RunInfo,
   runRecover,
   type TurnContext,
@@ -50,6 +51,8 @@ export interface CallContext {
   addUsage(usage: Usage, step: number, phase: AgentPhase): void
   /** Prompt-cache placement across the run's calls. */
   cache: CacheState
+  /** Ids of sections already reported as dropped in this run (one warning each). */
+  droppedWarned?: Set<string>
 }
 
 /** One model call to make. */
@@ -199,6 +202,7 @@ function traceRequest(
     kept: [...fitted.system, ...fitted.userSections].map((s) => s.id),
     omissions: fitted.omitted,
   })
+  warnDropped(ctx, fitted.omitted)
   recordCache(ctx, spec, request, placement)
   ctx.run.trace.record(AGENT_TRACE_STAGES.request, {
     step: spec.step,
@@ -213,6 +217,22 @@ function traceRequest(
   })
   for (const w of request.warnings)
     ctx.warn({ code: w.code, message: w.message, source: 'formatter' })
+}
+
+/** One warning per section the run's fitting dropped, besides the notice the model reads. */
+function warnDropped(ctx: CallContext, omitted: readonly Omission[]): void {
+  for (const o of omitted) {
+    if (o.reason !== 'dropped') continue
+    ctx.droppedWarned ??= new Set()
+    if (ctx.droppedWarned.has(o.id)) continue
+    ctx.droppedWarned.add(o.id)
+    const size = Number.isFinite(o.tokensSaved) ? ` (~${o.tokensSaved} tokens)` : ''
+    ctx.warn({
+      code: AGENT_LOOP_WARNINGS.sectionDropped,
+      message: `Section "${o.id}"${size} was left out to fit the token budget`,
+      source: 'loop',
+    })
+  }
 }
 
 /** A recovered failure: its trace record and the `retry` event (`source: 'middleware'`). */

@@ -191,7 +191,7 @@ export interface ResolvedOptions {
 function systemSections(system: RunAgentOptions['system']): Section[] {
   if (typeof system !== 'string') return [...((system as Section[] | undefined) ?? [])]
   if (system === '') return []
-  return [{ id: 'system', text: system, priority: 1_000_000, cache: 'stable' }]
+  return [{ id: 'system', text: system, priority: 1_000_000, cache: 'stable', required: true }]
 }
 
 function toolMap(tools: readonly AgentTool[] | undefined): Map<string, AgentTool> {

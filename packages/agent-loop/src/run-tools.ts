@@ -13,6 +13,7 @@ import {
   ToolAbortedError,
   ToolExecutionError,
   ToolInputError,
+  ToolOutputError,
   ToolTimeoutError,
   UnknownToolError,
 } from './errors.js'
@@ -122,6 +123,13 @@ async function runOne(
       durationMs,
     }
   } catch (thrown) {
+    if (ToolOutputError.isInstance(thrown)) {
+      const error = new ToolOutputError(`Tool "${call.name}": ${thrown.message}`, {
+        cause: thrown,
+        details: { tool: call.name },
+      })
+      return { result: errorResult(call, error), error, durationMs: now() - started }
+    }
     const reason = thrown instanceof Error ? thrown.message : String(thrown)
     const error = new ToolExecutionError(`Tool "${call.name}" failed: ${reason}`, {
       cause: thrown,

@@ -4,7 +4,10 @@ import {
   type ContentBlock,
   describeError,
   emptyUsage,
+  exceedsJsonDepth,
+  MAX_JSON_DEPTH,
   type StopReason,
+  type ToolCallBlock,
   type Usage,
   whenAborted,
 } from '@contextkit/core'
@@ -75,6 +78,21 @@ class ReplyBuilder {
     if (text !== '') this.#input.emit({ type: 'thinking-delta', step: this.#input.step, text })
   }
 
+  /**
+   * A call whose input nests deeper than core's `MAX_JSON_DEPTH` keeps an empty input (so the
+   * loop guard, the stores and the trace only ever see bounded JSON) and is answered with an
+   * error result telling the model why; it never runs.
+   */
+  #bounded(call: ToolCallBlock): ToolCallBlock {
+    if (!exceedsJsonDepth(call.input)) return call
+    this.invalidCalls.set(
+      call.id,
+      `the input nests deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`,
+    )
+    const { raw: _raw, ...rest } = call
+    return { ...rest, input: {} }
+  }
+
   parsed(events: readonly StreamEvent[]): void {
     const step = this.#input.step
     for (const e of events) {
@@ -93,11 +111,12 @@ class ReplyBuilder {
           })
           continue
         }
-        this.content.push(e.call)
+        const call = this.#bounded(e.call)
+        this.content.push(call)
         // text formats deliver a call's input whole: one delta, as a native stream would in pieces
-        const partialJson = JSON.stringify(e.call.input)
-        this.#input.emit({ type: 'tool-call-delta', step, id: e.call.id, partialJson })
-        this.#input.emit({ type: 'tool-call', step, call: e.call })
+        const partialJson = JSON.stringify(call.input)
+        this.#input.emit({ type: 'tool-call-delta', step, id: call.id, partialJson })
+        this.#input.emit({ type: 'tool-call', step, call })
       }
     }
   }
@@ -136,13 +155,13 @@ class ReplyBuilder {
         return
       case 'tool-call-end': {
         this.#pending.delete(event.id)
-        const call = {
+        if (event.parseError !== undefined) this.invalidCalls.set(event.id, event.parseError)
+        const call = this.#bounded({
           type: 'tool_call' as const,
           id: event.id,
           name: event.name,
           input: event.input,
-        }
-        if (event.parseError !== undefined) this.invalidCalls.set(event.id, event.parseError)
+        })
         this.content.push(call)
         this.#input.emit({ type: 'tool-call', step, call })
         return

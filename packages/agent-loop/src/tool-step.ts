@@ -36,9 +36,7 @@ export async function runToolStep(
     if (problem !== undefined && !verdict.refused.has(index)) {
       verdict.refused.set(
         index,
-        new ToolInputError(
-          `The input of this call to "${call.name}" was not valid JSON: ${problem}`,
-        ),
+        new ToolInputError(`The input of this call to "${call.name}" was refused: ${problem}`),
       )
     }
   })

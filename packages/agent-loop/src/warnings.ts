@@ -7,6 +7,8 @@
 export const AGENT_LOOP_WARNINGS = Object.freeze({
   /** A model refused the request's trailing assistant turn; it was sent again without it. */
   trailingTurnDropped: 'agent_loop_trailing_turn_dropped',
+  /** A section was left out to fit the token budget (once per section and run). */
+  sectionDropped: 'agent_loop_section_dropped',
   /** Message cache breakpoints over the per-request limit were not sent. */
   cacheBreakpointsDropped: 'agent_loop_cache_breakpoints_dropped',
   /** The asynchronous token counter failed; the estimate was used. */

@@ -23,6 +23,7 @@ export {
 } from './input-checks.js'
 export { insertAfterStable } from './insert-after-stable.js'
 export { isSpace } from './is-space.js'
+export { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js'
 export type { LineCount } from './line-count.js'
 export { countLines, LineCounter } from './line-count.js'
 export type {

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js'
 
 /** Media types the Anthropic API accepts for images. */
 export const ImageMediaTypeSchema = z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
@@ -48,7 +49,9 @@ export const ToolCallBlockSchema = z.object({
   type: z.literal('tool_call'),
   id: z.string().min(1),
   name: z.string().min(1),
-  input: z.record(z.string(), z.unknown()),
+  input: z.record(z.string(), z.unknown()).refine((input) => !exceedsJsonDepth(input), {
+    message: `tool call input nests deeper than ${MAX_JSON_DEPTH} levels`,
+  }),
   /** The verbatim text the call was parsed from (XML formats), so it can be replayed exactly. */
   raw: z.string().optional(),
 })

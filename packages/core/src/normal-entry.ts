@@ -1,3 +1,4 @@
+import { exceedsJsonDepth } from './json-depth.js'
 import { StopReasonSchema } from './messages.js'
 import { type SessionEntry, SessionIdSchema } from './session-store.js'
 
@@ -152,6 +153,7 @@ function isBlock(value: unknown): boolean {
         nonEmpty(value.name) &&
         isRecord(value.input) &&
         !Object.hasOwn(value.input, '__proto__') &&
+        !exceedsJsonDepth(value.input) &&
         onlyKeys(value, CALL_KEYS) &&
         (!('raw' in value) || typeof value.raw === 'string')
       )

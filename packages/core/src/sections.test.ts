@@ -8,7 +8,7 @@ import {
   type Section,
   SectionSchema,
 } from './sections.js'
-import type { TokenCounter } from './tokens.js'
+import { defaultTokenCounter, type TokenCounter } from './tokens.js'
 
 function catchError(fn: () => unknown): unknown {
   try {
@@ -34,7 +34,7 @@ describe('fitSections', () => {
   test('keeps everything when it fits', () => {
     const sections = [sec('a', 'aaaa', 1), sec('b', 'bb', 2)]
     const r = fitSections(sections, 6, chars)
-    expect(r).toEqual({ kept: sections, omissions: [], tokens: 6 })
+    expect(r).toEqual({ kept: sections, omissions: [], tokens: 6, fits: true })
     expect(r.kept[0]).toBe(sections[0])
   })
 
@@ -239,4 +239,65 @@ test('a user section may say where it goes relative to the user text', () => {
   expect(SectionSchema.parse({ ...base, placement: 'before' }).placement).toBe('before')
   expect(SectionSchema.parse(base).placement).toBeUndefined()
   expect(SectionSchema.safeParse({ ...base, placement: 'top' }).success).toBe(false)
+})
+
+describe('required sections and bad counts', () => {
+  const section = (id: string, chars: number, priority: number, required?: boolean): Section => ({
+    id,
+    text: 'x'.repeat(chars),
+    priority,
+    cache: 'stable',
+    ...(required === undefined ? {} : { required }),
+  })
+
+  test('a required section is never dropped; over budget alone, the result says it does not fit', () => {
+    const sections = [section('identity', 4000, 1, true), section('files', 400, 50)]
+    const fit = fitSections(sections, 100, defaultTokenCounter)
+    expect(fit.kept.map((s) => s.id)).toEqual(['identity'])
+    expect(fit.omissions.map((o) => o.id)).toEqual(['files'])
+    expect(fit.fits).toBe(false)
+    expect(fit.tokens).toBeGreaterThan(100)
+    const roomy = fitSections(sections, 1_000_000, defaultTokenCounter)
+    expect(roomy.fits).toBe(true)
+  })
+
+  test('property: required sections are always kept; without them the result always fits', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(2000), fc.integer({ min: -5, max: 5 }), fc.boolean()), {
+          maxLength: 12,
+        }),
+        fc.nat(3000),
+        (specs, budget) => {
+          const sections = specs.map(([chars, priority, required], i) =>
+            section(`s${i}`, chars, priority, required),
+          )
+          const fit = fitSections(sections, budget, defaultTokenCounter)
+          for (const s of sections) {
+            if (s.required) expect(fit.kept.some((k) => k.id === s.id)).toBe(true)
+          }
+          if (!sections.some((s) => s.required)) expect(fit.fits).toBe(true)
+          if (fit.fits) expect(fit.tokens).toBeLessThanOrEqual(budget)
+        },
+      ),
+    )
+  })
+
+  test('a counter that returns NaN, a negative number or a string is a ValidationError', () => {
+    for (const bad of [Number.NaN, -3, '5', Number.POSITIVE_INFINITY]) {
+      const counter = { id: 'bad', kind: 'estimate' as const, count: () => bad as number }
+      expect(() => fitSections([section('a', 10, 1)], 5, counter)).toThrow(ValidationError)
+    }
+  })
+
+  test('the omission notice never prints NaN: an omission without a count adds no figure', () => {
+    const text = renderOmissionNotice([{ id: 'a', reason: 'dropped' } as never])
+    expect(text).not.toContain('NaN')
+    expect(text).toContain('Left out (1): a')
+    const mixed = renderOmissionNotice([
+      { id: 'a', reason: 'dropped', tokensSaved: 40 },
+      { id: 'b', reason: 'dropped', tokensSaved: Number.NaN },
+    ])
+    expect(mixed).toContain('Left out (2, ~40 tokens): a, b')
+  })
 })

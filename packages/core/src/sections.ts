@@ -18,6 +18,13 @@ export const SectionSchema = z.object({
    * the current user turn (e.g. a plan goes `before`). Default `'after'`.
    */
   placement: z.enum(['before', 'after']).optional(),
+  /**
+   * Never dropped by budget fitting (its `shorter` forms may still be used): the system
+   * identity and safety rules. When the required sections alone are over the budget, the
+   * result says so (`fits: false`) and the caller decides (the agent loop ends the run with a
+   * typed error rather than send a prompt without them).
+   */
+  required: z.boolean().optional(),
 })
 /** A piece of prompt text that budget fitting may shorten or drop. */
 export type Section = z.infer<typeof SectionSchema>
@@ -42,6 +49,8 @@ export interface FitResult {
   omissions: Omission[]
   /** Token count of the kept texts (sum of per-section counts). */
   tokens: number
+  /** `false` only when the `required` sections alone are over the budget (`tokens` is then too). */
+  fits: boolean
 }
 
 /**
@@ -55,8 +64,8 @@ export interface FitResult {
  *    stop at the first section that cannot have its full text back.
  *
  * The total is the sum of per-section counts (separators between sections are not counted).
- * Deterministic: the same input gives the same output. The result always fits, since dropping
- * everything fits.
+ * Deterministic: the same input gives the same output. The result fits unless sections marked
+ * `required` (never dropped) are alone over the budget: then `fits` is `false`.
  *
  * @throws ValidationError when `sections` is not an array of {@link Section}s, `budgetTokens` is
  * not a finite number ≥ 0 (`NaN`, negative and infinite budgets are refused), or `counter` has
@@ -78,6 +87,14 @@ export function fitSections(
     let n = memo.get(text)
     if (n === undefined) {
       n = counter.count(text)
+      if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
+        invalidArgument(
+          'fitSections',
+          'counter',
+          'a TokenCounter whose count() returns a finite number ≥ 0',
+          n,
+        )
+      }
       memo.set(text, n)
     }
     return n
@@ -113,6 +130,7 @@ export function fitSections(
   }
   if (total > budgetTokens) {
     for (const i of order) {
+      if (sections[i]!.required) continue
       total -= currentCost(i)
       dropped[i] = true
       if (total <= budgetTokens) break
@@ -149,7 +167,7 @@ export function fitSections(
       omissions.push({ id: sections[i]!.id, reason: 'shortened', tokensSaved: saved })
     }
   }
-  return { kept, omissions, tokens: total }
+  return { kept, omissions, tokens: total, fits: total <= budgetTokens }
 }
 
 /** Join section texts in order with a blank line between them, skipping empty texts. */
@@ -173,13 +191,14 @@ export function renderOmissionNotice(
   for (const reason of ['dropped', 'shortened'] as const) {
     const items = omissions.filter((o) => o.reason === reason)
     if (items.length === 0) continue
-    const saved = items.reduce((sum, o) => sum + o.tokensSaved, 0)
-    const shown = items.slice(0, maxIds).map((o) => sanitizeId(o.id))
+    // a figure only from known counts: an omission without a finite count adds nothing
+    const counts = items.map((o) => o.tokensSaved).filter((n) => Number.isFinite(n) && n >= 0)
+    const saved = counts.reduce((sum, n) => sum + n, 0)
+    const shown = items.slice(0, maxIds).map((o) => sanitizeId(String(o.id)))
     const more = items.length > shown.length ? `, and ${items.length - shown.length} more` : ''
     const verb = reason === 'dropped' ? 'Left out' : 'Shortened'
-    lines.push(
-      `${verb} (${items.length}, ~${saved.toLocaleString('en-US')} tokens): ${shown.join(', ')}${more}`,
-    )
+    const size = counts.length > 0 ? `, ~${Math.round(saved).toLocaleString('en-US')} tokens` : ''
+    lines.push(`${verb} (${items.length}${size}): ${shown.join(', ')}${more}`)
   }
   lines.push('Ask for or read anything listed here if you need it.')
   return lines.join('\n')

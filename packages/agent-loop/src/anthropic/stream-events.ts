@@ -158,7 +158,11 @@ export class AnthropicEventMapper {
       return [{ ...end, input: {}, parseError: 'the input is not a JSON object' }]
     } catch (error) {
       return [
-        { ...end, input: {}, parseError: error instanceof Error ? error.message : String(error) },
+        {
+          ...end,
+          input: {},
+          parseError: `the input is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+        },
       ]
     }
   }

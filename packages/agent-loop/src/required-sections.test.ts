@@ -1,0 +1,56 @@
+import { getModelInfo, type Section, textMessage } from '@contextkit/core'
+import { describe, expect, test } from 'vitest'
+import { z } from 'zod'
+import { defineTool } from './define-tool.js'
+import { RequiredSectionsError } from './errors.js'
+import { runAgent } from './run-agent.js'
+import { emulated, wireText } from './test-support.js'
+import { AGENT_LOOP_WARNINGS } from './warnings.js'
+
+const hello = [textMessage('user', 'Hello')]
+
+describe('required sections and dropped-section warnings', () => {
+  test('a tool result that fills the window: the system prompt is not dropped silently, the run ends typed', async () => {
+    const huge = defineTool({
+      name: 'dump',
+      description: 'Returns a lot',
+      input: z.object({}),
+      execute: () => 'word '.repeat(3_000),
+    })
+    const { provider, emulator } = await emulated([
+      { text: 'Reading.', toolUse: { name: 'dump', input: {} } },
+      'never sent',
+    ])
+    const small = { ...getModelInfo('claude-haiku-4-5'), contextWindow: 4_000, maxOutput: 500 }
+    const result = await runAgent({
+      provider,
+      model: small,
+      system: `You are careful. Safety rules: ${'never do harm. '.repeat(40)}`,
+      tools: [huge],
+      messages: hello,
+    }).result
+    expect(result.stopReason).toBe('error')
+    expect(RequiredSectionsError.isInstance(result.error)).toBe(true)
+    expect(result.error?.details).toMatchObject({ required: ['system'] })
+    // the first call went out with the system prompt; the second was never sent without it
+    expect(emulator.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(1)
+    // the step that ran is saved whole
+    expect(result.messages.map((m) => m.role)).toEqual(['assistant', 'user'])
+  })
+
+  test('every dropped section is a warning in result.warnings, once per run', async () => {
+    const { provider, bodies } = await emulated(['ok'])
+    const tiny = { ...getModelInfo('claude-haiku-4-5'), contextWindow: 1200, maxOutput: 1000 }
+    const big: Section = { id: 'big', text: 'word '.repeat(1000), priority: 1, cache: 'volatile' }
+    const result = await runAgent({
+      provider,
+      model: tiny,
+      messages: hello,
+      middleware: [{ name: 'big', prepare: (turn) => ({ ...turn, userSections: [big] }) }],
+    }).result
+    expect(wireText(bodies()[0]?.messages.at(-1))).toBe('Hello')
+    const dropped = result.warnings.filter((w) => w.code === AGENT_LOOP_WARNINGS.sectionDropped)
+    expect(dropped).toHaveLength(1)
+    expect(dropped[0]?.message).toContain('"big"')
+  })
+})
