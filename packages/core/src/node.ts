@@ -8,3 +8,16 @@ export type {
   TextFileRead,
 } from './read-text-file.js'
 export { readTextFile } from './read-text-file.js'
+export type {
+  UnsafeWriteReason,
+  WithinRootWrite,
+  WithinRootWriteOptions,
+} from './within-root.js'
+export {
+  appendWithinRoot,
+  appendWithinRootSync,
+  mkdirWithinRoot,
+  openWithinRoot,
+  replaceWithinRoot,
+  UnsafeWriteError,
+} from './within-root.js'
