@@ -219,7 +219,11 @@ export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<Emb
   const store: SessionStore = options.sessionStore ?? files!
   const tracePath = join(workspace, '.contextkit', 'traces', `${sessionId}.jsonl`)
   const memory = memoryTrace()
-  const trace = teeTrace(memory, jsonlTrace(tracePath), ...(options.trace ? [options.trace] : []))
+  const trace = teeTrace(
+    memory,
+    jsonlTrace(tracePath, { root: workspace }),
+    ...(options.trace ? [options.trace] : []),
+  )
   const requests: AnthropicStreamParams[] = []
   const providerRequests: ProviderRequest[] = []
   const provider = options.provider

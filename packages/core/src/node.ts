@@ -20,4 +20,5 @@ export {
   openWithinRoot,
   replaceWithinRoot,
   UnsafeWriteError,
+  unlinkWithinRoot,
 } from './within-root.js'

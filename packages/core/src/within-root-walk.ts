@@ -29,7 +29,7 @@ export type UnsafeWriteReason =
  * A write (or a read through the same walk) that would leave its root, or land on a file that
  * could be another one: a symlink, a hard link, a path that is not a clean relative path, a
  * directory that changed while it was walked. Nothing was written. `details` holds `root`,
- * `path` and `reason` ({@link UnsafeWriteReason}).
+ * `path`, `reason` ({@link UnsafeWriteReason}) and `why` (the message's explanation alone).
  */
 export class UnsafeWriteError extends ContextkitError {
   static override readonly code: string = 'unsafe_write'
@@ -68,7 +68,7 @@ export function unsafe(
 ): UnsafeWriteError {
   return new UnsafeWriteError(`Refused "${path}" under ${root}: ${why}`, {
     ...(cause === undefined ? {} : { cause }),
-    details: { root, path, reason },
+    details: { root, path, reason, why },
   })
 }
 
@@ -84,20 +84,11 @@ export function segmentsOf(root: unknown, relPath: unknown): string[] {
 
 let procWorks: boolean | undefined
 
-function openRoot(root: string, rel: string): WalkedDir {
-  let real: string
-  try {
-    real = realpathSync(root)
-  } catch (cause) {
-    throw unsafe(root, rel, 'root_unavailable', `the root cannot be resolved (${errnoCode(cause)})`)
-  }
+/** Open the root (its own path is trusted); a missing root is the file system's `ENOENT`. */
+function openRoot(root: string): WalkedDir {
+  const real = realpathSync(root)
   if (process.platform === 'win32') return { fd: null, path: real }
-  let fd: number
-  try {
-    fd = openSync(real, DIR_FLAGS)
-  } catch (cause) {
-    throw unsafe(root, rel, 'root_unavailable', `the root cannot be opened (${errnoCode(cause)})`)
-  }
+  const fd = openSync(real, DIR_FLAGS)
   if (procWorks === undefined) {
     try {
       procWorks = lstatSync(`/proc/self/fd/${fd}/.`).ino === fstatSync(fd).ino
@@ -124,7 +115,7 @@ export function walkDirs(
   rel: string,
   create: boolean,
 ): WalkedDir {
-  let dir = openRoot(root, rel)
+  let dir = openRoot(root)
   try {
     for (const segment of segments) {
       const next = openChildDir(dir, segment, root, rel, create)

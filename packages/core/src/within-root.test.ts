@@ -9,6 +9,7 @@ import {
   openWithinRoot,
   replaceWithinRoot,
   UnsafeWriteError,
+  unlinkWithinRoot,
 } from './within-root.js'
 
 let base: string
@@ -69,7 +70,10 @@ describe('appendWithinRoot', () => {
     for (const bad of ['../x', '/etc/passwd', 'a\\..\\..\\x', 'C:foo', '', 'a/\0']) {
       expect(await reason(appendWithinRoot(root, bad, 'x'))).toBe('bad_path')
     }
-    expect(await reason(appendWithinRoot(join(base, 'missing'), 'x', 'x'))).toBe('root_unavailable')
+    await expect(appendWithinRoot(join(base, 'missing'), 'x', 'x')).rejects.toMatchObject({
+      code: 'ENOENT',
+    })
+    expect(await reason(appendWithinRoot(42 as never, 'x', 'x'))).toBe('root_unavailable')
     await mkdir(join(root, 'dir'))
     expect(await reason(appendWithinRoot(root, 'dir', 'x'))).toBe('not_a_file')
     await writeFile(join(root, 'file'), '')
@@ -112,6 +116,10 @@ describe('openWithinRoot and mkdirWithinRoot', () => {
     expect(await reason(openWithinRoot(root, 'x/link.txt'))).toBe('symlink')
     await symlink(outside, join(root, 'out'))
     expect(await reason(mkdirWithinRoot(root, 'out/z'))).toBe('symlink')
+    expect(await reason(unlinkWithinRoot(root, 'out/secret'))).toBe('symlink')
+    expect(await unlinkWithinRoot(root, 'x/link.txt')).toBe(true)
+    expect(await unlinkWithinRoot(root, 'x/link.txt')).toBe(false)
+    expect(await unlinkWithinRoot(root, 'nope/x')).toBe(false)
     expect(await readdir(outside)).toEqual(['secret'])
   })
 })

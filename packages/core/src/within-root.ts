@@ -39,7 +39,7 @@ export { UnsafeWriteError }
 export interface WithinRootWriteOptions {
   /** `fsync` the file (and its directory when the file is new) before returning. Default `false` for appends, `true` for replaces. */
   fsync?: boolean
-  /** Permission bits of a file created. Default `0o644`. */
+  /** Permission bits of a file created. Default `0o644`; a replaced file keeps its own. */
   mode?: number
 }
 
@@ -293,16 +293,45 @@ export async function mkdirWithinRoot(root: string, relDir: string): Promise<str
   return dir.path
 }
 
-function checkReplaceable(t: Target): void {
+/**
+ * Remove the file `relPath` inside `root` through the walk of {@link appendWithinRoot}: a
+ * symlinked directory on the way is refused, so a planted link cannot make this delete a file
+ * outside; a symlink at the final name is removed itself (never its target). Returns `false`
+ * when there was nothing to remove.
+ *
+ * @throws UnsafeWriteError for a refused path; the file system's own error otherwise.
+ */
+export async function unlinkWithinRoot(root: string, relPath: string): Promise<boolean> {
+  let t: Target
+  try {
+    t = target(root, relPath, false)
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return false
+    throw error
+  }
+  try {
+    await unlink(childPath(t.dir, t.name))
+    return true
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return false
+    throw error
+  } finally {
+    releaseDir(t.dir)
+  }
+}
+
+/** The target's stats when it exists (a regular file with one link), `null` when it does not. */
+function checkReplaceable(t: Target): Stats | null {
   let st: Stats
   try {
     st = lstatSync(childPath(t.dir, t.name))
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return
+    if (errnoCode(error) === 'ENOENT') return null
     throw error
   }
   if (st.isSymbolicLink()) throw unsafe(t.root, t.rel, 'symlink', 'it is a symlink')
   checkHeld(st, t, true)
+  return st
 }
 
 /**
@@ -327,9 +356,10 @@ export async function replaceWithinRoot(
   const temp: Target = { ...t, name: tempName }
   let tempMade = false
   try {
-    checkReplaceable(t)
-    const created = lstatOrMissing(childPath(t.dir, t.name))
-    const handle = await open(childPath(t.dir, tempName), TEMP_FLAGS, options.mode ?? 0o644).catch(
+    const existing = checkReplaceable(t)
+    const created = existing === null
+    const mode = options.mode ?? (existing ? existing.mode & 0o7777 : 0o644)
+    const handle = await open(childPath(t.dir, tempName), TEMP_FLAGS, mode).catch(
       (error: unknown) => {
         throw openError(error, temp)
       },
@@ -356,14 +386,5 @@ export async function replaceWithinRoot(
   } finally {
     if (tempMade) await unlink(childPath(t.dir, tempName)).catch(() => {})
     releaseDir(t.dir)
-  }
-}
-
-function lstatOrMissing(path: string): boolean {
-  try {
-    lstatSync(path)
-    return false
-  } catch {
-    return true
   }
 }
