@@ -87,7 +87,8 @@ function stateAccess(options: ResumptionOptions, run: RunInfo, source: string): 
     store: options.store,
     agentId: options.agentId ?? 'default',
     path: () => statePath(options, run),
-    fileOptions: options,
+    // the default path lives in the workspace: its writes are confined to it
+    fileOptions: options.path || !run.workspace ? options : { ...options, root: run.workspace },
     warn: (problem) => recordWarning(run, source, problem),
   }
 }

@@ -13,6 +13,7 @@ export const StateFileOptionsSchema = z.object({
   lockTimeoutMs: z.number().nonnegative().optional(),
   staleLockMs: z.number().nonnegative().optional(),
   maxBytes: z.number().int().positive().optional(),
+  root: z.string().min(1).optional(),
 })
 
 const lazyString = z.union([z.string(), fn<() => string | undefined>()]).optional()
