@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -81,4 +81,17 @@ test('--context-file ../outside/x.ndjson is refused unless --allow-outside-conte
   expect(allowed.stderr).toBe('')
   expect(allowed.code).toBe(0)
   expect(allowed.stdout).toContain('secret_field_name') // the user asked for it: the hint names its fields
+}, 120_000)
+
+test('a workspace whose .contextkit/ is a symlink is refused up front: one line, exit code 2', async () => {
+  const ws = await workspace('state-linked')
+  await mkdir(join(base, 'state-outside'))
+  await symlink(join(base, 'state-outside'), join(ws, '.contextkit'))
+  const r = await demoProcess(['--workspace', ws, 'hi'])
+  expect(r).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: `demo: cannot use --workspace ${ws}: .contextkit is a symlink\n`,
+  })
+  expect(await readdir(join(base, 'state-outside'))).toEqual([])
 }, 120_000)

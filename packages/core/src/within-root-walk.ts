@@ -9,7 +9,7 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { errnoCode } from './errno.js'
-import { ContextkitError } from './errors.js'
+import { ContextkitError, invalidArgument } from './errors.js'
 import { inspectRelativePath } from './relative-path.js'
 
 // Internal: the directory walk behind within-root.ts. One walk for every writer, sync because
@@ -18,7 +18,6 @@ import { inspectRelativePath } from './relative-path.js'
 /** Why {@link UnsafeWriteError} refused a path. */
 export type UnsafeWriteReason =
   | 'bad_path'
-  | 'root_unavailable'
   | 'symlink'
   | 'hard_link'
   | 'not_a_directory'
@@ -75,7 +74,7 @@ export function unsafe(
 /** The checked components of `relPath`, or an {@link UnsafeWriteError}. */
 export function segmentsOf(root: unknown, relPath: unknown): string[] {
   if (typeof root !== 'string' || root.length === 0) {
-    throw unsafe(String(root), String(relPath), 'root_unavailable', 'the root is not a path')
+    invalidArgument('within root', 'root', 'a non-empty directory path', root)
   }
   const checked = inspectRelativePath(relPath)
   if (!checked.ok) throw unsafe(root, String(relPath), 'bad_path', checked.message)

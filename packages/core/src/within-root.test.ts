@@ -73,7 +73,10 @@ describe('appendWithinRoot', () => {
     await expect(appendWithinRoot(join(base, 'missing'), 'x', 'x')).rejects.toMatchObject({
       code: 'ENOENT',
     })
-    expect(await reason(appendWithinRoot(42 as never, 'x', 'x'))).toBe('root_unavailable')
+    // a caller's bug is a ValidationError naming the argument
+    await expect(appendWithinRoot(42 as never, 'x', 'x')).rejects.toThrow(/root must be/)
+    await expect(appendWithinRoot(root, 'x', 42 as never)).rejects.toThrow(/data must be/)
+    await expect(replaceWithinRoot(root, 'x', 'x', null as never)).rejects.toThrow(/options/)
     await mkdir(join(root, 'dir'))
     expect(await reason(appendWithinRoot(root, 'dir', 'x'))).toBe('not_a_file')
     await writeFile(join(root, 'file'), '')

@@ -20,6 +20,7 @@ import { type FileHandle, open, rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { errnoCode } from './errno.js'
+import { invalidArgument } from './errors.js'
 import {
   childPath,
   NOFOLLOW,
@@ -74,12 +75,14 @@ function target(root: string, relPath: string, create: boolean): Target {
   return { root, rel, name: segments.at(-1) as string, dir }
 }
 
-function toBytes(data: unknown, fn: string): Buffer {
+/** `data` as bytes; a wrong `data` or `options` is a caller's bug: a `ValidationError`. */
+function toBytes(data: unknown, options: unknown, fn: string): Buffer {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) {
+    invalidArgument(fn, 'options', 'an object', options)
+  }
   if (typeof data === 'string') return Buffer.from(data, 'utf8')
   if (data instanceof Uint8Array) return Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-  throw new UnsafeWriteError(`${fn}: data must be a string or a Uint8Array`, {
-    details: { reason: 'bad_data' },
-  })
+  return invalidArgument(fn, 'data', 'a string or a Uint8Array', data)
 }
 
 /** Refuse what the final open reached unless it is a regular file with one name. */
@@ -139,7 +142,7 @@ export function appendWithinRootSync(
   data: string | Uint8Array,
   options: WithinRootWriteOptions = {},
 ): WithinRootWrite {
-  const bytes = toBytes(data, 'appendWithinRootSync')
+  const bytes = toBytes(data, options, 'appendWithinRootSync')
   const t = target(root, relPath, true)
   try {
     const { fd, created } = openAppendSync(t, options.mode ?? 0o644)
@@ -200,7 +203,7 @@ export async function appendWithinRoot(
   data: string | Uint8Array,
   options: WithinRootWriteOptions = {},
 ): Promise<WithinRootWrite> {
-  const bytes = toBytes(data, 'appendWithinRoot')
+  const bytes = toBytes(data, options, 'appendWithinRoot')
   const t = target(root, relPath, true)
   try {
     const { fd, created } = openAppendSync(t, options.mode ?? 0o644)
@@ -350,7 +353,7 @@ export async function replaceWithinRoot(
   data: string | Uint8Array,
   options: WithinRootWriteOptions = {},
 ): Promise<WithinRootWrite> {
-  const bytes = toBytes(data, 'replaceWithinRoot')
+  const bytes = toBytes(data, options, 'replaceWithinRoot')
   const t = target(root, relPath, true)
   const tempName = `${t.name}.tmp-${process.pid}-${randomUUID().slice(0, 8)}`
   const temp: Target = { ...t, name: tempName }
