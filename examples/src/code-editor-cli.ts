@@ -1,7 +1,8 @@
 import { existsSync, statSync } from 'node:fs'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { mkdir, readFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { replaceWithinRoot } from '@contextkit/core/node'
 import type { CodeEditorDeps, CodeEditorResult } from './code-editor.js'
 import type { EditorPayload } from './code-editor-payload.js'
 
@@ -87,9 +88,9 @@ export async function runCodeEditorCli(
         io,
         `--workspace ${root}: no such directory; pass --init to create a demo project there`,
       )
+    await mkdir(root, { recursive: true })
     for (const [path, text] of Object.entries(DEMO_PROJECT)) {
-      await mkdir(dirname(join(root, path)), { recursive: true })
-      await writeFile(join(root, path), text)
+      await replaceWithinRoot(root, path, text, { fsync: false })
     }
     io.log(`created a demo project in ${root}`)
   } else if (!statSync(root).isDirectory()) return fail(io, `--workspace ${root}: not a directory`)

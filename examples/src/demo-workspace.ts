@@ -1,6 +1,7 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
+import { replaceWithinRoot } from '@contextkit/core/node'
 
 /** The prefill text of the demo workspace (`PREFILL.md`). */
 export const DEMO_PREFILL = "I'll analyze your request step by step."
@@ -86,10 +87,10 @@ export interface DemoWorkspace {
  */
 export async function createDemoWorkspace(dir?: string): Promise<DemoWorkspace> {
   const root = dir ?? (await mkdtemp(join(tmpdir(), 'contextkit-demo-')))
+  await mkdir(root, { recursive: true })
+  // core's one write path: a link planted in a given `dir` is refused, never written through
   for (const [name, text] of Object.entries(FILES)) {
-    const path = join(root, name)
-    await mkdir(dirname(path), { recursive: true })
-    await writeFile(path, text, 'utf8')
+    await replaceWithinRoot(root, name, text, { fsync: false })
   }
   return {
     dir: root,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { isAbsolute, join, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
 import {
   AGENT_TRACE_STAGES,
@@ -42,6 +42,7 @@ import { prefill } from '@contextkit/prefill/node'
 import { preload } from '@contextkit/preload/node'
 import type { SelfState } from '@contextkit/resumption'
 import { resumption } from '@contextkit/resumption/node'
+import { type ContextFileText, readContextFile } from './context-file-reader.js'
 import { listFilesTool } from './list-files-tool.js'
 import { readFileTool } from './read-file-tool.js'
 import { runnerSessionStore } from './runner-sessions.js'
@@ -79,8 +80,14 @@ export interface EmbeddedTurnOptions {
   userText: string
   /** Session name: `<workspace>/.contextkit/sessions/<sessionId>.jsonl`. Default `'main'`. */
   sessionId?: string
-  /** A large context file to describe to the model (absolute or workspace-relative). */
+  /**
+   * A large context file to describe to the model: workspace-relative (or absolute inside the
+   * workspace), read through preload's reader ({@link readContextFile}), so a symlink out of the
+   * workspace or a `..` path is refused with a `ContextFileRefusedError`.
+   */
   contextFile?: string
+  /** Read `contextFile` wherever it is, symlinks followed (the demo's `--allow-outside-context-file`). Default `false`. */
+  allowOutsideContextFile?: boolean
   /** Workspace-relative files to preload into the user turn. Default none. */
   preloadFiles?: readonly string[]
   /** Identity text, the first stable system section. Default {@link DEFAULT_IDENTITY}. */
@@ -151,7 +158,10 @@ function clientOf(options: EmbeddedTurnOptions): Anthropic {
   })
 }
 
-function middlewareFor(options: EmbeddedTurnOptions, workspace: string): ContextMiddleware[] {
+function middlewareFor(
+  options: EmbeddedTurnOptions,
+  context: ContextFileText | undefined,
+): ContextMiddleware[] {
   const list: ContextMiddleware[] = [
     preload({ references: options.preloadFiles ?? [] }),
     resumption({
@@ -159,11 +169,14 @@ function middlewareFor(options: EmbeddedTurnOptions, workspace: string): Context
       ...(options.stateStore ? { store: options.stateStore } : {}),
     }),
   ]
-  if (options.contextFile !== undefined) {
-    const file = isAbsolute(options.contextFile)
-      ? options.contextFile
-      : join(workspace, options.contextFile)
-    list.push(contextMetadata({ file }))
+  if (context !== undefined) {
+    list.push(
+      contextMetadata({
+        content: context.text,
+        fileName: context.fileName,
+        hint: { contextRef: `file ${context.path}` },
+      }),
+    )
   }
   list.push(prefill())
   const onPrepared = options.onPrepared
@@ -217,9 +230,19 @@ export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<Emb
   const sessionId = options.sessionId ?? 'main'
   const files = options.sessionStore ? undefined : runnerSessionStore(workspace)
   const store: SessionStore = options.sessionStore ?? files!
+  const context =
+    options.contextFile === undefined
+      ? undefined
+      : await readContextFile(workspace, options.contextFile, {
+          allowOutside: options.allowOutsideContextFile === true,
+        })
   const tracePath = join(workspace, '.contextkit', 'traces', `${sessionId}.jsonl`)
   const memory = memoryTrace()
-  const trace = teeTrace(memory, jsonlTrace(tracePath), ...(options.trace ? [options.trace] : []))
+  const trace = teeTrace(
+    memory,
+    jsonlTrace(tracePath, { root: workspace }),
+    ...(options.trace ? [options.trace] : []),
+  )
   const requests: AnthropicStreamParams[] = []
   const providerRequests: ProviderRequest[] = []
   const provider = options.provider
@@ -234,7 +257,7 @@ export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<Emb
     ],
     messages: [user],
     tools: [listFilesTool(workspace), readFileTool(workspace)],
-    middleware: middlewareFor(options, workspace),
+    middleware: middlewareFor(options, context),
     formatter: formatterOf(options.formatter),
     stopWhen: maxSteps(options.maxModelCalls ?? 4),
     maxTokens: options.maxTokens ?? 1024,

@@ -2,9 +2,12 @@ import { join } from 'node:path'
 import { type JsonlSessionStore, jsonlSessionStore } from '@contextkit/agent-loop/node'
 import { type Message, type SessionWarning, sessionMessages } from '@contextkit/core'
 
-/** Where the embedded runner keeps sessions: `<workspace>/.contextkit/sessions/<id>.jsonl`. */
+/**
+ * Where the embedded runner keeps sessions: `<workspace>/.contextkit/sessions/<id>.jsonl`,
+ * confined to the workspace (a `.contextkit/` planted as a symlink is refused, not followed).
+ */
 export function runnerSessionStore(workspace: string): JsonlSessionStore {
-  return jsonlSessionStore(join(workspace, '.contextkit', 'sessions'))
+  return jsonlSessionStore(join(workspace, '.contextkit', 'sessions'), { root: workspace })
 }
 
 /** The messages of a stored session, in order, and what the store skipped while loading. */

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises'
+import { link, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
@@ -45,4 +45,20 @@ test('writes inside the root (creating directories); refuses escapes, secrets, d
   await expect(writeWithinRoot(root, 'big.txt', 'x'.repeat(20), { maxBytes: 10 })).rejects.toThrow(
     'over the limit',
   )
+})
+
+test('a hard-linked target is refused: the file outside keeps its bytes', async () => {
+  const base = await mkdtemp(join(tmpdir(), 'write-hard-'))
+  dirs.push(base)
+  const root = join(base, 'project')
+  await mkdir(root)
+  await writeFile(join(base, 'outside.txt'), 'keep')
+  await link(join(base, 'outside.txt'), join(root, 'hard.txt'))
+  const error = await writeWithinRoot(root, 'hard.txt', 'overwritten').catch((e: unknown) => e)
+  expect(WriteRefusedError.isInstance(error)).toBe(true)
+  expect((error as Error).message).toContain('hard links')
+  expect(await readFile(join(base, 'outside.txt'), 'utf8')).toBe('keep')
+  expect(await writeWithinRoot(root, 'fresh.txt', 'new')).toEqual({ path: 'fresh.txt', bytes: 3 })
+  expect(await writeWithinRoot(root, 'fresh.txt', 'newer')).toEqual({ path: 'fresh.txt', bytes: 5 })
+  expect(await readFile(join(root, 'fresh.txt'), 'utf8')).toBe('newer')
 })

@@ -1,8 +1,6 @@
-import { constants } from 'node:fs'
-import { lstat, mkdir, open, realpath } from 'node:fs/promises'
-import { join, relative, sep } from 'node:path'
 import { type AgentTool, defineTool } from '@contextkit/agent-loop'
 import { ContextkitError } from '@contextkit/core'
+import { replaceWithinRoot, UnsafeWriteError } from '@contextkit/core/node'
 import {
   checkRelativePath,
   compileDenyList,
@@ -36,19 +34,15 @@ function refuse(path: string, why: string): WriteRefusedError {
   })
 }
 
-function inside(root: string, path: string): boolean {
-  const rel = relative(root, path)
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !rel.startsWith(sep))
-}
-
 /**
  * Write a UTF-8 text file inside `root`, refusing what the editor must never touch. The path
  * string goes through preload's `checkRelativePath` (no `..`, absolute paths, device names or
  * Windows tricks) and preload's deny list (`.env`, keys, `.git/`); dotfiles and dot-directories
- * and executable scripts are refused too. Missing directories are created one level at a time,
- * and none of them may be a symlink; the file is opened with `O_NOFOLLOW`, so a symlink planted
- * at its name is not followed; the real path of its directory must be inside the root's. Throws a
- * {@link WriteRefusedError} for a refusal; returns the normalized path and the bytes written.
+ * and executable scripts are refused too. The write itself is core's `replaceWithinRoot`: no
+ * symlink followed below the root (directories are walked by descriptor, so swapping one for a
+ * symlink mid-write cannot redirect it), a symlinked or hard-linked target refused, the file
+ * replaced atomically (temp file + rename). Throws a {@link WriteRefusedError} for a refusal;
+ * returns the normalized path and the bytes written.
  */
 export async function writeWithinRoot(
   root: string,
@@ -64,31 +58,11 @@ export async function writeWithinRoot(
   if (SCRIPT.test(path)) throw refuse(path, 'executable scripts are not edited')
   const bytes = Buffer.byteLength(content, 'utf8')
   if (bytes > (limits.maxBytes ?? 1_048_576)) throw refuse(path, `${bytes} bytes is over the limit`)
-  const realRoot = await realpath(root)
-  let dir = realRoot
-  for (const segment of segments.slice(0, -1)) {
-    dir = join(dir, segment)
-    const info = await lstat(dir).catch(() => undefined)
-    if (info?.isSymbolicLink()) throw refuse(path, `"${segment}" is a symlink`)
-    if (info && !info.isDirectory()) throw refuse(path, `"${segment}" is not a directory`)
-    if (!info) await mkdir(dir)
-  }
-  if (!inside(realRoot, await realpath(dir))) throw refuse(path, 'it leaves the project root')
-  let handle: Awaited<ReturnType<typeof open>>
   try {
-    handle = await open(
-      join(dir, segments.at(-1) ?? ''),
-      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
-      0o644,
-    )
+    await replaceWithinRoot(root, path, content)
   } catch (error) {
-    const code = (error as { code?: string }).code
-    throw refuse(path, code === 'ELOOP' ? 'it is a symlink' : `it cannot be opened (${code})`)
-  }
-  try {
-    await handle.writeFile(content, 'utf8')
-  } finally {
-    await handle.close()
+    if (!UnsafeWriteError.isInstance(error)) throw error
+    throw refuse(path, String(error.details.why ?? error.message))
   }
   return { path, bytes }
 }

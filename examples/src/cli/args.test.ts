@@ -32,6 +32,7 @@ test('flags and the message (positionals joined, quotes optional)', () => {
     message: 'hi',
   })
   expect(parseDemoArgs([])).toEqual({ json: false, help: false, init: false })
+  expect(parseDemoArgs(['--allow-outside-context-file']).allowOutsideContextFile).toBe(true)
   expect(parseDemoArgs(['-h']).help).toBe(true)
   expect(DEMO_FLAGS).toContain('--base-url')
 })
@@ -57,7 +58,7 @@ test('an unknown flag names the closest known one; a missing or unwanted value i
     message: 'unknown flag --base-ulr (did you mean --base-url?)',
   })
   expect(problem(['--verbose']).message).toBe(
-    'unknown flag --verbose (known: --workspace, --session, --model, --message-file, --init, --base-url, --provider, --store, --context-file, --json, --help)',
+    'unknown flag --verbose (known: --workspace, --session, --model, --message-file, --init, --base-url, --provider, --store, --context-file, --allow-outside-context-file, --json, --help)',
   )
   expect(problem(['--workspace'])).toEqual({
     problem: 'bad_flag',

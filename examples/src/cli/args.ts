@@ -24,6 +24,8 @@ export interface DemoArgs {
   /** `files` (default), `postgres:<url>` or `pglite:<dir>`. */
   store?: string
   contextFile?: string
+  /** `--allow-outside-context-file`: read `--context-file` outside the workspace, symlinks followed. */
+  allowOutsideContextFile?: true
   json: boolean
   help: boolean
 }
@@ -38,6 +40,7 @@ const OPTIONS = {
   provider: { type: 'string' },
   store: { type: 'string' },
   'context-file': { type: 'string' },
+  'allow-outside-context-file': { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
@@ -63,7 +66,10 @@ Options:
   --provider KIND      how to talk to --base-url: completions (default; a ChatML prompt to /completions)
                        or openai (/chat/completions with native tools; OPENAI_API_KEY is sent when set)
   --store SPEC         files (default) | postgres:<connection url> | pglite:<dir>
-  --context-file FILE  a large file to describe to the model (default: data/orders.ndjson when present)
+  --context-file FILE  a large file to describe to the model, relative to the workspace (default:
+                       data/orders.ndjson when present); read like preloaded files: no symlink out
+  --allow-outside-context-file
+                       let --context-file name a file outside the workspace
   --json               print the events as JSON lines
   -h, --help           this text`
 
@@ -147,6 +153,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     ...(v.provider === undefined ? {} : { provider: providerKind(v.provider, v['base-url']) }),
     ...(v.store === undefined ? {} : { store: v.store }),
     ...(v['context-file'] === undefined ? {} : { contextFile: v['context-file'] }),
+    ...(v['allow-outside-context-file'] ? { allowOutsideContextFile: true as const } : {}),
     json: v.json === true,
     help: v.help === true,
   }

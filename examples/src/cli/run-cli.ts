@@ -6,6 +6,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import type { ModelProvider } from '@contextkit/agent-loop'
 import { assertSessionId, createTokenCounter, describeError, getModelInfo } from '@contextkit/core'
 import { type AnthropicEmulator, startAnthropicEmulator } from '@contextkit/testkit'
+import { ContextFileRefusedError, readContextFile } from '../context-file-reader.js'
 import { DEMO_TURNS } from '../demo-script.js'
 import { DEMO_CONTEXT_FILE } from '../demo-workspace.js'
 import { describeTrace } from '../describe-turn.js'
@@ -171,18 +172,29 @@ async function backendFor(args: DemoArgs, io: CliIO): Promise<Backend> {
   }
 }
 
-function contextFileOf(args: DemoArgs, workspace: string): string | undefined {
-  if (args.contextFile !== undefined) {
-    const path = resolve(workspace, args.contextFile)
-    if (!existsSync(path) || !statSync(path).isFile()) {
-      throw new DemoUsageError(
-        'context_file',
-        `--context-file ${args.contextFile}: no such file in ${workspace}`,
-      )
-    }
-    return args.contextFile
+/**
+ * The context file of the run, checked the way the runner reads it (preload's reader: inside the
+ * workspace, no symlink out, not a secret) so a refusal is one line and exit code 2 up front.
+ */
+async function contextFileOf(args: DemoArgs, workspace: string): Promise<string | undefined> {
+  const file =
+    args.contextFile ??
+    (existsSync(join(workspace, DEMO_CONTEXT_FILE)) ? DEMO_CONTEXT_FILE : undefined)
+  if (file === undefined) return undefined
+  const path = resolve(workspace, file)
+  if (args.contextFile !== undefined && (!existsSync(path) || !statSync(path).isFile())) {
+    const where = args.allowOutsideContextFile ? '' : ` in ${workspace}`
+    throw new DemoUsageError('context_file', `--context-file ${file}: no such file${where}`)
   }
-  return existsSync(join(workspace, DEMO_CONTEXT_FILE)) ? DEMO_CONTEXT_FILE : undefined
+  try {
+    await readContextFile(workspace, file, { allowOutside: args.allowOutsideContextFile === true })
+  } catch (error) {
+    if (!ContextFileRefusedError.isInstance(error)) throw error
+    const what = args.contextFile === undefined ? 'context file' : '--context-file'
+    const why = String(error.details.why)
+    throw new DemoUsageError('context_file', `${what} ${file}: ${why}`, { cause: error })
+  }
+  return file
 }
 
 /** Files the message names that exist in the workspace (the context file aside): preloaded. */
@@ -217,6 +229,7 @@ async function runTurn(
     workspace: string
     stores: DemoStores
     contextFile: string | undefined
+    allowOutsideContextFile: boolean
     out: Output
     io: CliIO
     steps: boolean
@@ -250,7 +263,9 @@ async function runTurn(
     workspace: ctx.workspace,
     userText: spec.text,
     sessionId: spec.sessionId,
-    ...(ctx.contextFile ? { contextFile: ctx.contextFile } : {}),
+    ...(ctx.contextFile
+      ? { contextFile: ctx.contextFile, allowOutsideContextFile: ctx.allowOutsideContextFile }
+      : {}),
     preloadFiles,
     maxTokens,
     maxModelCalls: 6,
@@ -387,7 +402,7 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
     const ws = await prepareWorkspace(workspaceDir, {
       create: args.init || args.workspace === undefined,
     })
-    const contextFile = contextFileOf(args, ws.dir)
+    const contextFile = await contextFileOf(args, ws.dir)
     const backend = await backendFor(args, io)
     cleanups.push(() => backend.close())
     const stores = await openStores(args.store, ws.dir, io.cwd)
@@ -425,6 +440,7 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
         workspace: ws.dir,
         stores,
         contextFile,
+        allowOutsideContextFile: args.allowOutsideContextFile === true,
         out,
         io,
         steps: walkthrough,

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs'
-import { access, mkdir, readdir, rm, stat } from 'node:fs/promises'
+import { access, lstat, mkdir, readdir, rm, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { createDemoWorkspace } from '../demo-workspace.js'
 import { DemoUsageError } from './errors.js'
@@ -76,8 +76,10 @@ async function checkStateDir(
   unusable: (why: string, cause?: unknown) => DemoUsageError,
 ): Promise<void> {
   const state = join(path, '.contextkit')
-  const existing = await stat(state).catch(() => undefined)
+  const existing = await lstat(state).catch(() => undefined)
   if (existing?.isDirectory()) return
+  // the runner writes only inside the workspace: a planted link would be refused mid-run
+  if (existing?.isSymbolicLink()) throw unusable('.contextkit is a symlink')
   if (existing) throw unusable('.contextkit is not a directory')
   try {
     await mkdir(state)

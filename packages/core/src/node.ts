@@ -22,3 +22,17 @@ export type {
 } from './read-text-file.js'
 export { readTextFile } from './read-text-file.js'
 export { SIDE_FILE_MIN_AGE_MS, sideFileName, sweepAbandonedSideFiles } from './side-files.js'
+export type {
+  UnsafeWriteReason,
+  WithinRootWrite,
+  WithinRootWriteOptions,
+} from './within-root.js'
+export {
+  appendWithinRoot,
+  appendWithinRootSync,
+  mkdirWithinRoot,
+  openWithinRoot,
+  replaceWithinRoot,
+  UnsafeWriteError,
+  unlinkWithinRoot,
+} from './within-root.js'

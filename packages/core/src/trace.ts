@@ -80,6 +80,14 @@ export function sha256Hex(text: string): string {
  */
 export function summarize(value: unknown, depth = 0): unknown {
   if (depth > 6) return '[depth]'
+  try {
+    return summarizeOne(value, depth)
+  } catch (error) {
+    return `[unserializable: ${error instanceof Error ? error.message : 'unknown error'}]`
+  }
+}
+
+function summarizeOne(value: unknown, depth: number): unknown {
   if (Array.isArray(value)) {
     if (value.length > 0 && value.every(isMessageLike)) {
       return {
@@ -99,16 +107,91 @@ export function summarize(value: unknown, depth = 0): unknown {
   return value
 }
 
-/** `JSON.stringify` that never throws: bigints as strings, errors as name and message, cycles marked. */
-export function safeStringify(value: unknown): string {
-  const seen = new WeakSet<object>()
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v === 'bigint') return v.toString()
-    if (v instanceof Error) return { name: v.name, message: v.message }
-    if (typeof v === 'object' && v !== null) {
-      if (seen.has(v)) return '[circular]'
-      seen.add(v)
+/** How deep {@link safeStringify} goes before writing `"[depth]"` in place of a value. */
+export const SAFE_STRINGIFY_MAX_DEPTH = 64
+
+/** Counts what {@link safeStringify} could not write as given. */
+export interface StringifyDrops {
+  /** Values replaced by a marker: `[depth]`, `[circular]`, `[unserializable: …]`. */
+  count: number
+}
+
+/**
+ * `JSON.stringify` that never throws and always returns a string: bigints as strings, errors as
+ * name and message, a cycle (an object inside itself) as `"[circular]"` — an object merely
+ * referenced twice is written twice —, values deeper than {@link SAFE_STRINGIFY_MAX_DEPTH} as
+ * `"[depth]"`, a throwing `toJSON` or getter as `"[unserializable: …]"`; `undefined` alone is
+ * `null`. Each replacement is counted in `drops` when given. Internal (traces, digests).
+ */
+export function safeStringify(value: unknown, drops: StringifyDrops = { count: 0 }): string {
+  try {
+    return JSON.stringify(jsonSafe(value, '', new Set(), 0, drops)) ?? 'null'
+  } catch (error) {
+    drops.count++
+    return JSON.stringify(`[unserializable: ${String((error as Error)?.message ?? error)}]`)
+  }
+}
+
+function unserializable(error: unknown, drops: StringifyDrops): string {
+  drops.count++
+  let why = 'unknown error'
+  try {
+    why = error instanceof Error ? error.message : String(error)
+  } catch {
+    // a thrown value that cannot even be printed
+  }
+  return `[unserializable: ${why}]`
+}
+
+/** A copy of `value` that `JSON.stringify` writes without throwing or recursing too deep. */
+function jsonSafe(
+  input: unknown,
+  key: string,
+  ancestors: Set<object>,
+  depth: number,
+  drops: StringifyDrops,
+): unknown {
+  let value = input
+  try {
+    if (typeof value === 'object' && value !== null && !(value instanceof Error)) {
+      const toJSON = (value as { toJSON?: unknown }).toJSON
+      if (typeof toJSON === 'function') value = toJSON.call(value, key)
     }
-    return v
-  })
+  } catch (error) {
+    return unserializable(error, drops)
+  }
+  if (typeof value === 'bigint') return value.toString()
+  if (typeof value !== 'object' || value === null) return value
+  if (value instanceof Error) return { name: value.name, message: value.message }
+  if (ancestors.has(value)) {
+    drops.count++
+    return '[circular]'
+  }
+  if (depth >= SAFE_STRINGIFY_MAX_DEPTH) {
+    drops.count++
+    return '[depth]'
+  }
+  ancestors.add(value)
+  try {
+    if (Array.isArray(value)) {
+      return value.map((item, i) => jsonSafe(item, String(i), ancestors, depth + 1, drops) ?? null)
+    }
+    const out: Record<string, unknown> = {}
+    for (const k of Object.keys(value)) {
+      let item: unknown
+      try {
+        item = (value as Record<string, unknown>)[k]
+      } catch (error) {
+        item = unserializable(error, drops)
+      }
+      const safe = jsonSafe(item, k, ancestors, depth + 1, drops)
+      if (safe !== undefined && typeof safe !== 'function' && typeof safe !== 'symbol')
+        out[k] = safe
+    }
+    return out
+  } catch (error) {
+    return unserializable(error, drops)
+  } finally {
+    ancestors.delete(value)
+  }
 }

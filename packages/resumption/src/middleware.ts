@@ -84,11 +84,17 @@ function statePath(options: ResumptionOptions, run: RunInfo): string {
 
 /** The state file's own options out of the middleware's (the file store refuses any other key). */
 function stateFileOptions(options: ResumptionOptions): StateFileOptions {
-  const { now, backupPath, lockPath, lockTimeoutMs, staleLockMs, maxBytes } = options
+  const { now, backupPath, lockPath, lockTimeoutMs, staleLockMs, maxBytes, root } = options
   return Object.fromEntries(
-    Object.entries({ now, backupPath, lockPath, lockTimeoutMs, staleLockMs, maxBytes }).filter(
-      ([, v]) => v !== undefined,
-    ),
+    Object.entries({
+      now,
+      backupPath,
+      lockPath,
+      lockTimeoutMs,
+      staleLockMs,
+      maxBytes,
+      root,
+    }).filter(([, v]) => v !== undefined),
   ) as StateFileOptions
 }
 
@@ -97,7 +103,11 @@ function stateAccess(options: ResumptionOptions, run: RunInfo, source: string): 
     store: options.store,
     agentId: options.agentId ?? 'default',
     path: () => statePath(options, run),
-    fileOptions: stateFileOptions(options),
+    // the default path lives in the workspace: its writes are confined to it
+    fileOptions:
+      options.path || !run.workspace
+        ? stateFileOptions(options)
+        : { ...stateFileOptions(options), root: run.workspace },
     warn: (problem) => recordWarning(run, source, problem),
   }
 }

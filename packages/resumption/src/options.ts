@@ -14,6 +14,7 @@ export const StateFileOptionsSchema = z.strictObject({
   lockTimeoutMs: lockMsSchema().optional(),
   staleLockMs: lockMsSchema().optional(),
   maxBytes: z.number().int().positive().optional(),
+  root: z.string().min(1).optional(),
 })
 
 const lazyString = z.union([z.string(), fn<() => string | undefined>()]).optional()

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { constants } from 'node:fs'
-import { mkdir, open, rename, unlink } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { mkdir, rename } from 'node:fs/promises'
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import {
   assertString,
   ContextkitError,
@@ -13,7 +12,9 @@ import {
 import {
   type FileLockError,
   FileLockTimeoutError,
+  mkdirWithinRoot,
   readTextFile,
+  replaceWithinRoot,
   sideFileName,
   sweepAbandonedSideFiles,
   withFileLock,
@@ -52,6 +53,13 @@ export interface StateFileOptions {
    * of a damaged file. A save that would write more is refused. Default `1048576` (1 MiB).
    */
   maxBytes?: number
+  /**
+   * The directory the state files are written in: no symlink below it is followed and no
+   * hard-linked file replaced (core's `replaceWithinRoot`), so a planted symlinked
+   * `.contextkit/` is refused. The middleware passes the run's workspace for its default path.
+   * Default: each file's own directory.
+   */
+  root?: string
 }
 
 /** Options of {@link saveSelfState} and {@link updateSelfState}. */
@@ -146,36 +154,37 @@ async function readStateFile(path: string, maxBytes: number): Promise<ReadOutcom
   }
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, constants.O_RDONLY)
-    try {
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-  } catch {
-    // some platforms/file systems cannot fsync a directory; the rename is still atomic
-  }
+/** `file` relative to `root` (`/`-separated), or `null` when it is not inside. */
+function insideRoot(root: string, file: string): string | null {
+  const rel = relative(resolve(root), resolve(file))
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return null
+  return rel.split(sep).join('/')
 }
 
-/** Write `data` to `target` atomically: temp file beside it, fsync, rename, fsync the folder. */
-async function writeAtomic(target: string, data: string | Buffer): Promise<void> {
-  const temp = sideFileName(target, 'tmp')
+/** The root a state file is written under: `options.root`, else the file's directory. */
+function rootOf(file: string, options: StateFileOptions): { root: string; rel: string } {
+  const root = options.root ?? dirname(file)
+  const rel = insideRoot(root, file)
+  if (rel === null)
+    invalidArgument('resumption state file', 'options.root', `a directory holding ${file}`)
+  return { root, rel }
+}
+
+/**
+ * Write `data` to `target` atomically through core's `replaceWithinRoot`: temp file beside it,
+ * fsync, rename, fsync the folder; no symlink or hard link followed below the root.
+ */
+async function writeAtomic(
+  target: string,
+  data: string | Buffer,
+  options: StateFileOptions,
+): Promise<void> {
+  const { root, rel } = rootOf(target, options)
   try {
-    const handle = await open(temp, 'wx', 0o644)
-    try {
-      await handle.writeFile(data)
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-    await rename(temp, target)
+    await replaceWithinRoot(root, rel, data)
   } catch (error) {
-    await unlink(temp).catch(() => {})
     throw ioError(`cannot write ${target}`, target, error)
   }
-  await fsyncDir(dirname(target))
 }
 
 function quarantineName(path: string, now: () => number): string {
@@ -310,8 +319,14 @@ export async function updateSelfState(
   const backupPath = options.backupPath ?? `${path}.bak`
   const { lockPath, lock } = lockOptions(path, options)
   try {
-    await mkdir(dirname(path), { recursive: true })
+    // the root is trusted; the folders below it are made without following a symlink, before
+    // the lock file is created in them
+    const { root, rel } = rootOf(path, options)
+    await mkdir(root, { recursive: true })
+    const relDir = rel.split('/').slice(0, -1).join('/')
+    if (relDir !== '') await mkdirWithinRoot(root, relDir)
   } catch (error) {
+    if (ValidationError.isInstance(error)) throw error
     throw ioError(`cannot create the folder of ${path}`, path, error)
   }
   return withFileLock(
@@ -351,8 +366,8 @@ export async function updateSelfState(
         updatedAt: new Date(now()).toISOString(),
       }
       const text = loadableText(next, path, maxBytes)
-      if (outcome.kind === 'ok') await writeAtomic(backupPath, outcome.bytes)
-      await writeAtomic(path, text)
+      if (outcome.kind === 'ok') await writeAtomic(backupPath, outcome.bytes, options)
+      await writeAtomic(path, text, options)
       return next
     },
     lock,

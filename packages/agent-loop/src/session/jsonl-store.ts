@@ -1,5 +1,5 @@
-import { mkdir, open, readdir, readFile, stat, unlink } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { mkdir, readdir } from 'node:fs/promises'
+import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import {
   assertSessionId,
   assertString,
@@ -13,9 +13,13 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import {
+  appendWithinRoot,
   type FileLockError,
   FileLockTimeoutError,
   lockMsSchema,
+  mkdirWithinRoot,
+  openWithinRoot,
+  unlinkWithinRoot,
   withFileLock,
 } from '@contextkit/core/node'
 import * as z from 'zod'
@@ -48,6 +52,13 @@ export interface JsonlSessionStoreOptions {
    * and one fsync. Default `20000` ms.
    */
   lockStaleMs?: number
+  /**
+   * The directory the session files must stay in: `dir` itself or a directory holding it (give
+   * the workspace when `dir` is its `.contextkit/sessions`). Its own path is trusted; below it
+   * no symlink is followed and no hard-linked file written (core's `appendWithinRoot`), so a
+   * planted symlinked `.contextkit/` or `<id>.jsonl` is refused. Default `dir`.
+   */
+  root?: string
 }
 
 const OptionsSchema = z
@@ -55,6 +66,7 @@ const OptionsSchema = z
     fsync: z.boolean().default(true),
     lockTimeoutMs: lockMsSchema().default(30_000),
     lockStaleMs: lockMsSchema().default(20_000),
+    root: z.string().min(1).optional(),
   })
   .strict()
 
@@ -93,6 +105,7 @@ export function jsonlSessionStore(
   if (dir.length === 0) invalidArgument('jsonlSessionStore', 'dir', 'a non-empty directory path')
   const opts = parseWith(OptionsSchema, options ?? {}, 'jsonlSessionStore options')
   const root = resolve(dir)
+  const within = withinOf(root, opts.root)
   const lockOptions = { timeoutMs: opts.lockTimeoutMs, staleMs: opts.lockStaleMs }
   const locked = <T>(id: string, fn: () => Promise<T>) =>
     withFileLock(lockOf(id), fn, lockOptions, lockError)
@@ -110,13 +123,13 @@ export function jsonlSessionStore(
     async load(id): Promise<SessionLoadResult> {
       assertSessionId(id, 'jsonlSessionStore.load')
       const file = fileOf(id)
-      const first = await readSession(file)
+      const first = await readSession(within, id, file)
       if (first === null) return { entries: [], warnings: [] }
       let parsed = parseSessionLines(first)
       if (parsed.tornTail) {
         // A writer may be in the middle of its write: look again once it has finished.
         try {
-          const again = await locked(id, () => readSession(file))
+          const again = await locked(id, () => readSession(within, id, file))
           parsed = again === null ? parseSessionLines(new Uint8Array()) : parseSessionLines(again)
         } catch {
           // Cannot take the lock (read-only directory, a busy writer): report what we saw.
@@ -145,12 +158,13 @@ export function jsonlSessionStore(
       const existing =
         rest.length === checked.length ? payload : rest.length === 0 ? null : toBytes(rest)
       try {
-        await mkdir(root, { recursive: true })
+        await mkdir(within.root, { recursive: true })
+        if (within.dir !== '') await mkdirWithinRoot(within.root, within.dir)
       } catch (error) {
         throw ioError(`cannot create the session directory ${root}`, error, root, 'mkdir')
       }
       const file = fileOf(id)
-      await locked(id, () => writeBatch(file, payload, opts.fsync, existing))
+      await locked(id, () => writeBatch(within, id, file, payload, opts.fsync, existing))
     },
 
     async list() {
@@ -170,17 +184,16 @@ export function jsonlSessionStore(
       assertSessionId(id, 'jsonlSessionStore.delete')
       const file = fileOf(id)
       try {
-        await stat(file)
+        // a symlink on the way is refused before the lock file is made beside it
+        await (await openWithinRoot(within.root, within.file(id))).close()
       } catch (error) {
         if (errnoCode(error) === 'ENOENT') return false
         throw ioError(`cannot delete the session ${file}`, error, file, 'delete')
       }
       return locked(id, async () => {
         try {
-          await unlink(file)
-          return true
+          return await unlinkWithinRoot(within.root, within.file(id))
         } catch (error) {
-          if (errnoCode(error) === 'ENOENT') return false
           throw ioError(`cannot delete the session ${file}`, error, file, 'delete')
         }
       })
@@ -200,10 +213,42 @@ function checkEntry(id: string, entry: unknown, index: number): SessionEntry {
   return parsed
 }
 
-/** The bytes of a session file, or `null` when there is none. */
-async function readSession(file: string): Promise<Uint8Array | null> {
+/** Where a store's files sit inside the root its writes are confined to. */
+interface Within {
+  /** The root (absolute). */
+  root: string
+  /** The store's directory relative to the root, `/`-separated (`''` when it is the root). */
+  dir: string
+  /** A session file relative to the root. */
+  file(id: string): string
+}
+
+function withinOf(dir: string, rootOption: string | undefined): Within {
+  const root = resolve(rootOption ?? dir)
+  const rel = relative(root, dir)
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    invalidArgument('jsonlSessionStore', 'options.root', `a directory holding ${dir}`)
+  }
+  const relDir = rel.split(sep).join('/')
+  return {
+    root,
+    dir: relDir,
+    file: (id) => `${relDir === '' ? '' : `${relDir}/`}${id}${SESSION_FILE_SUFFIX}`,
+  }
+}
+
+/**
+ * The bytes of a session file, or `null` when there is none. Read through core's
+ * `openWithinRoot`: a session file (or a directory on its way) that is a symlink is refused.
+ */
+async function readSession(within: Within, id: string, file: string): Promise<Uint8Array | null> {
   try {
-    return await readFile(file)
+    const handle = await openWithinRoot(within.root, within.file(id))
+    try {
+      return await handle.readFile()
+    } finally {
+      await handle.close().catch(() => {})
+    }
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return null
     throw ioError(`cannot read the session ${file}`, error, file, 'load')
@@ -219,60 +264,43 @@ function lockError(error: FileLockError): SessionLockError | SessionIoError {
 }
 
 /**
- * Append `payload` (whole lines) to `file`, holding its lock. Reads only the last byte: a file
- * not ending in a newline had its last write torn, so the batch starts on a fresh line. When the
- * file already has lines, `existing` (the batch without its header; `null`: nothing else) is
- * written instead, so a session never gets a second header. On any failure the file is cut back
- * to its old length, so a batch is written whole or not at all.
+ * Append `payload` (whole lines) to the session file, holding its lock, through core's
+ * `appendWithinRoot`: no symlink or hard link followed below the root; a file not ending in a
+ * newline had its last write torn, so the batch starts on a fresh line; a failed write is cut
+ * back, so a batch is written whole or not at all. When the file already has lines, `existing`
+ * (the batch without its header; `null`: nothing else) is written instead, so a session never
+ * gets a second header. Reads only the file's size.
  */
 async function writeBatch(
+  within: Within,
+  id: string,
   file: string,
   payload: Buffer,
   fsync: boolean,
   existing: Buffer | null,
 ): Promise<void> {
-  let handle: Awaited<ReturnType<typeof open>>
+  const data = (await sessionSize(within, id, file)) > 0 ? existing : payload
+  if (data === null) return
   try {
-    handle = await open(file, 'a+')
+    await appendWithinRoot(within.root, within.file(id), data, { fsync })
   } catch (error) {
-    throw ioError(`cannot open the session ${file}`, error, file, 'append')
-  }
-  let size = 0
-  try {
-    size = (await handle.stat()).size
-    let data = size > 0 ? existing : payload
-    if (data === null) return
-    if (size > 0) {
-      const last = Buffer.alloc(1)
-      await handle.read(last, 0, 1, size - 1)
-      if (last[0] !== 0x0a) data = Buffer.concat([Buffer.from('\n'), payload])
-    }
-    let offset = 0
-    while (offset < data.length) {
-      const { bytesWritten } = await handle.write(data, offset, data.length - offset)
-      offset += bytesWritten
-    }
-    if (fsync) await handle.sync()
-  } catch (error) {
-    await handle.truncate(size).catch(() => {})
     throw ioError(`cannot append to the session ${file}`, error, file, 'append')
-  } finally {
-    await handle.close().catch(() => {})
   }
-  if (fsync && size === 0) await syncDirectory(file)
 }
 
-/** Make a newly created file's directory entry durable too (not possible on every platform). */
-async function syncDirectory(file: string): Promise<void> {
+/** Bytes in the session file now (0 when it does not exist yet), opened without following links. */
+async function sessionSize(within: Within, id: string, file: string): Promise<number> {
+  let handle: Awaited<ReturnType<typeof openWithinRoot>>
   try {
-    const dir = await open(resolve(file, '..'), 'r')
-    try {
-      await dir.sync()
-    } finally {
-      await dir.close()
-    }
-  } catch {
-    // Windows cannot open a directory; the file itself is synced.
+    handle = await openWithinRoot(within.root, within.file(id))
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return 0
+    throw ioError(`cannot open the session ${file}`, error, file, 'append')
+  }
+  try {
+    return (await handle.stat()).size
+  } finally {
+    await handle.close().catch(() => {})
   }
 }
 

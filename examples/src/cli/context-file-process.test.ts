@@ -1,0 +1,97 @@
+import { execFile } from 'node:child_process'
+import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+
+// The demo's context file is read like preloaded files: inside the workspace, no symlink out.
+// Real child processes (node + tsx on the source), as users run the demo.
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
+const demo = join(repo, 'examples', 'src', 'demo.ts')
+const run = promisify(execFile)
+let base: string
+beforeAll(async () => {
+  base = await mkdtemp(join(tmpdir(), 'demo-context-file-'))
+  await mkdir(join(base, 'outside'))
+  await writeFile(join(base, 'outside', 'x.ndjson'), '{"secret_field_name":1}\n')
+})
+afterAll(() => rm(base, { recursive: true, force: true }))
+
+async function demoProcess(args: string[]) {
+  const env = { ...process.env }
+  delete env.ANTHROPIC_API_KEY
+  delete env.FORCE_COLOR
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', demo, ...args], {
+      cwd: repo,
+      env,
+      timeout: 60_000,
+    })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string }
+    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }
+  }
+}
+
+/** A workspace that is not empty (so the demo template is not copied in). */
+async function workspace(name: string): Promise<string> {
+  const ws = join(base, name)
+  await mkdir(join(ws, 'data'), { recursive: true })
+  await writeFile(join(ws, 'AGENTS.md'), '# Agents\n')
+  return ws
+}
+
+test('a workspace data/orders.ndjson symlinked outside is refused: one line, exit code 2', async () => {
+  const ws = await workspace('linked')
+  await symlink(join(base, 'outside', 'x.ndjson'), join(ws, 'data', 'orders.ndjson'))
+  const r = await demoProcess(['--workspace', ws, 'hi'])
+  expect(r).toEqual({
+    code: 2,
+    stdout: '',
+    stderr:
+      'demo: context file data/orders.ndjson: is a symlink leading outside the root (context files are read inside the workspace; --allow-outside-context-file reads one elsewhere)\n',
+  })
+}, 120_000)
+
+test('--context-file ../outside/x.ndjson is refused unless --allow-outside-context-file is typed', async () => {
+  const ws = await workspace('plain')
+  const refused = await demoProcess([
+    '--workspace',
+    ws,
+    '--context-file',
+    '../outside/x.ndjson',
+    'hi',
+  ])
+  expect(refused.code).toBe(2)
+  expect(refused.stdout).toBe('')
+  expect(refused.stderr).toMatch(/^demo: --context-file \.\.\/outside\/x\.ndjson: the path escapes/)
+  expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1)
+  const allowed = await demoProcess([
+    '--workspace',
+    ws,
+    '--context-file',
+    '../outside/x.ndjson',
+    '--allow-outside-context-file',
+    '--json',
+    'hi',
+  ])
+  expect(allowed.stderr).toBe('')
+  expect(allowed.code).toBe(0)
+  expect(allowed.stdout).toContain('secret_field_name') // the user asked for it: the hint names its fields
+}, 120_000)
+
+test('a workspace whose .contextkit/ is a symlink is refused up front: one line, exit code 2', async () => {
+  const ws = await workspace('state-linked')
+  await mkdir(join(base, 'state-outside'))
+  await symlink(join(base, 'state-outside'), join(ws, '.contextkit'))
+  const r = await demoProcess(['--workspace', ws, 'hi'])
+  expect(r).toEqual({
+    code: 2,
+    stdout: '',
+    stderr: `demo: cannot use --workspace ${ws}: .contextkit is a symlink\n`,
+  })
+  expect(await readdir(join(base, 'state-outside'))).toEqual([])
+}, 120_000)
