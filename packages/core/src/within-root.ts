@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import {
   closeSync,
   constants,
@@ -21,6 +20,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { errnoCode } from './errno.js'
 import { invalidArgument } from './errors.js'
+import { sideFileName } from './side-files.js'
 import {
   childPath,
   NOFOLLOW,
@@ -355,7 +355,8 @@ export async function replaceWithinRoot(
 ): Promise<WithinRootWrite> {
   const bytes = toBytes(data, options, 'replaceWithinRoot')
   const t = target(root, relPath, true)
-  const tempName = `${t.name}.tmp-${process.pid}-${randomUUID().slice(0, 8)}`
+  // named as core's side files, so sweepAbandonedSideFiles can clear one a killed writer left
+  const tempName = sideFileName(t.name, 'tmp')
   const temp: Target = { ...t, name: tempName }
   let tempMade = false
   try {
