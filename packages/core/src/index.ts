@@ -5,6 +5,9 @@ export { usageCostUsd } from './cost.js'
 export { errnoCode } from './errno.js'
 export type { ContextkitErrorOptions } from './errors.js'
 export {
+  assertArray,
+  assertFiniteNumber,
+  assertObject,
   assertString,
   ConfigurationError,
   ContextkitError,

@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
+import { assertOptions, assertString } from './errors.js'
 import {
   safeStringify,
   summarize,
@@ -29,6 +30,8 @@ export interface JsonlTrace extends Trace {
  * counted in `failures` and never thrown.
  */
 export function jsonlTrace(path: string, options: JsonlTraceOptions = {}): JsonlTrace {
+  assertString(path, 'jsonlTrace', 'path')
+  assertOptions(options, 'jsonlTrace', 'options')
   const now = options.now ?? Date.now
   let seq = 0
   let failures = 0

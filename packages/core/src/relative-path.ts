@@ -1,3 +1,4 @@
+import { assertOptions } from './errors.js'
 /**
  * The one check of a path meant to stay inside a root (a workspace, a project), on every OS's
  * rules at once: no NUL or control characters, no absolute, UNC, device or drive-letter paths,
@@ -94,6 +95,7 @@ function utf8Length(text: string): number {
  * string is `not_a_string`.
  */
 export function inspectRelativePath(relPath: unknown, limits: PathLimits = {}): PathInspection {
+  assertOptions(limits, 'inspectRelativePath', 'limits')
   const maxPath = limits.maxPathBytes ?? 1024
   const maxComponent = limits.maxComponentBytes ?? 255
   const invalid = (reason: PathProblem, message: string): PathInspection => ({
