@@ -1,4 +1,5 @@
 import {
+  assertObject,
   type ImageBlock,
   ImageBlockSchema,
   invalidArgument,
@@ -114,6 +115,7 @@ export function defineTool<S extends z.ZodType>(
 
 /** The core `ToolDefinition` of a tool (what formatters and providers see). */
 export function toolDefinition(tool: AgentTool): ToolDefinition {
+  assertObject(tool, 'toolDefinition', 'tool')
   return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
 }
 

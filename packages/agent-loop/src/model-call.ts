@@ -1,5 +1,6 @@
 import {
   type AssistantMessage,
+  assertArray,
   type ContentBlock,
   type ContextkitError,
   type ContextMiddleware,
@@ -78,6 +79,7 @@ export function withPrefillInReply(
   prefill: string | undefined,
   assistantPrefill: string | undefined,
 ): ContentBlock[] {
+  assertArray(content, 'withPrefillInReply', 'content')
   const p = prefill?.trimEnd() ?? ''
   if (p.trim() === '' || !assistantPrefill?.trimEnd().endsWith(p.trim())) return [...content]
   const index = content.findIndex((b) => b.type === 'text')

@@ -1,4 +1,5 @@
 import type { ToolCallBlock, ToolResultBlock } from '@contextkit/core'
+import { assertArray, assertObject } from '@contextkit/core'
 import type { AgentTool } from './define-tool.js'
 import { toolOutputContent } from './define-tool.js'
 import {
@@ -171,6 +172,8 @@ export async function runToolCalls(
   calls: readonly ToolCallBlock[],
   options: RunToolCallsOptions,
 ): Promise<ToolOutcome[]> {
+  assertArray(calls, 'runToolCalls', 'calls')
+  assertObject(options, 'runToolCalls', 'options')
   const outcomes: Array<ToolOutcome | undefined> = new Array(calls.length)
   const names = [...options.tools.keys()]
   const available =

@@ -8,6 +8,7 @@ export {
   assertArray,
   assertFiniteNumber,
   assertObject,
+  assertOptions,
   assertString,
   ConfigurationError,
   ContextkitError,
