@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { link, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { errnoCode } from '@contextkit/core'
+import { assertOptions, assertString, errnoCode, invalidArgument } from '@contextkit/core'
 import { StateIoError, StateLockError } from './errors.js'
 
 /** Options of {@link withFileLock}. */
@@ -220,6 +220,9 @@ export async function withFileLock<T>(
   fn: () => Promise<T>,
   options: FileLockOptions = {},
 ): Promise<T> {
+  assertString(lockPath, 'withFileLock', 'lockPath')
+  if (typeof fn !== 'function') invalidArgument('withFileLock', 'fn', 'a function', fn)
+  assertOptions(options, 'withFileLock')
   const token = await acquire(lockPath, options)
   try {
     return await fn()
