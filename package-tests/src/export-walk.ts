@@ -54,14 +54,25 @@ const CHILD = join(ROOT, 'package-tests', 'src', 'export-walk-child.mjs')
 const CORE = pathToFileURL(join(ROOT, 'packages', 'core', 'dist', 'index.js')).href
 
 /**
- * The built module of each entry point of `pkg`, as Node resolves it (the `node` condition of a
- * root that has one, which serves the pure API too).
+ * The built modules of each entry point of `pkg`, as consumers resolve them: a root with a
+ * `node` condition gives its Node module (the pure API plus the Node-only one) and its pure
+ * `default` module (what bundlers get; an export already reached is walked once).
  */
 export function entryModules(pkg: WorkspacePackage): WalkModule[] {
-  return pkg.entries.map((entry) => {
-    const target = pkg.json.exports?.[entry.subpath] as Record<string, Record<string, string>>
-    const file = (target.node?.import ?? target.import) as unknown as string
-    return { label: entry.specifier, url: pathToFileURL(join(pkg.dir, file)).href }
+  return pkg.entries.flatMap((entry) => {
+    const target = pkg.json.exports?.[entry.subpath] as Record<string, unknown>
+    const module = (label: string, file: unknown) => ({
+      label,
+      url: pathToFileURL(join(pkg.dir, String(file))).href,
+    })
+    const { node, default: pure } = target as Record<string, Record<string, string> | undefined>
+    if (node && pure) {
+      return [
+        module(entry.specifier, node.import),
+        module(`${entry.specifier} (default)`, pure.import),
+      ]
+    }
+    return [module(entry.specifier, target.import)]
   })
 }
 

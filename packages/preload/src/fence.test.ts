@@ -1,3 +1,4 @@
+import { ValidationError } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { fenceCode, inlineCode, languageFor, longestRun } from './fence.js'
@@ -51,4 +52,13 @@ describe('inlineCode', () => {
     expect(inlineCode('a`b')).toBe('``a`b``')
     expect(inlineCode('`x')).toBe('`` `x ``')
   })
+})
+
+test('longestRun refuses a char that is not one UTF-16 unit with a typed error (no hang)', () => {
+  for (const char of ['', 'bc', '``']) {
+    expect(() => longestRun('a', char)).toThrow(ValidationError)
+    expect(() => longestRun('', char)).toThrow(/longestRun: char must be a single UTF-16 unit/)
+  }
+  expect(() => longestRun(null as never, '`')).toThrow(/longestRun: text must be a string/)
+  expect(longestRun('a``b```', '`')).toBe(3)
 })
