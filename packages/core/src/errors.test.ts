@@ -200,7 +200,13 @@ describe('argument assertions', () => {
   test('property: any value either passes or throws a ValidationError naming the parameter', () => {
     fc.assert(
       fc.property(fc.anything({ withNullPrototype: true }), (v) => {
-        for (const check of [assertObject, assertArray, assertFiniteNumber, assertString]) {
+        const checks: Array<(value: unknown, fn: string, param: string) => void> = [
+          assertObject,
+          assertArray,
+          assertFiniteNumber,
+          assertString,
+        ]
+        for (const check of checks) {
           try {
             check(v, 'fn', 'param')
           } catch (error) {
