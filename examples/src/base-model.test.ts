@@ -24,7 +24,7 @@ test('ChatML through /v1/completions: the chat template, a Qwen tool call, the a
     { name: 'count_words', input: { text: 'the quick brown fox jumps over the lazy dog' } },
   ])
   expect(result.text).toBe('The text has 9 words.')
-  expect(result.result.turns).toBe(2)
+  expect(result.result.steps).toBe(2)
   expect(result.prompts[0]).toMatch(
     /^<\|im_start\|>system\nYou are a concise assistant\.[\s\S]*<tools>\n\{"type":"function","function":\{"name":"count_words"/,
   )

@@ -151,7 +151,7 @@ export async function runCodeEditorCli(
     }
     io.log(`files changed: ${result.filesChanged.join(', ') || 'none'}`)
     io.log(`summary: ${result.summary}`)
-    io.log(`${result.turns} model calls · stopped ${result.stopReason}`)
+    io.log(`${result.steps} model calls · stopped ${result.stopReason}`)
     return 0
   } catch (error) {
     io.error(`code-editor: the run failed: ${(error as Error).message}`)

@@ -1,4 +1,4 @@
-import { ANALYZE_SYSTEM_PROMPT } from '@contextkit/agent-loop'
+import { PLAN_SYSTEM_PROMPT } from '@contextkit/agent-loop'
 import type { ReplySpec, ScriptRequest } from '@contextkit/testkit'
 import { type ConversationView, readConversation } from './cli/scenario-request.js'
 
@@ -63,7 +63,7 @@ export const codeEditorScript = (req: ScriptRequest): ReplySpec => {
   const view = readConversation(req)
   const payload = payloadOf(view.turnText)
   const field = fieldOf(payload.instruction)
-  if (req.system.includes(ANALYZE_SYSTEM_PROMPT.slice(0, 60))) {
+  if (req.system.includes(PLAN_SYSTEM_PROMPT.slice(0, 60))) {
     if (payload.elements.length > 1 && /\b(it|this|bigger|smaller)\b/i.test(payload.instruction)) {
       return {
         text: JSON.stringify({

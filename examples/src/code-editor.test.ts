@@ -90,7 +90,7 @@ async function edit(extra: Partial<CodeEditorDeps> = {}, script: Script = codeEd
 
 test('files preloaded: plan, one turn of writes, a summary — three model calls, no reads', async () => {
   const { result, root, lines, bodies } = await edit()
-  expect(result.turns).toBe(3)
+  expect(result.steps).toBe(3)
   expect(result.stopReason).toBe('end_turn')
   expect(result.plan).toBe(
     '1. Add the priority field to the model in api/models.py\n2. Show priority in src/App.jsx',
@@ -136,7 +136,7 @@ test('a tight budget drops the preloaded files before the images, and the agent 
   expect(result.prompt.kept).toContain('payload:images')
   expect(result.prompt.text).not.toContain('#### `src/App.jsx`')
   expect(result.prompt.text).not.toContain('<li class="task-card">') // HTML went first
-  expect(result.turns).toBe(4)
+  expect(result.steps).toBe(4)
   expect(result.filesChanged).toEqual(['api/models.py', 'src/App.jsx'])
 })
 
@@ -152,7 +152,7 @@ test('a vague instruction about several elements: the plan phase asks, the run e
   expect(result.stopReason).toBe('clarify')
   expect(result.question).toBe('Which of the 2 selected elements should change?')
   expect(result.context).toBe('"Make it bigger" could mean any of them.')
-  expect(result.turns).toBe(1)
+  expect(result.steps).toBe(1)
   expect(result.filesChanged).toEqual([])
   expect(await readFile(join(root, 'src/App.jsx'), 'utf8')).toBe(APP)
 })

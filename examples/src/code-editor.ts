@@ -6,7 +6,7 @@ import {
   type AgentResult,
   type AgentStopReason,
   type ModelProvider,
-  maxTurns,
+  maxSteps,
   runAgent,
 } from '@contextkit/agent-loop'
 import { anthropicProvider } from '@contextkit/agent-loop/anthropic'
@@ -22,10 +22,10 @@ import { buildEditorPrompt, type EditorPayload, type EditorPrompt } from './code
 import { readFileTool } from './read-file-tool.js'
 import { writeFileTool } from './write-file-tool.js'
 
-/** The editing agent's system prompt: efficiency rules first (seed 002's goal: under ten turns). */
+/** The editing agent's system prompt: efficiency rules first (seed 002's goal: under ten steps). */
 export const CODE_EDITOR_SYSTEM_PROMPT = `You are a full-stack code editor. The user selected elements in a running web page and asked for a change. The prompt gives the instruction, the selected elements with their source locations, reference images, the backend's models and routes, and often the files themselves under "#### \`path\`" headings.
 
-Finish in as few turns as you can (under ten):
+Finish in as few steps as you can (under ten):
 1. Read everything you need in one turn (several read_file calls at once), then write everything in one turn (several write_file calls at once). Never alternate reads and writes.
 2. Files shown in the prompt are current: use them; do not read them again.
 3. Trust the paths under "Files to Modify" and "Backend Structure"; do not look for others.
@@ -49,9 +49,9 @@ export interface CodeEditorDeps {
   /** Token budget of the preloaded files. Default `5000`. */
   preloadBudgetTokens?: number
   /** Model calls at most, the plan call included. Default `12`. */
-  maxTurns?: number
-  /** The analyze/plan phase before editing. Default `true`. */
-  analyze?: boolean
+  maxSteps?: number
+  /** The plan phase before editing. Default `true`. */
+  plan?: boolean
   /** Where the account goes, one line per turn. Default: nowhere. */
   print?: (line: string) => void
   counter?: TokenCounter
@@ -62,9 +62,9 @@ export interface CodeEditorDeps {
 /** What {@link main} did. */
 export interface CodeEditorResult {
   /** Model calls, the plan call included: the number the seed set out to cut. */
-  turns: number
+  steps: number
   stopReason: AgentStopReason
-  /** The plan the analyze phase made. */
+  /** The plan the plan phase made. */
   plan?: string
   /** With `stopReason: 'clarify'`: the question for the user, and why. */
   question?: string
@@ -81,7 +81,7 @@ export interface CodeEditorResult {
 /**
  * The visual code editor's agent (seed 002) on `runAgent`: the payload of selected elements and
  * the backend map become a prompt with the referenced files preloaded under a budget and fitted
- * with preload's pass ladder; the analyze phase plans (or asks one question, which ends the
+ * with preload's pass ladder; the plan phase plans (or asks one question, which ends the
  * run); then the agent edits with `read_file` (preload's `readWithinRoot`) and `write_file`
  * (`writeWithinRoot`), both confined to the project root. Reports the turn count.
  */
@@ -117,27 +117,27 @@ export async function main(deps: CodeEditorDeps): Promise<CodeEditorResult> {
         if (!changed.includes(path)) changed.push(path)
       }),
     ],
-    ...(deps.analyze === false ? {} : { analyze: true as const }),
-    stopWhen: maxTurns(deps.maxTurns ?? 12),
+    ...(deps.plan === false ? {} : { plan: true as const }),
+    stopWhen: maxSteps(deps.maxSteps ?? 12),
     maxTokens: 8192,
     workspace: root,
     ...(deps.trace ? { trace: deps.trace } : {}),
     ...(deps.signal ? { signal: deps.signal } : {}),
   })
   for await (const event of run.events) {
-    if (event.type === 'turn-end') {
+    if (event.type === 'step-end') {
       const calls = event.message.content.flatMap((b) =>
         b.type === 'tool_call' ? [`${b.name} ${String(b.input.path ?? '')}`.trim()] : [],
       )
       print(
-        `turn ${event.turn}${event.phase === 'plan' ? ' (plan)' : ''}: ${calls.length > 0 ? calls.join(', ') : 'no tool calls'}`,
+        `turn ${event.step}${event.phase === 'plan' ? ' (plan)' : ''}: ${calls.length > 0 ? calls.join(', ') : 'no tool calls'}`,
       )
     }
   }
   const result = await run.result
   if (result.stopReason === 'error' && result.error) throw result.error
   return {
-    turns: result.turns,
+    steps: result.steps,
     stopReason: result.stopReason,
     ...(result.plan === undefined ? {} : { plan: result.plan }),
     ...(result.question === undefined ? {} : { question: result.question }),

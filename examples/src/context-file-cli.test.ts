@@ -75,7 +75,7 @@ describe('examples/src/context-file.ts as a command', () => {
     ])
     expect(r.code).toBe(1)
     expect(r.stderr).toBe(
-      'context-file: no answer: the model stopped (max_turns) after 1 script(s) without calling SUBMIT\n',
+      'context-file: no answer: the model stopped (max_steps) after 1 script(s) without calling SUBMIT\n',
     )
   }, 120_000)
 

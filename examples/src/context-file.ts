@@ -4,7 +4,7 @@ import { basename, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type Anthropic from '@anthropic-ai/sdk'
-import { type AgentResult, type ModelProvider, maxTurns, runAgent } from '@contextkit/agent-loop'
+import { type AgentResult, type ModelProvider, maxSteps, runAgent } from '@contextkit/agent-loop'
 import { anthropicProvider } from '@contextkit/agent-loop/anthropic'
 import { CONTEXT_METADATA_VARS_KEY, type ContextMetadata } from '@contextkit/context-metadata'
 import { contextMetadata } from '@contextkit/context-metadata/node'
@@ -165,7 +165,7 @@ export async function main(deps: ContextFileDeps): Promise<ContextFileResult> {
       messages: [textMessage('user', deps.question)],
       tools: [runJsTool(sandbox)],
       middleware,
-      stopWhen: [maxTurns(deps.maxIterations ?? 8), () => sandbox.hasSubmitted],
+      stopWhen: [maxSteps(deps.maxIterations ?? 8), () => sandbox.hasSubmitted],
       maxTokens: 2048,
       ...(deps.trace ? { trace: deps.trace } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),

@@ -7,7 +7,7 @@ import {
   type AgentEvent,
   type AgentResult,
   type ModelProvider,
-  maxTurns,
+  maxSteps,
   type ProviderRequest,
   runAgent,
 } from '@contextkit/agent-loop'
@@ -108,7 +108,7 @@ export interface EmbeddedTurnOptions {
   onPrepared?: (turn: TurnContext) => void
   /** `max_tokens` of each call, capped at the model's output limit. Default `1024`. */
   maxTokens?: number
-  /** Model calls per turn (the `maxTurns` stop condition). Default `4`. */
+  /** Model calls per turn (the `maxSteps` stop condition). Default `4`. */
   maxModelCalls?: number
   /** Token budget for system + user sections. Default: context window − reply − history. */
   budgetTokens?: number
@@ -236,7 +236,7 @@ export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<Emb
     tools: [listFilesTool(workspace), readFileTool(workspace)],
     middleware: middlewareFor(options, workspace),
     formatter: formatterOf(options.formatter),
-    stopWhen: maxTurns(options.maxModelCalls ?? 4),
+    stopWhen: maxSteps(options.maxModelCalls ?? 4),
     maxTokens: options.maxTokens ?? 1024,
     session: { store, id: sessionId },
     workspace,

@@ -9,6 +9,10 @@ import { packageOf } from './consumer.js'
 import { publishablePackages } from './workspace.js'
 
 const packages = publishablePackages()
+/** The peer range of core in every other package: the unreleased 0.0.0 and the 0.1 line. */
+const CORE_PEER = 'workspace:0.0.0 || ^0.1.0'
+/** The zod versions the code supports (the lowest, 4.0.0, is tested by two-copies.test.ts). */
+const ZOD_PEER = '^4.0.0'
 
 test('packages/* holds the publishable packages', () => {
   expect(packages.length).toBeGreaterThanOrEqual(7)
@@ -22,7 +26,19 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
     expect(json.type).toBe('module')
     expect(json.sideEffects).toBe(false)
     expect(json.engines?.node).toBe('>=20.19')
-    expect(json.files).toEqual(['dist'])
+    expect(json.files).toEqual(['dist', 'CHANGELOG.md'])
+  })
+
+  test('release metadata: public with provenance, homepage, bugs, a CHANGELOG.md to ship', () => {
+    expect(json.publishConfig).toEqual({ access: 'public', provenance: true })
+    expect(json.homepage).toBe(
+      `https://github.com/contextkit/contextkit/tree/main/packages/${pkg.folder}#readme`,
+    )
+    expect(json.bugs).toEqual({ url: 'https://github.com/contextkit/contextkit/issues' })
+    expect(json.repository?.directory).toBe(`packages/${pkg.folder}`)
+    expect(readFileSync(join(pkg.dir, 'CHANGELOG.md'), 'utf8')).toMatch(
+      new RegExp(`^# ${json.name.replace('/', '\\/')}\n`),
+    )
   })
 
   test('every entry maps types (first), import, require and default to one dist module', () => {
@@ -111,6 +127,9 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
 
   test('dependencies: @contextkit ones as workspace:^, others caret ranges; dev ones exact', () => {
     for (const [dep, range] of Object.entries(json.dependencies ?? {})) {
+      expect(dep, 'core and zod are peers (one copy per app)').not.toMatch(
+        /^(@contextkit\/core|zod)$/,
+      )
       if (dep.startsWith('@contextkit/')) expect(range, dep).toBe('workspace:^')
       else expect(range, dep).toMatch(/^\^\d+\.\d+\.\d+$/)
     }
@@ -118,6 +137,19 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
       if (dep.startsWith('@contextkit/')) expect(range, dep).toMatch(/^workspace:[\^*]$/)
       else expect(range, dep).toMatch(/^\d+\.\d+\.\d+$/)
     }
+  })
+
+  test('core and zod are peer dependencies (plus dev dependencies), so an app has one copy of each', () => {
+    if (json.name === '@contextkit/core' || json.name === '@contextkit/testkit') {
+      if (json.name === '@contextkit/core') expect(json.peerDependencies?.zod).toBe(ZOD_PEER)
+      return
+    }
+    // Within range on core's first minor: changesets then leaves dependents at their own bump
+    // (onlyUpdatePeerDependentsWhenOutOfRange) instead of forcing a major (docs/architecture.md).
+    expect(json.peerDependencies?.['@contextkit/core']).toBe(CORE_PEER)
+    expect(json.devDependencies?.['@contextkit/core']).toBe('workspace:^')
+    expect(json.peerDependencies?.zod).toBe(ZOD_PEER)
+    expect(json.devDependencies?.zod).toMatch(/^4\.\d+\.\d+$/)
   })
 
   test('its declarations import only its dependencies, peer dependencies and Node built-ins', () => {

@@ -19,6 +19,10 @@ export interface PackageJson {
   main?: string
   types?: string
   files?: string[]
+  homepage?: string
+  bugs?: { url?: string }
+  repository?: { type?: string; url?: string; directory?: string }
+  publishConfig?: Record<string, unknown>
   engines?: Record<string, string>
   exports?: Record<string, unknown>
   dependencies?: Record<string, string>

@@ -11,13 +11,13 @@ const call = {
   input: { path: 'src/a.ts' },
 }
 const events: AgentEvent[] = [
-  { type: 'turn-start', turn: 1, phase: 'agent' },
-  { type: 'text-delta', turn: 1, text: ' Reading' },
-  { type: 'text-delta', turn: 1, text: ' it.' },
-  { type: 'tool-call', turn: 1, call },
+  { type: 'step-start', step: 1, phase: 'agent' },
+  { type: 'text-delta', step: 1, text: ' Reading' },
+  { type: 'text-delta', step: 1, text: ' it.' },
+  { type: 'tool-call', step: 1, call },
   {
     type: 'tool-result',
-    turn: 1,
+    step: 1,
     name: 'read_file',
     durationMs: 12,
     result: {
@@ -27,8 +27,8 @@ const events: AgentEvent[] = [
       isError: false,
     },
   },
-  { type: 'turn-start', turn: 2, phase: 'agent' },
-  { type: 'text-delta', turn: 2, text: 'Done.' },
+  { type: 'step-start', step: 2, phase: 'agent' },
+  { type: 'text-delta', step: 2, text: 'Done.' },
   { type: 'warning', warning: { code: 'x_off', message: 'x turned off', source: 'x' } },
 ]
 

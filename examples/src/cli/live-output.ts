@@ -92,7 +92,7 @@ export class LiveOutput {
   event(event: AgentEvent): void {
     const c = this.#term.c
     switch (event.type) {
-      case 'turn-start':
+      case 'step-start':
         this.#textInTurn = false
         if (event.phase === 'plan') this.line(c.dim('planning…'))
         this.#waitingSince = this.#now()
@@ -101,7 +101,7 @@ export class LiveOutput {
       case 'text-delta':
       case 'thinking-delta': {
         this.#stopWaiting()
-        if (!this.#textInTurn && event.turn === 1 && this.prefill && event.type === 'text-delta') {
+        if (!this.#textInTurn && event.step === 1 && this.prefill && event.type === 'text-delta') {
           this.#write(c.dim(this.prefill))
         }
         this.#textInTurn = true
@@ -134,11 +134,11 @@ export class LiveOutput {
       case 'retry':
         this.line(
           c.yellow(
-            `↻ retrying call ${event.turn} (${event.by ?? event.source}, attempt ${event.attempt}): ${event.error.message}`,
+            `↻ retrying call ${event.step} (${event.by ?? event.source}, attempt ${event.attempt}): ${event.error.message}`,
           ),
         )
         return
-      case 'turn-end':
+      case 'step-end':
         this.#stopWaiting()
         this.#newline()
         return

@@ -51,7 +51,7 @@ test('"What files are in this workspace?": lists, reads the relevant files at on
     'read_file {"path":"src/parse-orders.ts"}',
     'read_file {"path":"src/report.ts"}',
   ])
-  expect(turn.result.turns).toBe(3)
+  expect(turn.result.steps).toBe(3)
   expect(text.startsWith(OFFLINE_ANSWER_MARK)).toBe(true)
   expect(text).toContain('The workspace has 7 files: AGENTS.md, PREFILL.md, README.md, SOUL.md')
   expect(text).toContain(

@@ -97,7 +97,7 @@ test('--json: only JSON lines — the start, the budget before the first delta, 
     created: true,
   })
   expect(types.indexOf('budget')).toBeLessThan(types.indexOf('text-delta'))
-  for (const t of ['run-start', 'turn-start', 'usage', 'turn-end', 'run-end'])
+  for (const t of ['run-start', 'step-start', 'usage', 'step-end', 'run-end'])
     expect(types).toContain(t)
   expect(types).not.toContain('tool-call') // the file was named, so it was preloaded
   const end = events.at(-1)!

@@ -202,7 +202,7 @@ function usageLine(result: EmbeddedTurnResult, c: Terminal['c']): string {
   const u = result.result.usage
   const total = u.input + u.cacheRead + u.cacheWrite
   const rate = total > 0 ? `${(u.cacheHitRate * 100).toFixed(0)} %` : 'n/a'
-  return `${c.bold('usage')}    ${result.result.turns} model call(s) · ${num(total)} input tokens (${num(u.cacheRead)} from the cache, ${num(u.cacheWrite)} written to it; hit rate ${rate}) · ${num(u.output)} output tokens`
+  return `${c.bold('usage')}    ${result.result.steps} model call(s) · ${num(total)} input tokens (${num(u.cacheRead)} from the cache, ${num(u.cacheWrite)} written to it; hit rate ${rate}) · ${num(u.output)} output tokens`
 }
 
 interface TurnSpec {
@@ -281,7 +281,7 @@ async function runTurn(
       trace: result.tracePath,
       resumptionState: state,
       stopReason: result.result.stopReason,
-      turns: result.result.turns,
+      turns: result.result.steps,
       usage: result.result.usage,
       ms: Date.now() - started,
     })

@@ -20,7 +20,7 @@ import type { AgentCallUsage, AgentResult } from '../src/events.js'
 import type { ModelProvider } from '../src/provider.js'
 import { runAgent } from '../src/run-agent.js'
 import { jsonlSessionStore } from '../src/session/jsonl-store.js'
-import { maxTurns } from '../src/stop-conditions.js'
+import { maxSteps } from '../src/stop-conditions.js'
 
 /** How the scenario's calls are marked. */
 export type ScenarioPlacement = 'auto' | 'off' | 'naive'
@@ -107,7 +107,7 @@ function share(calls: readonly AgentCallUsage[]): {
   let read = 0
   let total = 0
   for (const c of calls) {
-    if (c.phase !== 'agent' || c.turn < 2) continue
+    if (c.phase !== 'agent' || c.step < 2) continue
     read += c.cacheRead
     total += c.input + c.cacheRead + c.cacheWrite
   }
@@ -165,12 +165,12 @@ export async function runCacheScenario(
         system,
         messages: [textMessage('user', text)],
         tools: [readFile],
-        stopWhen: maxTurns(steps),
+        stopWhen: maxSteps(steps),
         cache: placement === 'auto' ? 'auto' : 'off',
         ...(session ? { session: { store, id: session } } : {}),
       }).result
       if (result.error) throw result.error
-      if (result.turns !== steps) throw new Error(`expected ${steps} calls, got ${result.turns}`)
+      if (result.steps !== steps) throw new Error(`expected ${steps} calls, got ${result.steps}`)
       return result
     }
     const figures = (placement: ScenarioPlacement, result: AgentResult): PlacementFigures => ({

@@ -21,7 +21,7 @@ describe('runAgent, 200-message history, 20 tools (in-process provider)', () => 
         messages: [...past, question],
         tools: toolset,
       }).result
-      if (result.turns !== 10) throw new Error(`expected 10 calls, got ${result.turns}`)
+      if (result.steps !== 10) throw new Error(`expected 10 calls, got ${result.steps}`)
     },
     { time: 3000, warmupIterations: 20 },
   )
@@ -36,7 +36,7 @@ describe('runAgent, 200-message history, 20 tools (in-process provider)', () => 
         messages: [...past, question],
         tools: toolset,
       }).result
-      if (result.turns !== 1) throw new Error(`expected 1 call, got ${result.turns}`)
+      if (result.steps !== 1) throw new Error(`expected 1 call, got ${result.steps}`)
     },
     { time: 3000, warmupIterations: 20 },
   )

@@ -78,7 +78,7 @@ describe('abort', () => {
     })
     const ends: AgentEvent[] = []
     const { result, settledMs } = await abortOn(run, (e) => {
-      if (e.type === 'turn-end') ends.push(e)
+      if (e.type === 'step-end') ends.push(e)
       return e.type === 'text-delta'
     })
     expect(settledMs).toBeLessThan(100)
@@ -90,9 +90,9 @@ describe('abort', () => {
     expect(result.messages).toEqual(messages.slice(1))
     const events = []
     for await (const e of run.events) events.push(e)
-    const last = events.filter((e) => e.type === 'turn-end').at(-1)
-    expect(last).toMatchObject({ turn: 2, message: { stopReason: 'aborted' } })
-    const partial = last?.type === 'turn-end' ? textOf(last.message) : ''
+    const last = events.filter((e) => e.type === 'step-end').at(-1)
+    expect(last).toMatchObject({ step: 2, message: { stopReason: 'aborted' } })
+    const partial = last?.type === 'step-end' ? textOf(last.message) : ''
     expect(partial.length).toBeGreaterThan(0)
     expect('A long answer that takes its time'.startsWith(partial.slice(0, 30))).toBe(true)
   })

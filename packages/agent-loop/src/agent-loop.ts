@@ -9,7 +9,6 @@ import {
   emptyUsage,
   type FinalizeInfo,
   type Message,
-  type ModelPricing,
   type RunInfo,
   runFinalize,
   runPrepare,
@@ -25,74 +24,49 @@ import {
   type AgentCallUsage,
   type AgentEvent,
   type AgentResult,
-  type AgentRunUsage,
-  type AgentStopReason,
   type AgentWarning,
   type EventChannel,
   withCacheHitRate,
 } from './events.js'
-import { LoopGuard } from './loop-guard.js'
-import { type CallContext, callModel } from './model-call.js'
+import { LoopGuard, type LoopGuardVerdict } from './loop-guard.js'
+import { type CallContext, type CallResult, callModel } from './model-call.js'
 import type { ResolvedOptions } from './options.js'
 import { planSection, runPlanPhase } from './plan.js'
 import { safeRecord, warningTrace } from './run-trace.js'
+import { addUsage, interruptedReply, runUsage } from './run-usage.js'
 import { SessionRun } from './session-run.js'
 import { firstStop, type StopState } from './stop-conditions.js'
+import { type AgentStopReason, conditionStopReason, replyStopReason } from './stop-reasons.js'
 import { runToolStep } from './tool-step.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 
-const NATURAL_STOPS = new Set<string>([
-  'end_turn',
-  'max_tokens',
-  'stop_sequence',
-  'refusal',
-  'pause_turn',
-  'model_context_window_exceeded',
-])
+/** How a step ended: the turn to go on with, or the run's end. */
+type StepOutcome = { turn: TurnContext } | { end: AgentResult }
 
-function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    input: a.input + b.input,
-    output: a.output + b.output,
-    cacheRead: a.cacheRead + b.cacheRead,
-    cacheWrite: a.cacheWrite + b.cacheWrite,
-  }
-}
-
-function runUsage(
-  total: Usage,
-  calls: readonly AgentCallUsage[],
-  pricing: ModelPricing | undefined,
-): AgentRunUsage {
-  return { ...withCacheHitRate(total, pricing), calls: [...calls] }
-}
-
-/** What is left of an interrupted reply: its text and signed thinking (no call of it ran). */
-function interrupted(reply: AssistantMessage): AssistantMessage {
-  const content = reply.content.filter(
-    (b) =>
-      b.type === 'text' ||
-      b.type === 'redacted_thinking' ||
-      (b.type === 'thinking' && b.signature !== undefined),
-  )
-  return { ...reply, content }
-}
-
-/** One run of the agent loop; {@link AgentLoop.run} never rejects. */
+/**
+ * One run of the agent loop; {@link AgentLoop.run} never rejects. A run is: open the session,
+ * prepare the turn (middleware), the plan phase when asked, then steps until a stop. A step is
+ * one model call ({@link AgentLoop.#call}), the tools it asked for, the stop decision, and the
+ * step's messages finalized and saved as one batch ({@link AgentLoop.#endStep}).
+ */
 export class AgentLoop {
   readonly #o: ResolvedOptions
   readonly #signal: AbortSignal
   readonly #channel: EventChannel<AgentEvent>
   readonly #runId: string
   readonly #warnings: AgentWarning[] = []
+  /** The run's new messages as saved (finalized replies and tool results). */
   readonly #saved: Message[] = []
-  readonly #produced: Message[] = []
+  /** The run's new messages as the model sent and sees them (the next call's `extra`). */
+  readonly #sent: Message[] = []
   readonly #toolCalls: ToolCallBlock[] = []
-  #usage: Usage = emptyUsage()
   readonly #calls: AgentCallUsage[] = []
-  #turns = 0
-  #pendingUser: Message[] = []
+  #usage: Usage = emptyUsage()
+  #steps = 0
+  /** The user messages given to `runAgent`, saved with the first batch. */
+  #unsavedUser: readonly Message[] = []
   #session: SessionRun | undefined
+  #plan: string | undefined
   #run!: RunInfo
 
   constructor(
@@ -112,48 +86,31 @@ export class AgentLoop {
   #warn = (warning: AgentWarning): void => {
     this.#warnings.push(warning)
     this.#emit({ type: 'warning', warning })
-    safeRecord(this.#o.raw.trace, CORE_TRACE_STAGES.warning, { ...warning })
+    safeRecord(this.#o.trace, CORE_TRACE_STAGES.warning, { ...warning })
   }
 
+  /** Run to a stop; every failure becomes the result's `error`, never a rejection. */
   async run(): Promise<AgentResult> {
-    const raw = this.#o.raw
+    const o = this.#o
     this.#run = createRunInfo({
       runId: this.#runId,
-      trace: warningTrace(this.#o.raw.trace, (warning) => {
+      trace: warningTrace(o.trace, (warning) => {
         this.#warnings.push(warning)
         this.#emit({ type: 'warning', warning })
       }),
       signal: this.#signal,
-      ...(raw.workspace === undefined ? {} : { workspace: raw.workspace }),
-      ...(raw.session === undefined ? {} : { sessionId: raw.session.id }),
+      ...(o.workspace === undefined ? {} : { workspace: o.workspace }),
+      ...(o.session === undefined ? {} : { sessionId: o.session.id }),
     })
-    const counter = new RunTokenCounter(
-      raw.tokenCounter ?? createTokenCounter({ model: this.#o.model }),
-    )
+    const counter = new RunTokenCounter(o.tokenCounter ?? createTokenCounter({ model: o.model }))
     let started = false
     try {
-      let history: Message[] = []
-      let loadWarnings: AgentWarning[] = []
-      if (raw.session) {
-        const opened = await SessionRun.open(raw.session, {
-          tokens: Math.floor(this.#o.model.contextWindow / 2),
-          counter: counter.counter,
-        })
-        this.#session = opened.session
-        history = opened.history
-        loadWarnings = opened.warnings
-        this.#run.trace.record(AGENT_TRACE_STAGES.sessionLoaded, {
-          sessionId: raw.session.id,
-          messages: opened.stored,
-          kept: history.length,
-          warnings: opened.warnings.length,
-        })
-      }
+      const { history, warnings } = await this.#openSession(counter)
       this.#start(history.length)
       started = true
-      for (const w of loadWarnings) this.#warn(w)
-      this.#pendingUser = [...raw.messages]
-      return await this.#loop(history, counter)
+      for (const w of warnings) this.#warn(w)
+      this.#unsavedUser = o.messages
+      return await this.#runSteps(this.#callContext(counter), history)
     } catch (error) {
       if (!started) this.#start(0)
       const failure = ContextkitError.isInstance(error)
@@ -163,45 +120,84 @@ export class AgentLoop {
     }
   }
 
+  /** Load the stored history (repaired, limited) when the run has a session. */
+  async #openSession(
+    counter: RunTokenCounter,
+  ): Promise<{ history: Message[]; warnings: AgentWarning[] }> {
+    const options = this.#o.session
+    if (!options) return { history: [], warnings: [] }
+    const opened = await SessionRun.open(options, {
+      tokens: Math.floor(this.#o.model.contextWindow / 2),
+      counter: counter.counter,
+    })
+    this.#session = opened.session
+    this.#run.trace.record(AGENT_TRACE_STAGES.sessionLoaded, {
+      sessionId: options.id,
+      messages: opened.stored,
+      kept: opened.history.length,
+      warnings: opened.warnings.length,
+    })
+    return { history: opened.history, warnings: opened.warnings }
+  }
+
   #start(historyMessages: number): void {
-    const raw = this.#o.raw
     const data = {
       runId: this.#runId,
       model: this.#o.model.id,
-      ...(raw.session ? { sessionId: raw.session.id } : {}),
+      ...(this.#o.session ? { sessionId: this.#o.session.id } : {}),
       historyMessages,
     }
     this.#run.trace.record(AGENT_TRACE_STAGES.runStart, data)
     this.#emit({ type: 'run-start', ...data })
   }
 
-  async #loop(history: Message[], counter: RunTokenCounter): Promise<AgentResult> {
+  /** What every model call of the run shares. */
+  #callContext(counter: RunTokenCounter): CallContext {
     const o = this.#o
-    const ctx: CallContext = {
-      provider: o.raw.provider,
-      formatter: o.raw.formatter,
-      middleware: o.raw.middleware ?? [],
+    return {
+      provider: o.provider,
+      formatter: o.formatter,
+      middleware: o.middleware,
       run: this.#run,
       signal: this.#signal,
       counter,
-      budgetTokens: o.raw.budgetTokens,
+      budgetTokens: o.budgetTokens,
       emit: this.#emit,
       warn: this.#warn,
-      addUsage: (usage, turn, phase) => {
+      addUsage: (usage, step, phase) => {
         this.#usage = addUsage(this.#usage, usage)
-        this.#calls.push({ ...withCacheHitRate(usage, o.model.pricing), turn, phase })
+        this.#calls.push({ ...withCacheHitRate(usage, o.model.pricing), step, phase })
       },
       cache: { mode: o.cache, warnedDropped: false },
     }
-    let turn = await runPrepare(
+  }
+
+  /** Prepare the turn, run the plan phase when asked, then steps until one ends the run. */
+  async #runSteps(ctx: CallContext, history: Message[]): Promise<AgentResult> {
+    const prepared = await this.#prepare(ctx, history)
+    const planned = this.#o.plan ? await this.#planPhase(ctx, prepared) : { turn: prepared }
+    if ('end' in planned) return planned.end
+    let turn = planned.turn
+    const guard = this.#o.loopGuard === false ? undefined : new LoopGuard(this.#o.loopGuard)
+    for (let step = 1; ; step++) {
+      const outcome = await this.#step(ctx, turn, step, guard)
+      if ('end' in outcome) return outcome.end
+      turn = outcome.turn
+    }
+  }
+
+  /** Middleware `prepare` over the history plus the new messages. */
+  async #prepare(ctx: CallContext, history: Message[]): Promise<TurnContext> {
+    const o = this.#o
+    const turn = await runPrepare(
       ctx.middleware,
       createTurnContext({
         model: o.model,
         system: o.system,
-        messages: [...history, ...o.raw.messages],
+        messages: [...history, ...o.messages],
         tools: [...o.tools.values()].map(toolDefinition),
-        vars: { ...(o.raw.vars ?? {}) },
-        ...(o.raw.thinking ? { thinking: o.raw.thinking } : {}),
+        vars: { ...o.vars },
+        ...(o.thinking ? { thinking: o.thinking } : {}),
       }),
       this.#run,
     )
@@ -211,123 +207,145 @@ export class AgentLoop {
       prefill: turn.prefill,
       tools: turn.tools.map((t) => t.name),
     })
-    if (o.analyze) {
-      const { outcome, calls } = await runPlanPhase(ctx, turn, o.analyze)
-      this.#turns += calls
-      if (outcome.kind === 'aborted') return this.#finish('aborted', this.#abortError())
-      if (outcome.kind === 'failed') return this.#finish('error', outcome.error)
-      if (outcome.kind === 'clarify') return this.#clarify(turn, outcome.question, outcome.context)
-      if (outcome.kind === 'proceed') {
-        turn = { ...turn, userSections: [planSection(outcome.plan), ...turn.userSections] }
+    return turn
+  }
+
+  /** The plan phase: proceed (the plan becomes a user section), ask the user, or end. */
+  async #planPhase(ctx: CallContext, turn: TurnContext): Promise<StepOutcome> {
+    const { outcome, calls } = await runPlanPhase(ctx, turn, this.#o.plan ?? {})
+    this.#steps += calls
+    switch (outcome.kind) {
+      case 'aborted':
+        return { end: this.#finish('aborted', this.#abortError()) }
+      case 'failed':
+        return { end: this.#finish('error', outcome.error) }
+      case 'clarify':
+        return { end: await this.#clarify(turn, outcome.question, outcome.context) }
+      case 'proceed':
         this.#plan = outcome.plan
-      }
-    }
-    const guard = o.raw.loopGuard === false ? undefined : new LoopGuard(o.raw.loopGuard)
-    for (let step = 1; ; step++) {
-      this.#emit({ type: 'turn-start', turn: step, phase: 'agent' })
-      const result = await callModel(ctx, {
-        turn,
-        extra: this.#produced,
-        withPrefill: step === 1,
-        maxTokens: o.maxTokens,
-        number: step,
-        phase: 'agent',
-      })
-      this.#turns++
-      turn = result.turn
-      this.#emit({
-        type: 'usage',
-        turn: step,
-        usage: withCacheHitRate(result.reply.usage, o.model.pricing),
-        total: withCacheHitRate(this.#usage, o.model.pricing),
-      })
-      this.#run.trace.record(AGENT_TRACE_STAGES.reply, {
-        turn: step,
-        stopReason: result.reply.stopReason,
-        blocks: result.reply.content.map((b) => b.type),
-        toolCalls: result.reply.content.flatMap((b) => (b.type === 'tool_call' ? [b.name] : [])),
-        usage: withCacheHitRate(result.reply.usage, o.model.pricing),
-      })
-      if (result.kind !== 'done') {
-        // nothing of an interrupted reply ran: it is finalized and reported, never saved, so the
-        // session holds whole steps only (and an abort mid-stream needs no write)
-        await this.#endStep(
-          turn,
-          interrupted(result.reply),
-          undefined,
-          { final: true, step },
-          false,
-        )
-        return result.kind === 'aborted'
-          ? this.#finish('aborted', this.#abortError())
-          : this.#finish('error', result.error)
-      }
-      const reply = result.reply
-      const calls = reply.content.filter((b): b is ToolCallBlock => b.type === 'tool_call')
-      if (calls.length === 0) {
-        await this.#endStep(turn, reply, undefined, { final: true, step }, true)
-        return this.#finish(
-          NATURAL_STOPS.has(reply.stopReason) ? (reply.stopReason as AgentStopReason) : 'end_turn',
-        )
-      }
-      const { results, verdict } = await runToolStep({
-        calls,
-        invalidCalls: result.invalidCalls,
-        guard,
-        tools: o.tools,
-        concurrency: o.concurrency,
-        signal: this.#signal,
-        run: this.#run,
-        turn: step,
-        emit: this.#emit,
-      })
-      this.#toolCalls.push(...calls)
-      this.#produced.push(reply, results)
-      const state: StopState = {
-        turns: step,
-        lastReply: reply,
-        lastToolCalls: calls,
-        toolCalls: this.#toolCalls,
-        messages: [...this.#saved, reply, results],
-        usage: this.#usage,
-      }
-      let stop: AgentStopReason | undefined
-      let failure: ContextkitError | undefined
-      try {
-        stop = this.#signal.aborted
-          ? 'aborted'
-          : verdict.stop
-            ? 'loop_detected'
-            : (firstStop(o.conditions, state)?.stopReason as AgentStopReason | undefined)
-      } catch (error) {
-        // a custom condition threw: the step still ends whole, then the run stops
-        stop = 'error'
-        failure = new AgentLoopError(`A stop condition threw: ${describeError(error)}`, {
-          cause: error,
-        })
-      }
-      await this.#endStep(turn, reply, results, { final: stop !== undefined, step }, true)
-      if (stop) {
-        return this.#finish(stop, failure ?? (stop === 'aborted' ? this.#abortError() : undefined))
-      }
+        return {
+          turn: { ...turn, userSections: [planSection(outcome.plan), ...turn.userSections] },
+        }
+      default:
+        return { turn }
     }
   }
 
-  #plan: string | undefined
+  /** One step: the call, the tools it asked for, the stop decision, the batch saved. */
+  async #step(
+    ctx: CallContext,
+    prepared: TurnContext,
+    step: number,
+    guard: LoopGuard | undefined,
+  ): Promise<StepOutcome> {
+    const result = await this.#call(ctx, prepared, step)
+    const turn = result.turn
+    if (result.kind !== 'done') {
+      // nothing of an interrupted reply ran: it is finalized and reported, never saved, so the
+      // session holds whole steps only (and an abort mid-stream needs no write)
+      await this.#endStep(turn, interruptedReply(result.reply), undefined, { final: true, step })
+      return {
+        end:
+          result.kind === 'aborted'
+            ? this.#finish('aborted', this.#abortError())
+            : this.#finish('error', result.error),
+      }
+    }
+    const reply = result.reply
+    const calls = reply.content.filter((b): b is ToolCallBlock => b.type === 'tool_call')
+    if (calls.length === 0) {
+      await this.#endStep(turn, reply, undefined, { final: true, step }, true)
+      return { end: this.#finish(replyStopReason(reply.stopReason)) }
+    }
+    const { results, verdict } = await runToolStep({
+      calls,
+      invalidCalls: result.invalidCalls,
+      guard,
+      tools: this.#o.tools,
+      concurrency: this.#o.concurrency,
+      signal: this.#signal,
+      run: this.#run,
+      step,
+      emit: this.#emit,
+    })
+    this.#toolCalls.push(...calls)
+    this.#sent.push(reply, results)
+    const { stop, failure } = this.#decideStop(step, reply, calls, results, verdict)
+    await this.#endStep(turn, reply, results, { final: stop !== undefined, step }, true)
+    if (!stop) return { turn }
+    return {
+      end: this.#finish(stop, failure ?? (stop === 'aborted' ? this.#abortError() : undefined)),
+    }
+  }
 
-  /** Finalize a reply, record it, save the step (with the pending user turn) as one batch. */
+  /** The step's model call, with its `step-start` and `usage` events and its trace record. */
+  async #call(ctx: CallContext, turn: TurnContext, step: number): Promise<CallResult> {
+    const pricing = this.#o.model.pricing
+    this.#emit({ type: 'step-start', step, phase: 'agent' })
+    const result = await callModel(ctx, {
+      turn,
+      extra: this.#sent,
+      opensReply: step === 1,
+      maxTokens: this.#o.maxTokens,
+      step,
+      phase: 'agent',
+    })
+    this.#steps++
+    const usage = withCacheHitRate(result.reply.usage, pricing)
+    this.#emit({ type: 'usage', step, usage, total: withCacheHitRate(this.#usage, pricing) })
+    this.#run.trace.record(AGENT_TRACE_STAGES.reply, {
+      step,
+      stopReason: result.reply.stopReason,
+      blocks: result.reply.content.map((b) => b.type),
+      toolCalls: result.reply.content.flatMap((b) => (b.type === 'tool_call' ? [b.name] : [])),
+      usage,
+    })
+    return result
+  }
+
+  /** After a step's tools: abort, the loop guard, then the stop conditions in order. */
+  #decideStop(
+    step: number,
+    reply: AssistantMessage,
+    calls: ToolCallBlock[],
+    results: Message,
+    verdict: LoopGuardVerdict,
+  ): { stop?: AgentStopReason; failure?: ContextkitError } {
+    if (this.#signal.aborted) return { stop: 'aborted' }
+    if (verdict.stop) return { stop: 'loop_detected' }
+    const state: StopState = {
+      steps: step,
+      lastReply: reply,
+      lastToolCalls: calls,
+      toolCalls: this.#toolCalls,
+      messages: [...this.#saved, reply, results],
+      usage: this.#usage,
+    }
+    try {
+      const fired = firstStop(this.#o.conditions, state)
+      return fired ? { stop: conditionStopReason(fired.stopReason) } : {}
+    } catch (error) {
+      // a custom condition threw: the step still ends whole, then the run stops
+      const failure = new AgentLoopError(`A stop condition threw: ${describeError(error)}`, {
+        cause: error,
+      })
+      return { stop: 'error', failure }
+    }
+  }
+
+  /** Finalize a reply, report it, and (when `keep`) save the step as one batch. */
   async #endStep(
     turn: TurnContext,
     reply: AssistantMessage,
     results: Message | undefined,
     info: FinalizeInfo,
-    keep: boolean,
+    keep = false,
   ): Promise<void> {
-    const message = await runFinalize(this.#o.raw.middleware ?? [], reply, turn, this.#run, info)
-    this.#run.trace.record(AGENT_TRACE_STAGES.finalized, { turn: info.step, ...info })
+    const message = await runFinalize(this.#o.middleware, reply, turn, this.#run, info)
+    this.#run.trace.record(AGENT_TRACE_STAGES.finalized, { ...info })
     this.#emit({
-      type: 'turn-end',
-      turn: info.step,
+      type: 'step-end',
+      step: info.step,
       phase: 'agent',
       message,
       ...(results ? { toolResults: results } : {}),
@@ -338,11 +356,12 @@ export class AgentLoop {
     await this.#save(batch)
   }
 
+  /** Append a batch (with the run's user messages before the first one) to the session. */
   async #save(batch: Message[]): Promise<void> {
     if (!this.#session) return
-    const messages = [...this.#pendingUser, ...batch]
+    const messages = [...this.#unsavedUser, ...batch]
     await this.#session.append(messages)
-    this.#pendingUser = []
+    this.#unsavedUser = []
     this.#run.trace.record(AGENT_TRACE_STAGES.saved, {
       sessionId: this.#session.options.id,
       appended: messages.length,
@@ -374,11 +393,11 @@ export class AgentLoop {
     error?: ContextkitError,
     clarify?: { question: string; context: string },
   ): AgentResult {
-    const last = [...this.#saved].reverse().find((m) => m.role === 'assistant')
+    const last = this.#saved.findLast((m) => m.role === 'assistant')
     const result: AgentResult = {
       runId: this.#runId,
       messages: [...this.#saved],
-      turns: this.#turns,
+      steps: this.#steps,
       usage: runUsage(this.#usage, this.#calls, this.#o.model.pricing),
       stopReason,
       warnings: [...this.#warnings],
@@ -389,7 +408,7 @@ export class AgentLoop {
     }
     this.#run.trace.record(AGENT_TRACE_STAGES.stop, {
       stopReason,
-      turns: this.#turns,
+      steps: this.#steps,
       ...(error ? { error: describeError(error), code: error.code } : {}),
     })
     this.#emit({ type: 'run-end', result })

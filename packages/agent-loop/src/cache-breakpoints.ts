@@ -2,6 +2,7 @@ import type { Message, Section } from '@contextkit/core'
 import { assertArray, assertObject } from '@contextkit/core'
 import { MAX_CACHE_MARKERS } from '@contextkit/formatters'
 import type { ProviderRequest } from './provider.js'
+import { AGENT_LOOP_WARNINGS } from './warnings.js'
 
 /** `runAgent`'s `cache` option: the loop places prompt-cache breakpoints (`auto`) or none (`off`). */
 export type CacheMode = 'auto' | 'off'
@@ -10,7 +11,7 @@ export type CacheMode = 'auto' | 'off'
  * Warning code: some messages' own `cacheBreakpoint`s were not sent (no slot left after the
  * loop's; reported once per run, every call is in the `agent:cache` trace).
  */
-export const CACHE_BREAKPOINTS_DROPPED = 'agent_loop_cache_breakpoints_dropped'
+export const CACHE_BREAKPOINTS_DROPPED = AGENT_LOOP_WARNINGS.cacheBreakpointsDropped
 
 /** The values of {@link CacheMode}. */
 export const CACHE_MODES = Object.freeze(['auto', 'off'] as const satisfies readonly CacheMode[])

@@ -10,7 +10,7 @@ describe('prompt caching across a run (real SDK, anthropicProvider, testkit cach
     expect(f.naive.readShare).toBeGreaterThan(0)
     expect(f.naive.readShare).toBeLessThan(f.auto.readShare)
     // a second run of the session, within the TTL, reads the stable prefix on its first call
-    expect(f.secondRun.firstCall.turn).toBe(1)
+    expect(f.secondRun.firstCall.step).toBe(1)
     expect(f.secondRun.firstCall.cacheRead).toBeGreaterThanOrEqual(f.secondRun.stablePrefixTokens)
     // what the runs report is what the emulator counted
     expect(f.reportedReads).toBe(f.emulatorReads)

@@ -77,7 +77,7 @@ describe("cache: 'auto' on the wire (real SDK, testkit's cache model)", () => {
     // and the new last block, more than the API looks back
     expect(markers(sent[1]!).map((m) => m.where)).toEqual(['system', 'message 0', 'message 2'])
     const calls = result.usage.calls
-    expect(calls.map((c) => c.turn)).toEqual([1, 2, 3])
+    expect(calls.map((c) => c.step)).toEqual([1, 2, 3])
     expect(calls[0]!.cacheRead).toBe(0)
     for (let i = 1; i < calls.length; i++) {
       expect(calls[i]!.cacheRead).toBe(calls[i - 1]!.cacheRead + calls[i - 1]!.cacheWrite)
@@ -206,7 +206,7 @@ describe("cache: 'auto' on the wire (real SDK, testkit's cache model)", () => {
       thinking: { enabled: true, budgetTokens: 1024 },
     }).result
     expect(result.error).toBeUndefined()
-    expect(result.turns).toBe(3)
+    expect(result.steps).toBe(3)
     for (const body of bodies()) {
       const blocks = wireBlocks(body)
       expect(blocks.some((b) => b.block.type === 'thinking')).toBe(true)
@@ -233,7 +233,7 @@ describe("cache: 'auto' on the wire (real SDK, testkit's cache model)", () => {
     const { usage } = await run.result
     const rate = (u: { input: number; cacheRead: number; cacheWrite: number }) =>
       u.cacheRead / (u.input + u.cacheRead + u.cacheWrite)
-    expect(events.map((e) => e.turn)).toEqual([1, 2, 3])
+    expect(events.map((e) => e.step)).toEqual([1, 2, 3])
     expect(events[0]!.usage.cacheHitRate).toBe(0)
     for (const e of events) {
       expect(e.usage.cacheHitRate).toBeCloseTo(rate(e.usage), 12)
@@ -241,9 +241,9 @@ describe("cache: 'auto' on the wire (real SDK, testkit's cache model)", () => {
     }
     expect(events[2]!.usage.cacheHitRate).toBeGreaterThan(0.9)
     expect(
-      usage.calls.map(({ turn, phase, cacheHitRate }) => ({ turn, phase, cacheHitRate })),
+      usage.calls.map(({ step, phase, cacheHitRate }) => ({ step, phase, cacheHitRate })),
     ).toEqual(
-      events.map((e) => ({ turn: e.turn, phase: 'agent', cacheHitRate: e.usage.cacheHitRate })),
+      events.map((e) => ({ step: e.step, phase: 'agent', cacheHitRate: e.usage.cacheHitRate })),
     )
     expect(usage).toMatchObject({
       input: events[2]!.total.input,

@@ -101,7 +101,7 @@ describe('volatile text never lands before the stable breakpoint', () => {
       messages: [textMessage('user', 'What is in the orders?')],
       tools: [tool],
       middleware: [resumptionFirst, bootstrapLast, hint, bulky, prefill],
-      analyze: true,
+      plan: true,
       budgetTokens: 9_000,
     }).result
     expect(result.error).toBeUndefined()

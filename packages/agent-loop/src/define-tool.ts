@@ -33,7 +33,10 @@ export type ToolOutput = string | ReadonlyArray<TextBlock | ImageBlock> | unknow
 export interface AgentTool<Input = unknown> extends ToolDefinition {
   /** Validates the model's input before `execute` sees it. */
   readonly input: z.ZodType<Input>
-  /** Milliseconds a call may take; then its signal fires and the model gets an error result. */
+  /**
+   * Milliseconds a call may take; then its signal fires and the model gets an error result.
+   * Absent: {@link DEFAULT_TOOL_TIMEOUT_MS}; `Infinity`: no limit.
+   */
   readonly timeoutMs?: number
   execute(input: Input, context: ToolContext): ToolOutput | Promise<ToolOutput>
 }
@@ -47,11 +50,18 @@ export interface DefineToolOptions<S extends z.ZodType> {
   /** zod 4 schema of the input; its top level must be an object. */
   input: S
   execute(input: z.output<S>, context: ToolContext): ToolOutput | Promise<ToolOutput>
-  /** Milliseconds a call may take before it becomes an error result. Default: no limit. */
+  /**
+   * Milliseconds a call may take before its signal fires and it becomes an error result.
+   * Default {@link DEFAULT_TOOL_TIMEOUT_MS} (10 minutes), so a tool that never settles cannot
+   * hang a run; `Infinity` turns the limit off.
+   */
   timeoutMs?: number
 }
 
-const OptionsSchema = z.object({
+/** The time limit of a tool call when its tool gives none: 10 minutes. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 600_000
+
+const OptionsSchema = z.strictObject({
   name: z.string(),
   description: z.string(),
   input: z.custom<z.ZodType>(
@@ -63,7 +73,7 @@ const OptionsSchema = z.object({
     'expected a zod 4 schema',
   ),
   execute: z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function'),
-  timeoutMs: z.number().int().positive().optional(),
+  timeoutMs: z.number().int().positive().or(z.literal(Number.POSITIVE_INFINITY)).optional(),
 })
 
 /**

@@ -9,6 +9,7 @@ import {
   type Usage,
   usageCostUsd,
 } from '@contextkit/core'
+import type { AgentStopReason } from './stop-reasons.js'
 
 /** Token usage with the share of input tokens that were read from the prompt cache. */
 export interface AgentUsage extends Usage {
@@ -27,8 +28,8 @@ export interface AgentUsage extends Usage {
 
 /** The usage of one model call of a run. */
 export interface AgentCallUsage extends AgentUsage {
-  /** The call's event number (`0` for the plan phase); a retried call appears once per attempt. */
-  turn: number
+  /** The call's step (`0` for the plan phase); a retried call appears once per attempt. */
+  step: number
   phase: AgentPhase
 }
 
@@ -61,23 +62,6 @@ export function withCacheHitRate(usage: Usage, pricing?: ModelPricing): AgentUsa
   }
 }
 
-/** Why a run ended. Core stop reasons of the last reply when the model simply stopped. */
-export type AgentStopReason =
-  | 'end_turn'
-  | 'max_tokens'
-  | 'stop_sequence'
-  | 'refusal'
-  | 'pause_turn'
-  | 'model_context_window_exceeded'
-  | 'max_turns'
-  | 'tool_called'
-  | 'loop_detected'
-  | 'budget_exceeded'
-  | 'stop_condition'
-  | 'clarify'
-  | 'aborted'
-  | 'error'
-
 /** Something that went wrong without stopping the run (a feature turned itself off). */
 export interface AgentWarning {
   /** Stable code, e.g. `agent_loop_plan_invalid`, `session_torn_line`, `prefill_read`. */
@@ -95,8 +79,8 @@ export interface AgentResult {
    * messages holding tool results. The user turn you passed is not repeated here.
    */
   messages: Message[]
-  /** Model calls made, the plan call included. */
-  turns: number
+  /** Steps run (model calls, each with the tools it asked for), the plan call included. */
+  steps: number
   /**
    * Usage summed over every model call, with the run's cache hit rate, and each call's figures
    * and hit rate in `calls`.
@@ -106,7 +90,7 @@ export interface AgentResult {
   warnings: AgentWarning[]
   /** Text of the last reply (`''` when there is none). */
   text: string
-  /** The plan the plan phase produced (`analyze`), when it proceeded with one. */
+  /** The plan the plan phase produced (`runAgent({ plan })`), when it proceeded with one. */
   plan?: string
   /** For `stopReason: 'clarify'`: the question for the user, and why it is asked. */
   question?: string
@@ -115,24 +99,25 @@ export interface AgentResult {
   error?: ContextkitError
 }
 
-/** Where a model call belongs: the plan phase (`analyze`) or the agent loop. */
+/** Where a model call belongs: the plan phase (`runAgent({ plan })`) or the agent loop. */
 export type AgentPhase = 'plan' | 'agent'
 
 /**
- * Everything a run reports, in order, discriminated on `type`. `turn` numbers model calls of the
- * agent loop from 1 (the plan call is turn 0); a retried call keeps its number.
+ * Everything a run reports, in order, discriminated on `type`. `step` numbers the steps of the
+ * agent loop from 1 (a step is one model call plus the tools it asked for; the plan call is step
+ * 0); a retried call keeps its step.
  */
 export type AgentEvent =
   | { type: 'run-start'; runId: string; model: string; sessionId?: string; historyMessages: number }
-  | { type: 'turn-start'; turn: number; phase: AgentPhase }
-  | { type: 'text-delta'; turn: number; text: string }
-  | { type: 'thinking-delta'; turn: number; text: string }
-  | { type: 'tool-call-start'; turn: number; id: string; name: string }
-  | { type: 'tool-call-delta'; turn: number; id: string; partialJson: string }
-  | { type: 'tool-call'; turn: number; call: ToolCallBlock }
+  | { type: 'step-start'; step: number; phase: AgentPhase }
+  | { type: 'text-delta'; step: number; text: string }
+  | { type: 'thinking-delta'; step: number; text: string }
+  | { type: 'tool-call-start'; step: number; id: string; name: string }
+  | { type: 'tool-call-delta'; step: number; id: string; partialJson: string }
+  | { type: 'tool-call'; step: number; call: ToolCallBlock }
   | {
       type: 'tool-result'
-      turn: number
+      step: number
       name: string
       result: ToolResultBlock
       durationMs: number
@@ -141,7 +126,7 @@ export type AgentEvent =
     }
   | {
       type: 'usage'
-      turn: number
+      step: number
       /** This call's usage and cache hit rate. */
       usage: AgentUsage
       /** The run's so far (sums and hit rate). */
@@ -150,7 +135,7 @@ export type AgentEvent =
   | { type: 'warning'; warning: AgentWarning }
   | {
       type: 'retry'
-      turn: number
+      step: number
       /** `provider`: a failed stream is sent again; `middleware`: a `recover` hook changed the turn. */
       source: 'provider' | 'middleware'
       attempt: number
@@ -160,8 +145,8 @@ export type AgentEvent =
       by?: string
     }
   | {
-      type: 'turn-end'
-      turn: number
+      type: 'step-end'
+      step: number
       phase: AgentPhase
       /** The reply as finalized (what is saved). */
       message: AssistantMessage
@@ -173,7 +158,7 @@ export type AgentEvent =
 /** Names of the event types, for filtering without string literals. */
 export const AGENT_EVENT_TYPES = Object.freeze([
   'run-start',
-  'turn-start',
+  'step-start',
   'text-delta',
   'thinking-delta',
   'tool-call-start',
@@ -183,7 +168,7 @@ export const AGENT_EVENT_TYPES = Object.freeze([
   'usage',
   'warning',
   'retry',
-  'turn-end',
+  'step-end',
   'run-end',
 ] as const satisfies ReadonlyArray<AgentEvent['type']>)
 

@@ -43,7 +43,7 @@ export interface LimitHistoryOptions {
 }
 
 const LimitOptionsSchema = z
-  .object({
+  .strictObject({
     turns: z.number().int().positive().optional(),
     tokens: z.number().nonnegative().optional(),
     counter: z

@@ -1,7 +1,6 @@
 // The pure API of @contextkit/agent-loop: no Node built-ins, safe to bundle for browsers and edge
 // runtimes. The Node-only parts are in `@contextkit/agent-loop/node` (src/node.ts).
-export type { FittedSections } from './budget.js'
-export { fitRequestSections, OMISSION_NOTICE_ID } from './budget.js'
+export { OMISSION_NOTICE_ID } from './budget.js'
 export type {
   CacheBreakpoint,
   CacheBreakpointReason,
@@ -13,11 +12,10 @@ export {
   CACHE_BREAKPOINTS_DROPPED,
   CACHE_MODES,
   placeCacheBreakpoints,
-  stableFirst,
   TOOLS_CACHE_MIN_TOKENS,
 } from './cache-breakpoints.js'
 export type { AgentTool, DefineToolOptions, ToolContext, ToolOutput } from './define-tool.js'
-export { defineTool, toolDefinition, toolOutputContent } from './define-tool.js'
+export { DEFAULT_TOOL_TIMEOUT_MS, defineTool, toolDefinition } from './define-tool.js'
 export type { ProviderErrorOptions } from './errors.js'
 export {
   AgentAbortedError,
@@ -38,32 +36,22 @@ export type {
   AgentPhase,
   AgentResult,
   AgentRunUsage,
-  AgentStopReason,
   AgentUsage,
   AgentWarning,
 } from './events.js'
 export { AGENT_EVENT_TYPES, cacheHitRate } from './events.js'
 export type { LimitHistoryOptions } from './history.js'
 export {
-  IMAGE_TOKENS,
   limitHistory,
-  MISSING_TOOL_RESULT_TEXT,
   messageTokens,
   repairOrphans,
 } from './history.js'
 export type { LoopGuardOptions, LoopGuardVerdict } from './loop-guard.js'
-export { canonicalJson, LoopGuard } from './loop-guard.js'
-export { withPrefillInReply } from './model-call.js'
+export { LoopGuard } from './loop-guard.js'
 export type { RunAgentOptions } from './options.js'
-export type { AnalyzeOptions, PlanAnswer } from './plan.js'
-export {
-  ANALYZE_SYSTEM_PROMPT,
-  PLAN_SECTION_ID,
-  PlanAnswerSchema,
-  parsePlanAnswer,
-  planSection,
-} from './plan.js'
-export { PREFILL_FALLBACK } from './prefill-fallback.js'
+export { RunAgentOptionsSchema } from './options.js'
+export type { PlanAnswer, PlanOptions } from './plan.js'
+export { PLAN_SECTION_ID, PLAN_SYSTEM_PROMPT, PlanAnswerSchema } from './plan.js'
 export type {
   ModelProvider,
   ProviderEvent,
@@ -78,18 +66,18 @@ export { runToolCalls } from './run-tools.js'
 export type { SessionMessageEntriesOptions } from './session/entries.js'
 export { lastEntryId, sessionMessageEntries } from './session/entries.js'
 export { SessionIoError, SessionLockError } from './session/errors.js'
-export type { ParsedSessionLines } from './session/lines.js'
-export { parseSessionLines, SESSION_WARNING_CODES } from './session/lines.js'
+export { SESSION_WARNING_CODES } from './session/lines.js'
 export type { HistoryLimit, SessionOptions } from './session-run.js'
 export type { StopCondition, StopPredicate, StopState, StopWhen } from './stop-conditions.js'
 export {
   budgetExceeded,
-  maxTurns,
+  maxSteps,
   noToolCalls,
   stopConditions,
   toolCalled,
-  usageTokens,
 } from './stop-conditions.js'
+export type { AgentStopReason } from './stop-reasons.js'
+export { AGENT_STOP_REASONS } from './stop-reasons.js'
 export type {
   AsyncTokenCounter,
   TokenCountPrepareInput,
@@ -97,3 +85,5 @@ export type {
 } from './token-count-prepass.js'
 export { isAsyncTokenCounter } from './token-count-prepass.js'
 export { AGENT_TRACE_STAGES } from './trace-stages.js'
+export { TRAILING_TURN_FALLBACK } from './trailing-turn.js'
+export { AGENT_LOOP_WARNINGS } from './warnings.js'

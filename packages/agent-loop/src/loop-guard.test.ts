@@ -127,9 +127,9 @@ describe('the loop guard in a run', () => {
       messages: [textMessage('user', 'find it')],
       tools: [search],
       loopGuard: false,
-      stopWhen: (s) => s.turns >= 5,
+      stopWhen: (s) => s.steps >= 5,
     }).result
     expect(result.stopReason).toBe('stop_condition')
-    expect(result.turns).toBe(5)
+    expect(result.steps).toBe(5)
   })
 })

@@ -129,11 +129,11 @@ describe('middleware and the loop', () => {
     const retry = events.find(
       (e): e is Extract<AgentEvent, { type: 'retry' }> => e.type === 'retry',
     )
-    expect(retry).toMatchObject({ source: 'middleware', by: 'test-prefill', turn: 1 })
+    expect(retry).toMatchObject({ source: 'middleware', by: 'test-prefill', step: 1 })
     expect(retry?.error).toMatchObject({ status: 400, errorType: 'invalid_request_error' })
     const rejected = retry?.error as ProviderError | undefined
     expect(JSON.stringify(rejected?.body)).toContain(NO_PREFILL_MESSAGE)
-    expect(result.turns).toBe(1)
+    expect(result.steps).toBe(1)
     expect(result.text).toBe('Fine.')
   })
 

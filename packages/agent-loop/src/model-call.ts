@@ -1,6 +1,5 @@
 import {
   type AssistantMessage,
-  assertArray,
   type ContentBlock,
   type ContextkitError,
   type ContextMiddleware,
@@ -24,11 +23,16 @@ import {
 } from './cache-breakpoints.js'
 import { type ProviderError, RequestBuildError } from './errors.js'
 import type { AgentEvent, AgentPhase, AgentWarning } from './events.js'
-import { PREFILL_FALLBACK, prefillFallback } from './prefill-fallback.js'
 import type { ModelProvider, ProviderRequest } from './provider.js'
-import { streamReply } from './stream-reply.js'
+import { type StreamReplyOutcome, streamReply } from './stream-reply.js'
 import { prepareSectionCounts } from './token-count-prepass.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
+import {
+  continueTrailingTurn,
+  TRAILING_TURN_FALLBACK,
+  withoutTrailingTurn,
+} from './trailing-turn.js'
+import { AGENT_LOOP_WARNINGS } from './warnings.js'
 
 /** What every model call of a run shares. */
 export interface CallContext {
@@ -43,7 +47,7 @@ export interface CallContext {
   emit(event: AgentEvent): void
   warn(warning: AgentWarning): void
   /** Adds a call's usage to the run's figures. */
-  addUsage(usage: Usage, turn: number, phase: AgentPhase): void
+  addUsage(usage: Usage, step: number, phase: AgentPhase): void
   /** Prompt-cache placement across the run's calls. */
   cache: CacheState
 }
@@ -54,11 +58,12 @@ export interface CallSpec {
   turn: TurnContext
   /** Messages of this run after the turn's own (raw replies and tool results so far). */
   extra: readonly Message[]
-  /** Send `turn.prefill` with this call (the first call of a turn only). */
-  withPrefill: boolean
+  /** Open the reply with `turn.prefill` (the first call of a run only: later steps continue
+   * from tool results). */
+  opensReply: boolean
   maxTokens: number
-  /** Event number of the call, and its phase. */
-  number: number
+  /** The step the call belongs to (`0`: the plan phase), and its phase. */
+  step: number
   phase: AgentPhase
 }
 
@@ -67,32 +72,6 @@ export type CallResult =
   | { kind: 'done'; reply: AssistantMessage; invalidCalls: Map<string, string>; turn: TurnContext }
   | { kind: 'aborted'; reply: AssistantMessage; turn: TurnContext }
   | { kind: 'failed'; reply: AssistantMessage; turn: TurnContext; error: ContextkitError }
-
-/**
- * The reply keeps what the model said including the prefill (one rule for every format): when
- * the request really opened the model's turn with `prefill`, and the first text block does not
- * already start with it, put it in front. Middleware `finalize` (prefill's) strips it again
- * before anything is saved; within the run the model sees its own words whole.
- */
-export function withPrefillInReply(
-  content: readonly ContentBlock[],
-  prefill: string | undefined,
-  assistantPrefill: string | undefined,
-): ContentBlock[] {
-  assertArray(content, 'withPrefillInReply', 'content')
-  const p = prefill?.trimEnd() ?? ''
-  if (p.trim() === '' || !assistantPrefill?.trimEnd().endsWith(p.trim())) return [...content]
-  const index = content.findIndex((b) => b.type === 'text')
-  const block = content[index]
-  const out = [...content]
-  if (block?.type === 'text') {
-    if (!block.text.startsWith(p)) out[index] = { ...block, text: p + block.text }
-    return out
-  }
-  const at = content.findIndex((b) => b.type !== 'thinking' && b.type !== 'redacted_thinking')
-  out.splice(at < 0 ? out.length : at, 0, { type: 'text', text: p })
-  return out
-}
 
 /** A built request, with how its sections were fitted and where its breakpoints went. */
 interface BuiltRequest {
@@ -119,7 +98,7 @@ function buildRequest(ctx: CallContext, spec: CallSpec, turn: TurnContext): Buil
   })
   // formats that write the model's turn themselves open thinking in text; others use the API's
   const textThinking = formatter.usesPrefill && turn.thinking?.enabled === true
-  const prefill = spec.withPrefill ? turn.prefill : undefined
+  const prefill = spec.opensReply ? turn.prefill : undefined
   // stable sections first: the formatter's breakpoint after them never has volatile text before it
   const system = stableFirst(fitted.system)
   const mode = ctx.cache.mode
@@ -157,55 +136,13 @@ function buildRequest(ctx: CallContext, spec: CallSpec, turn: TurnContext): Buil
 /**
  * Make one model call, with recovery: build the request (fit sections, pick the format, render),
  * stream the reply; when the provider fails, offer the error to each middleware's `recover` once
- * and retry the same call with the turn one of them returns.
+ * (then the loop's trailing-turn rule) and retry the same call with the turn returned.
  */
 export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallResult> {
   let turn = spec.turn
   const tried = new Set<string>()
-  let attempt = 0
-  while (true) {
-    await countSections(ctx, spec, turn)
-    const { request, formatter, fitted, placement } = buildRequest(ctx, spec, turn)
-    ctx.run.trace.record(AGENT_TRACE_STAGES.budget, {
-      turn: spec.number,
-      phase: spec.phase,
-      budget: fitted.budget,
-      tokens: fitted.tokens,
-      kept: [...fitted.system, ...fitted.userSections].map((s) => s.id),
-      omissions: fitted.omitted,
-    })
-    recordCache(ctx, spec, request, placement)
-    ctx.run.trace.record(AGENT_TRACE_STAGES.request, {
-      turn: spec.number,
-      phase: spec.phase,
-      formatter: formatter.name,
-      model: turn.model.id,
-      messages: request.messages.length,
-      roles: request.messages.map((m) => m.role),
-      endsWith: request.messages[request.messages.length - 1]?.role,
-      prefilled: request.assistantPrefill !== undefined,
-      tools: request.nativeTools?.length ?? 0,
-    })
-    for (const w of request.warnings)
-      ctx.warn({ code: w.code, message: w.message, source: 'formatter' })
-    const parser = formatter.createStreamParser({ tools: turn.tools })
-    const outcome = await streamReply({
-      provider: ctx.provider,
-      request,
-      parser,
-      signal: ctx.signal,
-      turn: spec.number,
-      emit: ctx.emit,
-      warn: ctx.warn,
-    })
-    // an interrupted reply that said nothing stays empty: the prefill alone is not a reply
-    const said = outcome.kind === 'done' || outcome.reply.content.length > 0
-    const prefill = spec.withPrefill && said ? turn.prefill : undefined
-    const reply: AssistantMessage = {
-      ...outcome.reply,
-      content: withPrefillInReply(outcome.reply.content, prefill, request.assistantPrefill),
-    }
-    ctx.addUsage(reply.usage, spec.number, spec.phase)
+  for (let attempt = 1; ; attempt++) {
+    const { reply, outcome, request } = await attemptCall(ctx, spec, turn)
     if (outcome.kind === 'done')
       return { kind: 'done', reply, invalidCalls: outcome.invalidCalls, turn }
     if (outcome.kind === 'aborted') return { kind: 'aborted', reply, turn }
@@ -213,24 +150,87 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
     if (!recovery) return { kind: 'failed', reply, turn, error: outcome.error }
     tried.add(recovery.by)
     turn = recovery.turn
-    attempt++
-    ctx.run.trace.record(AGENT_TRACE_STAGES.recovered, {
-      turn: spec.number,
-      by: recovery.by,
-      error: describeError(outcome.error),
-      status: outcome.error.status,
-      errorType: outcome.error.errorType,
-    })
-    ctx.emit({
-      type: 'retry',
-      turn: spec.number,
-      source: 'middleware',
-      attempt,
-      delayMs: 0,
-      error: outcome.error,
-      by: recovery.by,
-    })
+    reportRecovery(ctx, spec, outcome.error, recovery.by, attempt)
   }
+}
+
+/** One attempt: count, build, trace and send the request; the reply continues a trailing turn. */
+async function attemptCall(
+  ctx: CallContext,
+  spec: CallSpec,
+  turn: TurnContext,
+): Promise<{ reply: AssistantMessage; outcome: StreamReplyOutcome; request: ProviderRequest }> {
+  await countSections(ctx, spec, turn)
+  const built = buildRequest(ctx, spec, turn)
+  const { request, formatter } = built
+  traceRequest(ctx, spec, turn, built)
+  const outcome = await streamReply({
+    provider: ctx.provider,
+    request,
+    parser: formatter.createStreamParser({ tools: turn.tools }),
+    signal: ctx.signal,
+    step: spec.step,
+    emit: ctx.emit,
+    warn: ctx.warn,
+  })
+  // an interrupted reply that said nothing stays empty: an opening alone is not a reply
+  const said = outcome.kind === 'done' || outcome.reply.content.length > 0
+  const opening = spec.opensReply && said ? turn.prefill : undefined
+  const reply: AssistantMessage = {
+    ...outcome.reply,
+    content: continueTrailingTurn(outcome.reply.content, opening, request.assistantPrefill),
+  }
+  ctx.addUsage(reply.usage, spec.step, spec.phase)
+  return { reply, outcome, request }
+}
+
+/** The budget, cache and request trace records of one attempt, and the formatter's warnings. */
+function traceRequest(
+  ctx: CallContext,
+  spec: CallSpec,
+  turn: TurnContext,
+  { request, formatter, fitted, placement }: BuiltRequest,
+): void {
+  ctx.run.trace.record(AGENT_TRACE_STAGES.budget, {
+    step: spec.step,
+    phase: spec.phase,
+    budget: fitted.budget,
+    tokens: fitted.tokens,
+    kept: [...fitted.system, ...fitted.userSections].map((s) => s.id),
+    omissions: fitted.omitted,
+  })
+  recordCache(ctx, spec, request, placement)
+  ctx.run.trace.record(AGENT_TRACE_STAGES.request, {
+    step: spec.step,
+    phase: spec.phase,
+    formatter: formatter.name,
+    model: turn.model.id,
+    messages: request.messages.length,
+    roles: request.messages.map((m) => m.role),
+    endsWith: request.messages[request.messages.length - 1]?.role,
+    prefilled: request.assistantPrefill !== undefined,
+    tools: request.nativeTools?.length ?? 0,
+  })
+  for (const w of request.warnings)
+    ctx.warn({ code: w.code, message: w.message, source: 'formatter' })
+}
+
+/** A recovered failure: its trace record and the `retry` event (`source: 'middleware'`). */
+function reportRecovery(
+  ctx: CallContext,
+  spec: CallSpec,
+  error: ProviderError,
+  by: string,
+  attempt: number,
+): void {
+  ctx.run.trace.record(AGENT_TRACE_STAGES.recovered, {
+    step: spec.step,
+    by,
+    error: describeError(error),
+    status: error.status,
+    errorType: error.errorType,
+  })
+  ctx.emit({ type: 'retry', step: spec.step, source: 'middleware', attempt, delayMs: 0, error, by })
 }
 
 /** Trace where the breakpoints went; warn once per run when messages' own ones were left out. */
@@ -241,7 +241,7 @@ function recordCache(
   placement: CachePlacement,
 ): void {
   ctx.run.trace.record(AGENT_TRACE_STAGES.cache, {
-    turn: spec.number,
+    step: spec.step,
     phase: spec.phase,
     mode: ctx.cache.mode,
     breakpoints: placement.breakpoints,
@@ -266,17 +266,17 @@ async function recover(
 ): Promise<{ turn: TurnContext; by: string } | undefined> {
   if (ctx.signal.aborted) return undefined
   const recovered = await runRecover(ctx.middleware, error, turn, ctx.run, tried)
-  if (recovered || tried.has(PREFILL_FALLBACK)) return recovered
-  const fallback = prefillFallback(error, turn, request)
+  if (recovered || tried.has(TRAILING_TURN_FALLBACK)) return recovered
+  const fallback = withoutTrailingTurn(error, turn, request)
   if (!fallback) return undefined
   if (fallback.dropped) {
     ctx.warn({
-      code: 'agent_loop_prefill_dropped',
-      message: `Model ${turn.model.id} refused the request's trailing assistant turn; it is sent again without the prefill`,
+      code: AGENT_LOOP_WARNINGS.trailingTurnDropped,
+      message: `Model ${turn.model.id} refused the request's trailing assistant turn; it is sent again without it`,
       source: 'loop',
     })
   }
-  return { turn: fallback.turn, by: PREFILL_FALLBACK }
+  return { turn: fallback.turn, by: TRAILING_TURN_FALLBACK }
 }
 
 /** The asynchronous token-count pre-pass (see `AsyncTokenCounter`), traced; never throws. */
@@ -293,7 +293,7 @@ async function countSections(ctx: CallContext, spec: CallSpec, turn: TurnContext
   for (const w of counts.warnings) ctx.warn({ ...w, source: 'token-counter' })
   const { counted: _counted, warnings, ...data } = counts
   ctx.run.trace.record(AGENT_TRACE_STAGES.tokenCount, {
-    turn: spec.number,
+    step: spec.step,
     phase: spec.phase,
     counter: ctx.counter.counter.id,
     ...data,

@@ -9,6 +9,7 @@ import {
   type Section,
   SectionSchema,
   SessionIdSchema,
+  type SessionStore,
   type TokenCounter,
   type Trace,
   ValidationError,
@@ -18,61 +19,137 @@ import * as z from 'zod'
 import { CACHE_MODES, type CacheMode } from './cache-breakpoints.js'
 import type { AgentTool } from './define-tool.js'
 import type { LoopGuardOptions } from './loop-guard.js'
-import type { AnalyzeOptions } from './plan.js'
+import type { PlanOptions } from './plan.js'
 import type { ModelProvider, ThinkingOptions } from './provider.js'
 import type { SessionOptions } from './session-run.js'
 import { type StopCondition, type StopWhen, stopConditions } from './stop-conditions.js'
 
-/** Options of `runAgent`. Only `provider`, `model` and `messages` are required. */
-export interface RunAgentOptions {
+/** A value of type `T` that passes `check` (zod cannot describe it, so the type comes from here). */
+const shaped = <T>(what: string, check: (v: Record<string, unknown>) => boolean) =>
+  z.custom<T>(
+    (v) =>
+      (typeof v === 'object' || typeof v === 'function') &&
+      v !== null &&
+      check(v as Record<string, unknown>),
+    `expected ${what}`,
+  )
+
+const positiveInt = () => z.number().int().positive()
+
+/**
+ * The options of `runAgent`: the single source of both the check and the type
+ * ({@link RunAgentOptions} is inferred from it). Unknown keys are refused, so a typo or an option
+ * of another version is an error rather than silently ignored.
+ */
+export const RunAgentOptionsSchema = z.strictObject({
   /** The model behind an API (`anthropicProvider({ client })`, or your own `ModelProvider`). */
-  provider: ModelProvider
+  provider: shaped<ModelProvider>('a ModelProvider', (p) => typeof p.stream === 'function'),
   /** Model id (capabilities from core's table) or a core `ModelInfo`. */
-  model: string | ModelInfo
+  model: z.union([z.string().min(1), ModelInfoSchema]),
   /** System prompt: a string (one stable section) or core `Section`s. Default: none. */
-  system?: string | readonly Section[]
+  system: z.union([z.string(), SectionSchema.array()]).optional(),
   /**
    * The conversation: history plus the new user turn. With `session`, only the new messages
    * (the stored history is loaded and put in front); they are saved with the run's replies.
    */
-  messages: readonly Message[]
+  messages: MessageSchema.array(),
   /** Tools the model may call (`defineTool`). Default: none. */
-  tools?: readonly AgentTool[]
+  tools: shaped<AgentTool>(
+    'a tool made with defineTool',
+    (t) =>
+      typeof t.name === 'string' && typeof t.execute === 'function' && typeof t.input === 'object',
+  )
+    .array()
+    .optional(),
   /** Core middleware, `prepare` in order, `finalize` in reverse. Default: none. */
-  middleware?: readonly ContextMiddleware[]
+  middleware: shaped<ContextMiddleware>('a ContextMiddleware', (m) => typeof m.name === 'string')
+    .array()
+    .optional(),
   /**
    * The preferred prompt format; `formatterFor` swaps in `NativeFormatter` for a model that cannot
    * take it. Default: `NativeFormatter`.
    */
-  formatter?: Formatter
-  /** When to stop, any of them ("or"). `maxTurns(20)` is added unless a `maxTurns` is given. */
-  stopWhen?: StopWhen
+  formatter: shaped<Formatter>(
+    'a formatter',
+    (f) => typeof f.buildMessages === 'function',
+  ).optional(),
+  /** When to stop, any of them ("or"). `maxSteps(20)` is added unless a `maxSteps` is given. */
+  stopWhen: z
+    .custom<StopWhen>(
+      (v) => typeof v === 'function' || (typeof v === 'object' && v !== null),
+      'expected a stop condition, a function, or a list of them',
+    )
+    .optional(),
   /** `max_tokens` of each call. Default `4096`, capped at the model's output limit. */
-  maxTokens?: number
+  maxTokens: positiveInt().optional(),
   /** Extended thinking for every call. Default: off. */
-  thinking?: ThinkingOptions
+  thinking: z
+    .strictObject({ enabled: z.boolean(), budgetTokens: positiveInt().optional() })
+    .optional() as z.ZodOptional<z.ZodType<ThinkingOptions>>,
   /** The agent's workspace directory (core `RunInfo.workspace`, read by middleware). */
-  workspace?: string
+  workspace: z.string().min(1).optional(),
   /** Load the history from, and save the new messages to, a core `SessionStore`. */
-  session?: SessionOptions
+  session: z
+    .strictObject({
+      store: shaped<SessionStore>(
+        'a SessionStore',
+        (s) => typeof s.load === 'function' && typeof s.append === 'function',
+      ),
+      id: SessionIdSchema,
+      history: z
+        .strictObject({
+          turns: positiveInt().optional(),
+          tokens: z.number().nonnegative().optional(),
+        })
+        .optional(),
+    })
+    .optional() as z.ZodOptional<z.ZodType<SessionOptions>>,
   /** Where the loop and the middleware record what happens. Default: no trace. */
-  trace?: Trace
+  trace: shaped<Trace>('a Trace', (t) => typeof t.record === 'function').optional(),
   /** Aborts the run (same as `abort()`). */
-  signal?: AbortSignal
+  signal: z
+    .custom<AbortSignal>((v) => v instanceof AbortSignal, 'expected an AbortSignal')
+    .optional(),
   /** Tool calls of one reply run at the same time. Default: all of them (parallel). */
-  toolConcurrency?: number
+  toolConcurrency: positiveInt().or(z.literal(Number.POSITIVE_INFINITY)).optional(),
   /** Stop (or nudge) when the same call repeats. Default `{ maxRepeats: 3, action: 'stop' }`; `false` turns it off. */
-  loopGuard?: LoopGuardOptions | false
+  loopGuard: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        maxRepeats: z.number().int().min(2).optional(),
+        action: z.enum(['stop', 'nudge']).optional(),
+        nudge: z
+          .union([
+            z.string().min(1),
+            z.custom<NonNullable<LoopGuardOptions['nudge']>>((v) => typeof v === 'function'),
+          ])
+          .optional(),
+      }),
+    ])
+    .optional() as z.ZodOptional<z.ZodType<LoopGuardOptions | false>>,
   /** Plan phase: one call first that proceeds with a plan or asks the user. `true` for defaults. Default: off. */
-  analyze?: AnalyzeOptions | true
+  plan: z
+    .union([
+      z.literal(true),
+      z.strictObject({
+        system: z.string().min(1).optional(),
+        model: z.union([z.string().min(1), ModelInfoSchema]).optional(),
+        maxTokens: positiveInt().optional(),
+      }),
+    ])
+    .optional() as z.ZodOptional<z.ZodType<PlanOptions | true>>,
   /** Token budget for system + user sections. Default: the context window minus the reply, messages and tools. */
-  budgetTokens?: number
+  budgetTokens: z.number().int().nonnegative().optional(),
   /** Token counter for budgets and history limits. Default: core `createTokenCounter({ model })`. */
-  tokenCounter?: TokenCounter
+  tokenCounter: shaped<TokenCounter>(
+    'a TokenCounter',
+    (c) => typeof c.count === 'function',
+  ).optional(),
   /** Data for tools and sandboxes (core `TurnContext.vars`). Default `{}`. */
-  vars?: Record<string, unknown>
+  vars: z.record(z.string(), z.unknown()).optional(),
   /** The run's id (core `RunInfo.runId`). Default: a random `run_…` id. */
-  runId?: string
+  runId: z.string().min(1).optional(),
   /**
    * Prompt-cache breakpoints. `'auto'` (default): one after the stable system sections (stable
    * sections are sent before volatile ones), one on the tool definitions when they reach
@@ -81,137 +158,85 @@ export interface RunAgentOptions {
    * (see `placeCacheBreakpoints` for the precedence). `'off'`: the loop sends no breakpoint of
    * its own (only the messages' own `cacheBreakpoint`s).
    */
-  cache?: CacheMode
-}
-
-const fn = (what: string) =>
-  z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', `expected ${what}`)
-const object = <T>(what: string, check: (v: Record<string, unknown>) => boolean) =>
-  z.custom<T>(
-    (v) => typeof v === 'object' && v !== null && check(v as Record<string, unknown>),
-    `expected ${what}`,
-  )
-
-const ToolSchema = object<AgentTool>('a tool made with defineTool', (t) => {
-  return (
-    typeof t.name === 'string' && typeof t.execute === 'function' && typeof t.input === 'object'
-  )
-})
-
-const OptionsSchema = z.object({
-  provider: object<ModelProvider>('a ModelProvider', (p) => typeof p.stream === 'function'),
-  model: z.union([z.string().min(1), ModelInfoSchema]),
-  system: z.union([z.string(), SectionSchema.array()]).optional(),
-  messages: MessageSchema.array(),
-  tools: ToolSchema.array().optional(),
-  middleware: object<ContextMiddleware>('a ContextMiddleware', (m) => typeof m.name === 'string')
-    .array()
-    .optional(),
-  formatter: object<Formatter>(
-    'a formatter',
-    (f) => typeof f.buildMessages === 'function',
-  ).optional(),
-  stopWhen: z.unknown().optional(),
-  maxTokens: z.number().int().positive().optional(),
-  thinking: z
-    .object({ enabled: z.boolean(), budgetTokens: z.number().int().positive().optional() })
-    .optional(),
-  workspace: z.string().min(1).optional(),
-  session: z
-    .object({
-      store: object(
-        'a SessionStore',
-        (s) => typeof s.load === 'function' && typeof s.append === 'function',
-      ),
-      id: SessionIdSchema,
-      history: z
-        .object({
-          turns: z.number().int().positive().optional(),
-          tokens: z.number().nonnegative().optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-  trace: object<Trace>('a Trace', (t) => typeof t.record === 'function').optional(),
-  signal: z
-    .custom<AbortSignal>((v) => v instanceof AbortSignal, 'expected an AbortSignal')
-    .optional(),
-  toolConcurrency: z.number().int().positive().or(z.literal(Number.POSITIVE_INFINITY)).optional(),
-  loopGuard: z
-    .union([
-      z.literal(false),
-      z.object({
-        maxRepeats: z.number().int().min(2).optional(),
-        action: z.enum(['stop', 'nudge']).optional(),
-        nudge: z.union([z.string().min(1), fn('a function')]).optional(),
-      }),
-    ])
-    .optional(),
-  analyze: z
-    .union([
-      z.literal(true),
-      z.object({
-        system: z.string().min(1).optional(),
-        model: z.union([z.string().min(1), ModelInfoSchema]).optional(),
-        maxTokens: z.number().int().positive().optional(),
-      }),
-    ])
-    .optional(),
-  budgetTokens: z.number().int().nonnegative().optional(),
-  tokenCounter: object<TokenCounter>(
-    'a TokenCounter',
-    (c) => typeof c.count === 'function',
-  ).optional(),
-  vars: z.record(z.string(), z.unknown()).optional(),
-  runId: z.string().min(1).optional(),
   cache: z.enum(CACHE_MODES).optional(),
 })
 
-/** Options after checking, with defaults resolved. */
+/** Options of `runAgent`. Only `provider`, `model` and `messages` are required. */
+export type RunAgentOptions = z.input<typeof RunAgentOptionsSchema>
+
+/** Options after checking, with every default resolved: the loop reads only these. */
 export interface ResolvedOptions {
-  raw: RunAgentOptions
+  provider: ModelProvider
   model: ModelInfo
   system: Section[]
-  maxTokens: number
+  messages: readonly Message[]
   tools: Map<string, AgentTool>
+  middleware: readonly ContextMiddleware[]
+  formatter: Formatter | undefined
   conditions: StopCondition[]
+  maxTokens: number
+  thinking: ThinkingOptions | undefined
+  workspace: string | undefined
+  session: SessionOptions | undefined
+  trace: Trace | undefined
   concurrency: number
-  analyze: AnalyzeOptions | undefined
+  loopGuard: LoopGuardOptions | false | undefined
+  plan: PlanOptions | undefined
+  budgetTokens: number | undefined
+  tokenCounter: TokenCounter | undefined
+  vars: Record<string, unknown>
   cache: CacheMode
 }
 
-/**
- * Check `runAgent`'s options with zod (a `ValidationError` naming every bad path) and resolve the
- * defaults. Tool names must be unique.
- */
-export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
-  parseWith(OptionsSchema, options, 'runAgent options')
-  const model = typeof options.model === 'string' ? getModelInfo(options.model) : options.model
-  const system: Section[] =
-    typeof options.system === 'string'
-      ? options.system === ''
-        ? []
-        : [{ id: 'system', text: options.system, priority: 1_000_000, cache: 'stable' }]
-      : [...(options.system ?? [])]
-  const tools = new Map<string, AgentTool>()
-  for (const tool of options.tools ?? []) {
-    if (tools.has(tool.name)) {
+function systemSections(system: RunAgentOptions['system']): Section[] {
+  if (typeof system !== 'string') return [...((system as Section[] | undefined) ?? [])]
+  if (system === '') return []
+  return [{ id: 'system', text: system, priority: 1_000_000, cache: 'stable' }]
+}
+
+function toolMap(tools: readonly AgentTool[] | undefined): Map<string, AgentTool> {
+  const map = new Map<string, AgentTool>()
+  for (const tool of tools ?? []) {
+    if (map.has(tool.name)) {
       throw new ValidationError(
         `Invalid runAgent options: tools: the name "${tool.name}" is used twice`,
         [{ path: 'tools', message: `duplicate tool name "${tool.name}"` }],
       )
     }
-    tools.set(tool.name, tool)
+    map.set(tool.name, tool)
   }
+  return map
+}
+
+/**
+ * Check `runAgent`'s options against {@link RunAgentOptionsSchema} (a `ValidationError` naming
+ * every bad path and every unknown key) and resolve the defaults. Tool names must be unique.
+ */
+export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
+  const o = parseWith(RunAgentOptionsSchema, options, 'runAgent options')
+  // the caller's own model, system and messages are used as given (the check does not copy them)
+  const model =
+    typeof options.model === 'string' ? getModelInfo(options.model) : (options.model as ModelInfo)
   return {
-    raw: options,
+    provider: o.provider,
     model,
-    system,
-    maxTokens: Math.min(options.maxTokens ?? 4096, model.maxOutput),
-    tools,
-    conditions: stopConditions(options.stopWhen),
-    concurrency: options.toolConcurrency ?? Number.POSITIVE_INFINITY,
-    analyze: options.analyze === true ? {} : options.analyze,
-    cache: options.cache ?? 'auto',
+    system: systemSections(options.system),
+    messages: options.messages as Message[],
+    tools: toolMap(o.tools),
+    middleware: o.middleware ?? [],
+    formatter: o.formatter,
+    conditions: stopConditions(o.stopWhen),
+    maxTokens: Math.min(o.maxTokens ?? 4096, model.maxOutput),
+    thinking: o.thinking,
+    workspace: o.workspace,
+    session: o.session,
+    trace: o.trace,
+    concurrency: o.toolConcurrency ?? Number.POSITIVE_INFINITY,
+    loopGuard: o.loopGuard,
+    plan: o.plan === true ? {} : o.plan,
+    budgetTokens: o.budgetTokens,
+    tokenCounter: o.tokenCounter,
+    vars: { ...(o.vars ?? {}) },
+    cache: o.cache ?? 'auto',
   }
 }

@@ -18,7 +18,7 @@ const ask = (extra = {}) => ({
   model: 'claude-haiku-4-5',
   messages: [textMessage('user', 'Add a tags field to tasks.')],
   tools: [read],
-  analyze: true as const,
+  plan: true as const,
   ...extra,
 })
 
@@ -51,7 +51,7 @@ describe('the plan phase (analyze)', () => {
     const result = await run.result
     expect(result.stopReason).toBe('end_turn')
     expect(result.plan).toBe('1. Read src/models.py\n2. Add the field')
-    expect(result.turns).toBe(3)
+    expect(result.steps).toBe(3)
     const [plan, first, second] = bodies()
     expect(plan?.tools).toBeUndefined()
     expect(plan?.system?.[0]?.text).toContain('"action": "proceed"')
@@ -68,7 +68,7 @@ describe('the plan phase (analyze)', () => {
     )
     expect(saved[0]).toEqual(textMessage('user', 'Add a tags field to tasks.'))
     expect(saved.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
-    const phases = events.flatMap((e) => (e.type === 'turn-start' ? [`${e.phase}:${e.turn}`] : []))
+    const phases = events.flatMap((e) => (e.type === 'step-start' ? [`${e.phase}:${e.step}`] : []))
     expect(phases).toEqual(['plan:0', 'agent:1', 'agent:2'])
   })
 
@@ -104,7 +104,7 @@ describe('the plan phase (analyze)', () => {
     ])
     const ok = await runAgent({ provider: repaired.provider, ...ask() }).result
     expect(ok.plan).toBe('1. Do it')
-    expect(ok.turns).toBe(3)
+    expect(ok.steps).toBe(3)
     expect(ok.warnings).toEqual([])
 
     const hopeless = await emulated(['no json', '{"action":"maybe"}', 'Done anyway.'])
@@ -122,7 +122,7 @@ describe('the plan phase (analyze)', () => {
     const { provider, bodies } = await emulated(['{"action":"proceed","plan":"1. x"}', 'ok'])
     await runAgent({
       provider,
-      ...ask({ analyze: { model: 'claude-sonnet-4-5', system: 'Plan briefly. JSON only.' } }),
+      ...ask({ plan: { model: 'claude-sonnet-4-5', system: 'Plan briefly. JSON only.' } }),
     }).result
     expect(bodies().map((b) => b.model)).toEqual(['claude-sonnet-4-5', 'claude-haiku-4-5'])
     expect(bodies()[0]?.system?.[0]?.text).toBe('Plan briefly. JSON only.')

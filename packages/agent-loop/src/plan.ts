@@ -1,6 +1,7 @@
 import {
   assertString,
   type ContextkitError,
+  describeIssues,
   getModelInfo,
   type Message,
   type ModelInfo,
@@ -14,9 +15,9 @@ import { PlanError } from './errors.js'
 import { type CallContext, callModel } from './model-call.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 
-/** Options of the plan phase (`runAgent({ analyze })`). */
-export interface AnalyzeOptions {
-  /** System prompt of the plan call. Default {@link ANALYZE_SYSTEM_PROMPT}. */
+/** Options of the plan phase (`runAgent({ plan })`). */
+export interface PlanOptions {
+  /** System prompt of the plan call. Default {@link PLAN_SYSTEM_PROMPT}. */
   system?: string
   /** Model of the plan call (an id or a core `ModelInfo`). Default: the run's model. */
   model?: string | ModelInfo
@@ -25,7 +26,7 @@ export interface AnalyzeOptions {
 }
 
 /** The default system prompt of the plan call. */
-export const ANALYZE_SYSTEM_PROMPT = `Before an agent starts on the request below, decide whether it can go ahead.
+export const PLAN_SYSTEM_PROMPT = `Before an agent starts on the request below, decide whether it can go ahead.
 
 Reply with one JSON object and nothing else (no code fence, no prose around it), in one of two forms:
 {"action": "proceed", "plan": "<numbered steps>"}
@@ -69,11 +70,7 @@ export function parsePlanAnswer(text: string): { answer: PlanAnswer } | { proble
   }
   const parsed = PlanAnswerSchema.safeParse(value)
   if (parsed.success) return { answer: parsed.data }
-  const issues = parsed.error.issues
-    .slice(0, 3)
-    .map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`)
-    .join('; ')
-  return { problem: `the JSON has the wrong shape (${issues})` }
+  return { problem: `the JSON has the wrong shape (${describeIssues(parsed.error.issues, 3)})` }
 }
 
 /**
@@ -114,7 +111,7 @@ export type PlanOutcome =
 export async function runPlanPhase(
   ctx: CallContext,
   prepared: TurnContext,
-  options: AnalyzeOptions,
+  options: PlanOptions,
 ): Promise<{ outcome: PlanOutcome; calls: number }> {
   const model =
     options.model === undefined
@@ -129,8 +126,8 @@ export async function runPlanPhase(
     tools: [],
     system: [
       {
-        id: 'analyze',
-        text: options.system ?? ANALYZE_SYSTEM_PROMPT,
+        id: 'plan-phase',
+        text: options.system ?? PLAN_SYSTEM_PROMPT,
         priority: 1_000_000,
         cache: 'stable',
       },
@@ -140,16 +137,16 @@ export async function runPlanPhase(
   const extra: Message[] = []
   let problem = ''
   for (let attempt = 0; attempt < 2; attempt++) {
-    ctx.emit({ type: 'turn-start', turn: 0, phase: 'plan' })
+    ctx.emit({ type: 'step-start', step: 0, phase: 'plan' })
     const result = await callModel(ctx, {
       turn,
       extra,
-      withPrefill: false,
+      opensReply: false,
       maxTokens,
-      number: 0,
+      step: 0,
       phase: 'plan',
     })
-    ctx.emit({ type: 'turn-end', turn: 0, phase: 'plan', message: result.reply })
+    ctx.emit({ type: 'step-end', step: 0, phase: 'plan', message: result.reply })
     if (result.kind === 'aborted') return { outcome: { kind: 'aborted' }, calls: attempt + 1 }
     if (result.kind === 'failed')
       return { outcome: { kind: 'failed', error: result.error }, calls: attempt + 1 }

@@ -54,10 +54,10 @@ describe('runAgent options', () => {
     expect(twice).toEqual(once)
     expect(once.map((e) => e.type)).toEqual([
       'run-start',
-      'turn-start',
+      'step-start',
       'text-delta',
       'usage',
-      'turn-end',
+      'step-end',
       'run-end',
     ])
     expect(once.at(-1)).toEqual({ type: 'run-end', result })
@@ -209,5 +209,22 @@ describe('EventChannel', () => {
     channel.push(3)
     expect(await early).toEqual([1, 2])
     expect(await (collect(channel as never) as unknown as Promise<number[]>)).toEqual([1, 2])
+  })
+})
+
+describe('unknown option keys', () => {
+  test('are refused by runAgent with a ValidationError naming the key', () => {
+    const provider = scriptedProvider([])
+    const base = { provider, model: 'claude-haiku-4-5', messages: [] }
+    for (const key of ['prepareStep', 'output', 'maxTurns', 'analyze']) {
+      let error: unknown
+      try {
+        runAgent({ ...base, [key]: 1 } as never)
+      } catch (e) {
+        error = e
+      }
+      expect(ValidationError.isInstance(error)).toBe(true)
+      expect((error as Error).message).toContain(key)
+    }
   })
 })

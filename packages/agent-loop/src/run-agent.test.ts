@@ -27,7 +27,7 @@ describe('runAgent against testkit with the real SDK', () => {
     const events = await collect(run.events)
     const result = await run.result
     expect(result.stopReason).toBe('end_turn')
-    expect(result.turns).toBe(2)
+    expect(result.steps).toBe(2)
     expect(result.messages.map((m) => m.role)).toEqual(['assistant', 'user', 'assistant'])
     expect(result.messages[1]?.content[0]).toMatchObject({
       type: 'tool_result',

@@ -25,9 +25,9 @@ export interface AgentRun {
 }
 
 /**
- * Run the agent loop: prepare the turn with the middleware, optionally plan (`analyze`), then
+ * Run the agent loop: prepare the turn with the middleware, optionally plan (`plan`), then
  * call the model, run the tools it asks for (validated, in parallel, with timeouts), feed the
- * results back, and repeat until the model stops, a stop condition fires (`maxTurns(20)` by
+ * results back, and repeat until the model stops, a stop condition fires (`maxSteps(20)` by
  * default), the loop guard trips, the run is aborted, or something fails. Every reply goes
  * through the middleware's `finalize`; with `session`, each step is appended to the store as it
  * ends. Starts at once; throws a `ValidationError` (synchronously) only for invalid options.

@@ -1,7 +1,15 @@
-import type { ToolCallBlock, ToolResultBlock } from '@contextkit/core'
-import { assertArray, assertObject } from '@contextkit/core'
-import type { AgentTool } from './define-tool.js'
-import { toolOutputContent } from './define-tool.js'
+import {
+  ABORTED,
+  assertArray,
+  assertObject,
+  describeIssues,
+  TIMED_OUT,
+  type ToolCallBlock,
+  type ToolResultBlock,
+  whenAborted,
+  within,
+} from '@contextkit/core'
+import { type AgentTool, DEFAULT_TOOL_TIMEOUT_MS, toolOutputContent } from './define-tool.js'
 import {
   type AgentLoopError,
   ToolAbortedError,
@@ -47,28 +55,6 @@ function errorResult(call: ToolCallBlock, error: AgentLoopError): ToolResultBloc
   }
 }
 
-const ABORTED = Symbol('aborted')
-const TIMED_OUT = Symbol('timed-out')
-
-/** Resolve with `ABORTED` as soon as `signal` fires (at once when it already has). */
-function whenAborted(signal: AbortSignal): { promise: Promise<typeof ABORTED>; done(): void } {
-  let done = (): void => {}
-  const promise = new Promise<typeof ABORTED>((resolve) => {
-    if (signal.aborted) return resolve(ABORTED)
-    const listener = (): void => resolve(ABORTED)
-    signal.addEventListener('abort', listener, { once: true })
-    done = () => signal.removeEventListener('abort', listener)
-  })
-  return { promise, done }
-}
-
-function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
-  return issues
-    .slice(0, 5)
-    .map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`)
-    .join('; ')
-}
-
 /**
  * One listener on the run's signal for a whole batch of calls (not one per call, which passes
  * EventTarget's listener warning threshold with more than ten parallel calls): on abort it fires
@@ -104,10 +90,7 @@ async function runOne(
   const controller = new AbortController()
   if (options.signal.aborted) controller.abort(options.signal.reason)
   batch.running.add(controller)
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
-    if (tool.timeoutMs !== undefined) timer = setTimeout(() => resolve(TIMED_OUT), tool.timeoutMs)
-  })
+  const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS
   const started = now()
   try {
     const work = Promise.resolve().then(() =>
@@ -118,13 +101,12 @@ async function runOne(
       }),
     )
     work.catch(() => undefined) // a late rejection after a timeout or abort is not unhandled
-    const output = await Promise.race([work, timeout, batch.aborted])
+    const output = await Promise.race([within(work, timeoutMs), batch.aborted])
     const durationMs = now() - started
     if (output === TIMED_OUT) {
-      const error = new ToolTimeoutError(
-        `Tool "${call.name}" timed out after ${tool.timeoutMs} ms.`,
-        { details: { tool: call.name, timeoutMs: tool.timeoutMs } },
-      )
+      const error = new ToolTimeoutError(`Tool "${call.name}" timed out after ${timeoutMs} ms.`, {
+        details: { tool: call.name, timeoutMs },
+      })
       controller.abort(error)
       return { result: errorResult(call, error), error, durationMs }
     }
@@ -149,7 +131,6 @@ async function runOne(
     })
     return { result: errorResult(call, error), error, durationMs: now() - started }
   } finally {
-    clearTimeout(timer)
     batch.running.delete(controller)
   }
 }
@@ -207,7 +188,7 @@ export async function runToolCalls(
   try {
     await Promise.race([Promise.all(Array.from({ length: width }, worker)), aborted.promise])
   } finally {
-    aborted.done()
+    aborted.dispose()
     options.signal.removeEventListener('abort', stopRunning)
   }
   calls.forEach((call, index) => {

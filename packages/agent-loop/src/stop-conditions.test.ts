@@ -6,7 +6,7 @@ import { defineTool } from './define-tool.js'
 import { runAgent } from './run-agent.js'
 import {
   budgetExceeded,
-  maxTurns,
+  maxSteps,
   noToolCalls,
   stopConditions,
   toolCalled,
@@ -46,25 +46,25 @@ async function run(
 }
 
 describe('stop conditions', () => {
-  test('maxTurns defaults to 20: a model that never stops is stopped', async () => {
+  test('maxSteps defaults to 20: a model that never stops is stopped', async () => {
     const { result, calls } = await run()
-    expect(result.stopReason).toBe('max_turns')
+    expect(result.stopReason).toBe('max_steps')
     expect(calls).toBe(20)
-    expect(result.turns).toBe(20)
+    expect(result.steps).toBe(20)
     // every call still has its result: the last step is whole
     expect(result.messages).toHaveLength(40)
     expect(result.messages.at(-1)?.content[0]?.type).toBe('tool_result')
   })
 
-  test('maxTurns(n), and a custom stop condition alongside it', async () => {
-    expect((await run({ stopWhen: maxTurns(3) })).calls).toBe(3)
-    const custom = await run({ stopWhen: [(s) => s.toolCalls.length >= 2, maxTurns(10)] })
+  test('maxSteps(n), and a custom stop condition alongside it', async () => {
+    expect((await run({ stopWhen: maxSteps(3) })).calls).toBe(3)
+    const custom = await run({ stopWhen: [(s) => s.toolCalls.length >= 2, maxSteps(10)] })
     expect(custom.result.stopReason).toBe('stop_condition')
     expect(custom.calls).toBe(2)
     // a custom condition alone still gets the default cap
     expect(stopConditions([() => false]).map((c) => c.stopReason)).toEqual([
       'stop_condition',
-      'max_turns',
+      'max_steps',
     ])
   })
 
@@ -98,7 +98,7 @@ describe('stop conditions', () => {
     let i = 0
     const script = () =>
       ++i === 1 ? { toolUse: { name: 'tick', input: { n: 1 } } } : { text: 'All done.' }
-    const { result, calls } = await run({ stopWhen: [noToolCalls(), maxTurns(5)] }, script)
+    const { result, calls } = await run({ stopWhen: [noToolCalls(), maxSteps(5)] }, script)
     expect(result.stopReason).toBe('end_turn')
     expect(calls).toBe(2)
     expect(result.text).toBe('All done.')
@@ -117,7 +117,7 @@ describe('stop conditions', () => {
   })
 
   test('bad arguments are typed errors', () => {
-    expect(() => maxTurns(0)).toThrow(ValidationError)
+    expect(() => maxSteps(0)).toThrow(ValidationError)
     expect(() => toolCalled('')).toThrow(ValidationError)
     expect(() => budgetExceeded(-1)).toThrow(ValidationError)
     expect(() => stopConditions([42 as never])).toThrow(ValidationError)

@@ -9,8 +9,8 @@ import {
 
 /** What a stop condition sees after each step (a model call plus its tool calls). */
 export interface StopState {
-  /** Model calls of the agent loop so far (the plan call not included). */
-  readonly turns: number
+  /** Steps of the agent loop so far (model calls with their tools; the plan call not included). */
+  readonly steps: number
   /** The reply of the step that just ended, as finalized. */
   readonly lastReply: AssistantMessage
   /** Tool calls of that reply, in call order. */
@@ -33,17 +33,17 @@ export type StopPredicate = (state: StopState) => boolean
 export interface StopCondition {
   readonly stopReason: string
   readonly test: StopPredicate
-  /** For `maxTurns`: the limit, so the loop knows a turn cap is already given. */
-  readonly maxTurns?: number
+  /** For `maxSteps`: the limit, so the loop knows a step cap is already given. */
+  readonly maxSteps?: number
 }
 
-/** Stop once `n` model calls have been made (default `20` when no `maxTurns` is given). */
-export function maxTurns(n: number): StopCondition {
-  if (!Number.isInteger(n) || n < 1) invalidArgument('maxTurns', 'n', 'a positive integer', n)
+/** Stop once `n` steps have run (default `20` when no `maxSteps` is given). */
+export function maxSteps(n: number): StopCondition {
+  if (!Number.isInteger(n) || n < 1) invalidArgument('maxSteps', 'n', 'a positive integer', n)
   return Object.freeze({
-    stopReason: 'max_turns',
-    maxTurns: n,
-    test: (s: StopState) => s.turns >= n,
+    stopReason: 'max_steps',
+    maxSteps: n,
+    test: (s: StopState) => s.steps >= n,
   })
 }
 
@@ -101,14 +101,14 @@ function asCondition(item: StopCondition | StopPredicate): StopCondition {
 }
 
 /**
- * The conditions of a run: those given, plus `maxTurns(20)` unless a `maxTurns` is among them, so
+ * The conditions of a run: those given, plus `maxSteps(20)` unless a `maxSteps` is among them, so
  * a run can never go on forever.
  */
 export function stopConditions(stopWhen: StopWhen | undefined): StopCondition[] {
   const list =
     stopWhen === undefined ? [] : Array.isArray(stopWhen) ? stopWhen : [stopWhen as StopCondition]
   const conditions = list.map(asCondition)
-  if (!conditions.some((c) => c.maxTurns !== undefined)) conditions.push(maxTurns(20))
+  if (!conditions.some((c) => c.maxSteps !== undefined)) conditions.push(maxSteps(20))
   return conditions
 }
 

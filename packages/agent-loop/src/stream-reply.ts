@@ -1,15 +1,18 @@
 import {
+  ABORTED,
   type AssistantMessage,
   type ContentBlock,
   describeError,
   emptyUsage,
   type StopReason,
   type Usage,
+  whenAborted,
 } from '@contextkit/core'
 import type { StreamEvent, StreamParser } from '@contextkit/formatters'
 import { ProviderError } from './errors.js'
 import type { AgentEvent, AgentWarning } from './events.js'
 import type { ModelProvider, ProviderEvent, ProviderRequest } from './provider.js'
+import { AGENT_LOOP_WARNINGS } from './warnings.js'
 
 /** Inputs of {@link streamReply}. */
 export interface StreamReplyInput {
@@ -18,8 +21,8 @@ export interface StreamReplyInput {
   /** A fresh parser of the request's formatter. */
   parser: StreamParser
   signal: AbortSignal
-  /** Event number of this model call. */
-  turn: number
+  /** The step this model call belongs to. */
+  step: number
   emit(event: AgentEvent): void
   warn(warning: AgentWarning): void
 }
@@ -59,7 +62,7 @@ class ReplyBuilder {
     const last = this.content[this.content.length - 1]
     if (last?.type === 'text') last.text += text
     else this.content.push({ type: 'text', text })
-    this.#input.emit({ type: 'text-delta', turn: this.#input.turn, text })
+    this.#input.emit({ type: 'text-delta', step: this.#input.step, text })
   }
 
   #thinking(text: string, open: boolean): void {
@@ -69,22 +72,22 @@ class ReplyBuilder {
       this.content.push({ type: 'thinking', thinking: text })
       this.#thinkingOpen = open
     }
-    if (text !== '') this.#input.emit({ type: 'thinking-delta', turn: this.#input.turn, text })
+    if (text !== '') this.#input.emit({ type: 'thinking-delta', step: this.#input.step, text })
   }
 
   parsed(events: readonly StreamEvent[]): void {
-    const turn = this.#input.turn
+    const step = this.#input.step
     for (const e of events) {
       if (e.type === 'text-delta') this.#text(e.text)
       else if (e.type === 'thinking-start') this.#thinking('', true)
       else if (e.type === 'thinking-delta') this.#thinking(e.text, true)
       else if (e.type === 'thinking-end') this.#thinkingOpen = false
       else if (e.type === 'tool-call-start') {
-        this.#input.emit({ type: 'tool-call-start', turn, id: e.id, name: e.name })
+        this.#input.emit({ type: 'tool-call-start', step, id: e.id, name: e.name })
       } else if (e.type === 'tool-call-end') {
         if (e.incomplete) {
           this.#input.warn({
-            code: 'agent_loop_incomplete_tool_call',
+            code: AGENT_LOOP_WARNINGS.incompleteToolCall,
             message: `The reply ended inside a call to ${e.call.name}; it was not run.`,
             source: 'loop',
           })
@@ -93,14 +96,14 @@ class ReplyBuilder {
         this.content.push(e.call)
         // text formats deliver a call's input whole: one delta, as a native stream would in pieces
         const partialJson = JSON.stringify(e.call.input)
-        this.#input.emit({ type: 'tool-call-delta', turn, id: e.call.id, partialJson })
-        this.#input.emit({ type: 'tool-call', turn, call: e.call })
+        this.#input.emit({ type: 'tool-call-delta', step, id: e.call.id, partialJson })
+        this.#input.emit({ type: 'tool-call', step, call: e.call })
       }
     }
   }
 
   provider(event: ProviderEvent): void {
-    const turn = this.#input.turn
+    const step = this.#input.step
     switch (event.type) {
       case 'text-delta':
         this.parsed(this.#input.parser.processChunk(event.text))
@@ -121,12 +124,12 @@ class ReplyBuilder {
         return
       case 'tool-call-start':
         this.#pending.set(event.id, event.name)
-        this.#input.emit({ type: 'tool-call-start', turn, id: event.id, name: event.name })
+        this.#input.emit({ type: 'tool-call-start', step, id: event.id, name: event.name })
         return
       case 'tool-call-delta':
         this.#input.emit({
           type: 'tool-call-delta',
-          turn,
+          step,
           id: event.id,
           partialJson: event.partialJson,
         })
@@ -141,7 +144,7 @@ class ReplyBuilder {
         }
         if (event.parseError !== undefined) this.invalidCalls.set(event.id, event.parseError)
         this.content.push(call)
-        this.#input.emit({ type: 'tool-call', turn, call })
+        this.#input.emit({ type: 'tool-call', step, call })
         return
       }
       case 'usage':
@@ -164,7 +167,7 @@ class ReplyBuilder {
     this.parsed(parser.flush())
     if (this.#pending.size > 0) {
       this.#input.warn({
-        code: 'agent_loop_incomplete_tool_call',
+        code: AGENT_LOOP_WARNINGS.incompleteToolCall,
         message: `The reply ended inside ${this.#pending.size} tool call(s); they were not run.`,
         source: 'loop',
       })
@@ -189,8 +192,6 @@ class ReplyBuilder {
   }
 }
 
-const ABORT = Symbol('abort')
-
 function asProviderError(thrown: unknown, provider: string): ProviderError {
   if (ProviderError.isInstance(thrown)) return thrown
   return new ProviderError(`Provider "${provider}" failed: ${describeError(thrown)}`, {
@@ -208,12 +209,10 @@ function asProviderError(thrown: unknown, provider: string): ProviderError {
 export async function streamReply(input: StreamReplyInput): Promise<StreamReplyOutcome> {
   const builder = new ReplyBuilder(input)
   const { signal } = input
-  let abortListener: (() => void) | undefined
-  const aborted = new Promise<typeof ABORT>((resolve) => {
-    if (signal.aborted) return resolve(ABORT)
-    abortListener = () => resolve(ABORT)
-    signal.addEventListener('abort', abortListener, { once: true })
-  })
+  const aborted = whenAborted(signal)
+  // the provider's generator is always closed (its `finally` runs, its listeners go), also when
+  // the reply ends on a `finish` or `error` event before the stream itself ended
+  let open = false
   const partial = (reason: StopReason): AssistantMessage => {
     builder.end()
     return builder.message(reason)
@@ -221,13 +220,12 @@ export async function streamReply(input: StreamReplyInput): Promise<StreamReplyO
   let iterator: AsyncIterator<ProviderEvent> | undefined
   try {
     iterator = input.provider.stream(input.request, { signal })[Symbol.asyncIterator]()
+    open = true
     while (true) {
-      const next = await Promise.race([iterator.next(), aborted])
-      if (next === ABORT) {
-        iterator.return?.()?.catch(() => undefined)
-        return { kind: 'aborted', reply: partial('aborted') }
-      }
+      const next = await Promise.race([iterator.next(), aborted.promise])
+      if (next === ABORTED) return { kind: 'aborted', reply: partial('aborted') }
       if (next.done) {
+        open = false
         const error = new ProviderError(
           `Provider "${input.provider.name}" ended the stream without a finish or error event`,
           { errorType: 'incomplete_stream', retryable: true },
@@ -252,7 +250,7 @@ export async function streamReply(input: StreamReplyInput): Promise<StreamReplyO
         builder.reset()
         input.emit({
           type: 'retry',
-          turn: input.turn,
+          step: input.step,
           source: 'provider',
           attempt: event.attempt,
           delayMs: event.delayMs,
@@ -270,6 +268,16 @@ export async function streamReply(input: StreamReplyInput): Promise<StreamReplyO
       error: asProviderError(thrown, input.provider.name),
     }
   } finally {
-    if (abortListener) signal.removeEventListener('abort', abortListener)
+    aborted.dispose()
+    if (open) closeQuietly(iterator)
+  }
+}
+
+/** End a provider stream early: its generator's `finally` runs; a failure there is ignored. */
+function closeQuietly(iterator: AsyncIterator<ProviderEvent> | undefined): void {
+  try {
+    iterator?.return?.()?.catch(() => undefined)
+  } catch {
+    // a provider whose return() throws synchronously has nothing left to clean up
   }
 }

@@ -6,6 +6,7 @@ import {
   type TurnContext,
 } from '@contextkit/core'
 import { type RunTokenCounter, sectionBudget } from './budget.js'
+import { AGENT_LOOP_WARNINGS } from './warnings.js'
 
 /** What the loop hands an {@link AsyncTokenCounter} before fitting one request's sections. */
 export interface TokenCountPrepareInput {
@@ -81,7 +82,7 @@ export async function safePrepare(
       requests: 0,
       warnings: [
         {
-          code: 'agent_loop_token_count_failed',
+          code: AGENT_LOOP_WARNINGS.tokenCountFailed,
           message: `Token counter "${counter.id}" failed to prepare: ${describeError(error)}; the estimate is used`,
         },
       ],

@@ -1,6 +1,6 @@
 import type { Message, RunInfo, TextBlock, ToolCallBlock } from '@contextkit/core'
 import type { AgentTool } from './define-tool.js'
-import { ToolInputError } from './errors.js'
+import { RepeatedToolCallError, ToolInputError } from './errors.js'
 import type { AgentEvent } from './events.js'
 import type { LoopGuard, LoopGuardVerdict } from './loop-guard.js'
 import { runToolCalls } from './run-tools.js'
@@ -16,8 +16,8 @@ export interface ToolStepInput {
   concurrency: number
   signal: AbortSignal
   run: RunInfo
-  /** Event number of the model call the calls came from. */
-  turn: number
+  /** The step the calls belong to. */
+  step: number
   emit(event: AgentEvent): void
 }
 
@@ -29,7 +29,7 @@ export interface ToolStepInput {
 export async function runToolStep(
   input: ToolStepInput,
 ): Promise<{ results: Message; verdict: LoopGuardVerdict }> {
-  const { calls, turn, run } = input
+  const { calls, step, run } = input
   const verdict: LoopGuardVerdict = input.guard?.check(calls) ?? { refused: new Map(), stop: false }
   calls.forEach((call, index) => {
     const problem = input.invalidCalls.get(call.id)
@@ -43,9 +43,9 @@ export async function runToolStep(
     }
   })
   for (const [index, error] of verdict.refused) {
-    if (error.code !== 'agent_loop_repeated_call') continue
+    if (!RepeatedToolCallError.isInstance(error)) continue
     run.trace.record(AGENT_TRACE_STAGES.loopGuard, {
-      turn,
+      step,
       tool: calls[index]!.name,
       repeats: error.details.repeats,
       action: verdict.stop ? 'stop' : 'nudge',
@@ -60,14 +60,14 @@ export async function runToolStep(
     onOutcome: (outcome) => {
       input.emit({
         type: 'tool-result',
-        turn,
+        step,
         name: outcome.call.name,
         result: outcome.result,
         durationMs: outcome.durationMs,
         ...(outcome.error ? { error: outcome.error } : {}),
       })
       run.trace.record(AGENT_TRACE_STAGES.tool, {
-        turn,
+        step,
         id: outcome.call.id,
         tool: outcome.call.name,
         input: outcome.call.input,

@@ -6,7 +6,7 @@ import { errnoCode, invalidArgument, parseWith } from '@contextkit/core'
 import { Counting } from './analysis.js'
 import { detect } from './detect.js'
 import { AnalysisAbortedError, ContextFileReadError, ContextFileTypeError } from './errors.js'
-import { FileReadOptionsSchema, resolveAnalyzeOptions } from './options.js'
+import { AnalyzeFileOptionsSchema, resolveAnalyzeOptions } from './options.js'
 import type { AnalyzeOptions, ContextMetadata } from './types.js'
 
 /** Options of {@link analyzeFile}. */
@@ -54,8 +54,8 @@ export async function analyzeFile(
   if (typeof path !== 'string' || path.length === 0) {
     invalidArgument('analyzeFile', 'path', 'a non-empty string', path)
   }
-  const opts = resolveAnalyzeOptions(fileOptions)
-  const options = parseWith(FileReadOptionsSchema, fileOptions ?? {}, 'analyzeFile options')
+  const opts = resolveAnalyzeOptions(fileOptions, AnalyzeFileOptionsSchema)
+  const options = parseWith(AnalyzeFileOptionsSchema, fileOptions ?? {}, 'analyzeFile options')
   const sniffBytes = options.sniffBytes ?? 65536
   const chunkBytes = options.chunkBytes ?? 1 << 20
   const fileName = options.fileName ?? basename(path)

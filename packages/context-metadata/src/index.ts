@@ -17,7 +17,6 @@ export { JsonRecordCounter } from './json-record-counter.js'
 export type { LineCount } from './lines.js'
 export { countLines, LineCounter } from './lines.js'
 export {
-  CONTEXT_METADATA_TRACE_STAGE,
   CONTEXT_METADATA_TRACE_STAGES,
   CONTEXT_METADATA_VARS_KEY,
 } from './names.js'

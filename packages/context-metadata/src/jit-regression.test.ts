@@ -76,33 +76,43 @@ async function runGroup(group: string) {
 }
 
 const TIMEOUT = 120_000
+/**
+ * The trace lines and status bits read here are V8 11's (Node 20). V8 12 and 13 (Node 22, 24)
+ * print the reductions differently, so the check would see no trace at all: it runs on V8 11 only
+ * (CI runs it on Node 20; `scripts/node-matrix.mjs` runs the rest of the suite on 22 and 24).
+ */
+const V8_MAJOR = Number(process.versions.v8.split('.')[0])
+const TRACE_FORMAT_KNOWN = V8_MAJOR === 11
 
-describe('counters stay linear after other inputs (TurboFan trace, child process)', () => {
-  test(
-    'control: two identical searches on two branches are merged, so the trace shows it',
-    async () => {
-      const { result, reductions, merged } = await runGroup('control')
-      expect(reductions).toBeGreaterThan(0)
-      expect(merged.length).toBeGreaterThan(0)
-      expect(result.counted).toEqual(result.expected)
-    },
-    TIMEOUT,
-  )
+describe.runIf(TRACE_FORMAT_KNOWN)(
+  'counters stay linear after other inputs (TurboFan trace, child process)',
+  () => {
+    test(
+      'control: two identical searches on two branches are merged, so the trace shows it',
+      async () => {
+        const { result, reductions, merged } = await runGroup('control')
+        expect(reductions).toBeGreaterThan(0)
+        expect(merged.length).toBeGreaterThan(0)
+        expect(result.counted).toEqual(result.expected)
+      },
+      TIMEOUT,
+    )
 
-  test.each(['corpus', 'csv', 'lines', 'json'])(
-    '%s: no search merged by value numbering, no deoptimization, the reference counts',
-    async (group) => {
-      const { result, reductions, merged, bailouts } = await runGroup(group)
-      expect(reductions).toBeGreaterThan(0)
-      expect(merged).toEqual([])
-      expect(bailouts).toEqual([])
-      expect(result.counted).toEqual(result.expected)
-      for (const [name, status] of Object.entries(result.before)) {
-        // entry points are compiled; helpers may have been inlined into them instead
-        if (name.endsWith('.push')) expect(status & TURBOFANNED, name).toBe(TURBOFANNED)
-        expect(result.after[name], name).toBe(status)
-      }
-    },
-    TIMEOUT,
-  )
-})
+    test.each(['corpus', 'csv', 'lines', 'json'])(
+      '%s: no search merged by value numbering, no deoptimization, the reference counts',
+      async (group) => {
+        const { result, reductions, merged, bailouts } = await runGroup(group)
+        expect(reductions).toBeGreaterThan(0)
+        expect(merged).toEqual([])
+        expect(bailouts).toEqual([])
+        expect(result.counted).toEqual(result.expected)
+        for (const [name, status] of Object.entries(result.before)) {
+          // entry points are compiled; helpers may have been inlined into them instead
+          if (name.endsWith('.push')) expect(status & TURBOFANNED, name).toBe(TURBOFANNED)
+          expect(result.after[name], name).toBe(status)
+        }
+      },
+      TIMEOUT,
+    )
+  },
+)

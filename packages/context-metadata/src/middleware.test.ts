@@ -12,11 +12,7 @@ import {
 } from '@contextkit/core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type ContextMetadataOptions, contextMetadata } from './middleware.js'
-import {
-  CONTEXT_METADATA_TRACE_STAGE,
-  CONTEXT_METADATA_TRACE_STAGES,
-  CONTEXT_METADATA_VARS_KEY,
-} from './names.js'
+import { CONTEXT_METADATA_TRACE_STAGES, CONTEXT_METADATA_VARS_KEY } from './names.js'
 import type { ContextMetadata } from './types.js'
 
 let dir: string
@@ -173,8 +169,6 @@ describe('the hint names where the context really is', () => {
     expect(trace.byStage(CONTEXT_METADATA_TRACE_STAGES.analyzed)[0]?.data).toMatchObject({
       contextRef: '__vars.context',
     })
-    // the deprecated single-stage name still names the same stage
-    expect(CONTEXT_METADATA_TRACE_STAGE).toBe('context-metadata:analyzed')
   })
 })
 

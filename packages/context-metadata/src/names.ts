@@ -9,9 +9,3 @@ export const CONTEXT_METADATA_TRACE_STAGES = Object.freeze({
   /** One analysis was turned into a hint: `{ format, chars, lines, recordCount, contextRef, ms }`. */
   analyzed: 'context-metadata:analyzed',
 } as const)
-
-/**
- * @deprecated Use `CONTEXT_METADATA_TRACE_STAGES.analyzed` (the stage is now
- * `'context-metadata:analyzed'`; kept for one minor release).
- */
-export const CONTEXT_METADATA_TRACE_STAGE = CONTEXT_METADATA_TRACE_STAGES.analyzed

@@ -8,7 +8,6 @@ export {
   varsRef,
 } from './middleware.js'
 export {
-  CONTEXT_METADATA_TRACE_STAGE,
   CONTEXT_METADATA_TRACE_STAGES,
   CONTEXT_METADATA_VARS_KEY,
 } from './names.js'

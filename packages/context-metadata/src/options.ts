@@ -7,8 +7,8 @@ const positiveInt = z.number().int().positive()
 /** Byte sizes for file reads: at least 16, so one UTF-8 character and a line break always fit. */
 const byteSize = z.number().int().min(16)
 
-/** {@link AnalyzeOptions}. Unknown keys are ignored (a file options object may be passed). */
-export const AnalyzeOptionsSchema = z.object({
+/** {@link AnalyzeOptions}. Unknown keys are refused. */
+export const AnalyzeOptionsSchema = z.strictObject({
   sniffChars: positiveInt.optional(),
   maxSampleRecords: positiveInt.optional(),
   maxFields: positiveInt.optional(),
@@ -16,7 +16,7 @@ export const AnalyzeOptionsSchema = z.object({
 })
 
 /** The file-only part of `AnalyzeFileOptions`. */
-export const FileReadOptionsSchema = z.object({
+export const FileReadOptionsSchema = z.strictObject({
   fileName: z.string().optional(),
   sniffBytes: byteSize.optional(),
   chunkBytes: byteSize.optional(),
@@ -25,8 +25,11 @@ export const FileReadOptionsSchema = z.object({
     .optional(),
 })
 
+/** `AnalyzeFileOptions`: the analysis options and the file-only ones, unknown keys refused. */
+export const AnalyzeFileOptionsSchema = FileReadOptionsSchema.extend(AnalyzeOptionsSchema.shape)
+
 /** `HintOptions`. */
-export const HintOptionsSchema = z.object({
+export const HintOptionsSchema = z.strictObject({
   contextRef: z.string().nullable().optional(),
   style: z.enum(['auto', 'block', 'inline', 'brief']).optional(),
   maxFields: positiveInt.optional(),
@@ -36,7 +39,7 @@ export const HintOptionsSchema = z.object({
 })
 
 /** `ContextMetadataOptions` (the middleware factory's options). */
-export const ContextMetadataOptionsSchema = z.object({
+export const ContextMetadataOptionsSchema = z.strictObject({
   file: z.string().min(1).optional(),
   content: z.string().optional(),
   fileName: z.string().optional(),
@@ -72,8 +75,11 @@ export interface ResolvedAnalyzeOptions {
  * Check analysis options (a `ValidationError` for bad values; `null`/`undefined` mean the
  * defaults) and fill in the defaults.
  */
-export function resolveAnalyzeOptions(options: unknown): ResolvedAnalyzeOptions {
-  const o = parseWith(AnalyzeOptionsSchema, options ?? {}, 'context-metadata analyze options')
+export function resolveAnalyzeOptions(
+  options: unknown,
+  schema: z.ZodType<AnalyzeOptions> = AnalyzeOptionsSchema,
+): ResolvedAnalyzeOptions {
+  const o = parseWith(schema, options ?? {}, 'context-metadata analyze options')
   return {
     sniffChars: o.sniffChars ?? ANALYZE_DEFAULTS.sniffChars,
     maxSampleRecords: o.maxSampleRecords ?? ANALYZE_DEFAULTS.maxSampleRecords,

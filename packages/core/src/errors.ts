@@ -125,15 +125,31 @@ export function parseWith<S extends z.ZodType>(
   const result = schema.safeParse(value)
   if (result.success) return result.data
   const issues = result.error.issues.map((issue) => ({
-    path: issue.path.map(String).join('.') || '(root)',
+    path: issuePath(issue.path),
     message: issue.message,
   }))
-  const summary = issues
-    .slice(0, 5)
-    .map((i) => `${i.path}: ${i.message}`)
+  throw new ValidationError(`Invalid ${what}: ${describeIssues(result.error.issues)}`, issues)
+}
+
+function issuePath(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.') || '(root)'
+}
+
+/**
+ * zod issues as one line, the one way every package words them: `path: message` joined by `; `,
+ * the first `max` (default 5) and a count of the rest (`(and 3 more)`); the root path is
+ * `(root)`.
+ */
+export function describeIssues(
+  issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }>,
+  max = 5,
+): string {
+  assertArray(issues, 'describeIssues', 'issues')
+  const shown = issues
+    .slice(0, max)
+    .map((i) => `${issuePath(i.path)}: ${i.message}`)
     .join('; ')
-  const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : ''
-  throw new ValidationError(`Invalid ${what}: ${summary}${more}`, issues)
+  return issues.length > max ? `${shown} (and ${issues.length - max} more)` : shown
 }
 
 /**

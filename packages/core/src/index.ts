@@ -13,6 +13,7 @@ export {
   ConfigurationError,
   ContextkitError,
   describeError,
+  describeIssues,
   invalidArgument,
   parseWith,
   ValidationError,
@@ -98,7 +99,9 @@ export {
   UNKNOWN_MODEL_DEFAULTS,
 } from './model-table.js'
 export { getModelInfo, ModelRegistry, registerModel } from './models.js'
+export { isNormalSessionEntry } from './normal-entry.js'
 export { escapeForPrompt, hasPromptUnsafeChars, PROMPT_UNSAFE_CHARS } from './prompt-text.js'
+export { ABORTED, TIMED_OUT, whenAborted, within } from './race.js'
 export { randomId } from './random-id.js'
 export type {
   ModelsListSource,

@@ -3,12 +3,15 @@ import { assertArray, assertObject } from './errors.js'
 
 /** Media types the Anthropic API accepts for images. */
 export const ImageMediaTypeSchema = z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
+/** A media type the Anthropic API accepts for images. */
 export type ImageMediaType = z.infer<typeof ImageMediaTypeSchema>
 
+/** The zod schema of {@link TextBlock}: `TextBlockSchema.parse(untrusted)` checks a value. */
 export const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() })
 /** Plain text. */
 export type TextBlock = z.infer<typeof TextBlockSchema>
 
+/** The zod schema of {@link ImageBlock}: `ImageBlockSchema.parse(untrusted)` checks a value. */
 export const ImageBlockSchema = z.object({
   type: z.literal('image'),
   mediaType: ImageMediaTypeSchema,
@@ -18,6 +21,7 @@ export const ImageBlockSchema = z.object({
 /** An inline image (base64 + media type). */
 export type ImageBlock = z.infer<typeof ImageBlockSchema>
 
+/** The zod schema of {@link ThinkingBlock}: `ThinkingBlockSchema.parse(untrusted)` checks a value. */
 export const ThinkingBlockSchema = z.object({
   type: z.literal('thinking'),
   thinking: z.string(),
@@ -27,6 +31,7 @@ export const ThinkingBlockSchema = z.object({
 /** Model reasoning. Never carries a cache breakpoint. */
 export type ThinkingBlock = z.infer<typeof ThinkingBlockSchema>
 
+/** The zod schema of {@link RedactedThinkingBlock}: `RedactedThinkingBlockSchema.parse(untrusted)` checks a value. */
 export const RedactedThinkingBlockSchema = z.object({
   type: z.literal('redacted_thinking'),
   /** The encrypted reasoning, opaque; sent back exactly as received. */
@@ -39,6 +44,7 @@ export const RedactedThinkingBlockSchema = z.object({
  */
 export type RedactedThinkingBlock = z.infer<typeof RedactedThinkingBlockSchema>
 
+/** The zod schema of {@link ToolCallBlock}: `ToolCallBlockSchema.parse(untrusted)` checks a value. */
 export const ToolCallBlockSchema = z.object({
   type: z.literal('tool_call'),
   id: z.string().min(1),
@@ -50,6 +56,7 @@ export const ToolCallBlockSchema = z.object({
 /** A tool invocation requested by the model. */
 export type ToolCallBlock = z.infer<typeof ToolCallBlockSchema>
 
+/** The zod schema of {@link ToolResultBlock}: `ToolResultBlockSchema.parse(untrusted)` checks a value. */
 export const ToolResultBlockSchema = z.object({
   type: z.literal('tool_result'),
   toolCallId: z.string().min(1),
@@ -59,6 +66,7 @@ export const ToolResultBlockSchema = z.object({
 /** The outcome of a tool call, fed back to the model. */
 export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>
 
+/** The zod schema of {@link ContentBlock}: `ContentBlockSchema.parse(untrusted)` checks a value. */
 export const ContentBlockSchema = z.discriminatedUnion('type', [
   TextBlockSchema,
   ImageBlockSchema,
@@ -70,9 +78,12 @@ export const ContentBlockSchema = z.discriminatedUnion('type', [
 /** Any piece of message content, discriminated on `type`. */
 export type ContentBlock = z.infer<typeof ContentBlockSchema>
 
+/** The zod schema of {@link Role}: `RoleSchema.parse(untrusted)` checks a value. */
 export const RoleSchema = z.enum(['user', 'assistant'])
+/** Who wrote a message: `user` or `assistant`. */
 export type Role = z.infer<typeof RoleSchema>
 
+/** The zod schema of {@link Message}: `MessageSchema.parse(untrusted)` checks a value. */
 export const MessageSchema = z.object({
   role: RoleSchema,
   content: z.array(ContentBlockSchema),
@@ -84,6 +95,7 @@ export const MessageSchema = z.object({
 /** One turn of a conversation. */
 export type Message = z.infer<typeof MessageSchema>
 
+/** The zod schema of {@link StopReason}: `StopReasonSchema.parse(untrusted)` checks a value. */
 export const StopReasonSchema = z.enum([
   'end_turn',
   'max_tokens',
@@ -97,8 +109,10 @@ export const StopReasonSchema = z.enum([
   /** The call failed; the content holds whatever arrived before the failure. */
   'error',
 ])
+/** Why the model stopped: the provider's reason, mapped to one vocabulary. */
 export type StopReason = z.infer<typeof StopReasonSchema>
 
+/** The zod schema of {@link Usage}: `UsageSchema.parse(untrusted)` checks a value. */
 export const UsageSchema = z.object({
   input: z.number().int().nonnegative(),
   output: z.number().int().nonnegative(),
@@ -108,6 +122,7 @@ export const UsageSchema = z.object({
 /** Token usage reported by the provider. */
 export type Usage = z.infer<typeof UsageSchema>
 
+/** The zod schema of {@link AssistantMessage}: `AssistantMessageSchema.parse(untrusted)` checks a value. */
 export const AssistantMessageSchema = MessageSchema.extend({
   role: z.literal('assistant'),
   stopReason: StopReasonSchema,
@@ -118,6 +133,7 @@ export const AssistantMessageSchema = MessageSchema.extend({
 /** A model reply: a message plus why it stopped and what it cost. */
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>
 
+/** The zod schema of {@link JsonSchemaObject}: `JsonSchemaObjectSchema.parse(untrusted)` checks a value. */
 export const JsonSchemaObjectSchema = z.looseObject({
   type: z.literal('object'),
   properties: z.record(z.string(), z.unknown()).optional(),
@@ -126,6 +142,7 @@ export const JsonSchemaObjectSchema = z.looseObject({
 /** A JSON Schema whose top level is an object (what tool inputs must be). */
 export type JsonSchemaObject = z.infer<typeof JsonSchemaObjectSchema>
 
+/** The zod schema of {@link ToolDefinition}: `ToolDefinitionSchema.parse(untrusted)` checks a value. */
 export const ToolDefinitionSchema = z.object({
   name: z
     .string()

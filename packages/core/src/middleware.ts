@@ -27,7 +27,7 @@ export interface TurnContext {
   tools: ToolDefinition[]
   /**
    * Extended thinking for this call. When enabled, the API forbids an assistant prefill, so
-   * middleware that adds one must fall back (see @contextkit/prefill). Default: off.
+   * middleware that adds one must fall back (see `@contextkit/prefill`). Default: off.
    */
   thinking?: { enabled: boolean; budgetTokens?: number }
   /** Data for tools and sandboxes (e.g. `contextMeta`). */
@@ -57,11 +57,14 @@ export interface RunInfo {
 /** What a loop tells `finalize` about the reply it passes. */
 export interface FinalizeInfo {
   /**
-   * `true` for the last reply of the turn (the run stops after it: no tool call, a stop
-   * condition, an abort or an error); `false` when the loop goes on with tool results.
+   * `true` for the last reply of the run (it stops after it: no tool call, a stop condition, an
+   * abort or an error); `false` when the loop goes on with tool results.
    */
   final: boolean
-  /** 1-based number of the model call within the turn the reply answers (retries keep it). */
+  /**
+   * The step the reply answers, from 1 (a step is one model call plus the tools it asked for;
+   * retries keep it).
+   */
   step: number
 }
 

@@ -38,6 +38,9 @@ function prefixMatches(id: string, prefix: string): boolean {
   return !/^-\d{1,2}(?:$|[-@:.])/.test(rest)
 }
 
+/** The brand of {@link ModelRegistry} instances, the same symbol in every copy of core. */
+const REGISTRY_BRAND = Symbol.for('@contextkit/core:ModelRegistry')
+
 interface Guess {
   entry: ModelEntry
   warning: string
@@ -51,6 +54,21 @@ interface Guess {
 export class ModelRegistry {
   readonly #entries = new Map<string, ModelEntry>()
 
+  /** Marks registries of every copy of core (see {@link ModelRegistry.isInstance}). */
+  readonly [REGISTRY_BRAND] = true
+
+  /**
+   * Whether `value` is a registry made by any copy of `@contextkit/core`. Use it instead of
+   * `instanceof`, which is false for a registry of another copy (two versions in one app).
+   */
+  static isInstance(value: unknown): value is ModelRegistry {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as { [REGISTRY_BRAND]?: unknown })[REGISTRY_BRAND] === true
+    )
+  }
+
   constructor(entries: Readonly<Record<string, Partial<ModelEntry>>> = BUILTIN_MODELS) {
     assertObject(entries, 'new ModelRegistry', 'entries')
     for (const [prefix, entry] of Object.entries(entries)) this.register(prefix, entry)
@@ -58,7 +76,7 @@ export class ModelRegistry {
 
   /**
    * Add or replace the entry for an id prefix; longer prefixes win over shorter ones. A partial
-   * entry is completed from the current entry of that prefix, or from what {@link get} would
+   * entry is completed from the current entry of that prefix, or from what {@link ModelRegistry.get} would
    * guess for it. Throws a `ValidationError` for an invalid entry.
    */
   register(prefix: string, entry: Partial<ModelEntry>): void {
@@ -68,7 +86,7 @@ export class ModelRegistry {
     this.#entries.set(key, mergeEntry(base, entry, `model entry "${prefix}"`))
   }
 
-  /** Whether an entry matches `id` (so {@link get} answers `known: true`). */
+  /** Whether an entry matches `id` (so {@link ModelRegistry.get} answers `known: true`). */
   has(id: string): boolean {
     assertString(id, 'ModelRegistry.has', 'id')
     return this.#match(normalizeId(id)) !== undefined
@@ -155,11 +173,21 @@ export class ModelRegistry {
   }
 }
 
-const defaultRegistry = new ModelRegistry()
+/** Where the default registry lives: one per process, shared by every copy of core. */
+const DEFAULT_REGISTRY_KEY = Symbol.for('@contextkit/core:default-model-registry')
 
-/** @internal The registry behind {@link getModelInfo}, {@link registerModel} and `refreshModels`. */
+/**
+ * @internal The registry behind {@link getModelInfo}, {@link registerModel} and `refreshModels`.
+ * It is kept on `globalThis` under a `Symbol.for` key, so an app that ends up with two copies of
+ * core still has one model table: a `registerModel` in one copy is seen by the other.
+ */
 export function defaultModelRegistry(): ModelRegistry {
-  return defaultRegistry
+  const holder = globalThis as { [DEFAULT_REGISTRY_KEY]?: unknown }
+  const found = holder[DEFAULT_REGISTRY_KEY]
+  if (ModelRegistry.isInstance(found)) return found
+  const created = new ModelRegistry()
+  holder[DEFAULT_REGISTRY_KEY] = created
+  return created
 }
 
 /**
@@ -168,10 +196,10 @@ export function defaultModelRegistry(): ModelRegistry {
  * @example getModelInfo('claude-sonnet-4-6').supportsPrefill // false
  */
 export function getModelInfo(id: string, overrides?: Partial<ModelEntry>): ModelInfo {
-  return defaultRegistry.get(id, overrides)
+  return defaultModelRegistry().get(id, overrides)
 }
 
 /** Add or override an entry of the default registry (process-wide). */
 export function registerModel(prefix: string, entry: Partial<ModelEntry>): void {
-  defaultRegistry.register(prefix, entry)
+  defaultModelRegistry().register(prefix, entry)
 }

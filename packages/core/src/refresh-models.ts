@@ -60,7 +60,13 @@ export interface RefreshModelsResult {
   skipped: { id: string | undefined; reason: string }[]
 }
 
-const OptionsSchema = z.object({ registry: z.instanceof(ModelRegistry).optional() }).strict()
+const OptionsSchema = z
+  .object({
+    registry: z
+      .custom<ModelRegistry>((v) => ModelRegistry.isInstance(v), 'expected a ModelRegistry')
+      .optional(),
+  })
+  .strict()
 
 /** The thinking mode a `capabilities.thinking` object describes; `fallback` when it says nothing. */
 function thinkingModeOf(

@@ -2,6 +2,7 @@ import * as z from 'zod'
 import { assertArray, assertOptions, invalidArgument, parseWith } from './errors.js'
 import type { TokenCounter } from './tokens.js'
 
+/** The zod schema of {@link Section}: `SectionSchema.parse(untrusted)` checks a value. */
 export const SectionSchema = z.object({
   /** Stable id, used in omission notices and traces (e.g. `preload:src/app.ts`). */
   id: z.string().min(1),

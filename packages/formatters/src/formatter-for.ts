@@ -1,6 +1,6 @@
 import { assertObject, invalidArgument, type ModelInfo } from '@contextkit/core'
 import { NativeFormatter } from './native-formatter.js'
-import type { PrefillFormatter } from './types.js'
+import type { Formatter } from './types.js'
 import { rejectsPrefill } from './validate.js'
 
 /** The model facts {@link formatterFor} reads (`thinkingMode: 'adaptive-always'` rules out a prefill too). */
@@ -16,7 +16,7 @@ const PROBE = [{ role: 'user' as const, content: [{ type: 'text' as const, text:
  * format (ChatML, completions) sends no chat messages at all, so a chat model's prefill rule
  * does not apply to it.
  */
-export function endsWithAssistantTurn(formatter: PrefillFormatter): boolean {
+export function endsWithAssistantTurn(formatter: Formatter): boolean {
   assertObject(formatter, 'endsWithAssistantTurn', 'formatter')
   if (!formatter.usesPrefill) return false
   try {
@@ -29,7 +29,7 @@ export function endsWithAssistantTurn(formatter: PrefillFormatter): boolean {
 }
 
 /** Whether `model` accepts requests built by `formatter` (see {@link formatterFor}). */
-export function modelAcceptsFormat(model: FormatterModel, formatter: PrefillFormatter): boolean {
+export function modelAcceptsFormat(model: FormatterModel, formatter: Formatter): boolean {
   assertObject(model, 'modelAcceptsFormat', 'model')
   assertObject(formatter, 'modelAcceptsFormat', 'formatter')
   return !rejectsPrefill(model) || !endsWithAssistantTurn(formatter)
@@ -49,8 +49,8 @@ export function modelAcceptsFormat(model: FormatterModel, formatter: PrefillForm
  */
 export function formatterFor(
   model: FormatterModel,
-  prefer: PrefillFormatter = new NativeFormatter(),
-): PrefillFormatter {
+  prefer: Formatter = new NativeFormatter(),
+): Formatter {
   if (typeof model !== 'object' || model === null || typeof model.supportsPrefill !== 'boolean') {
     invalidArgument('formatterFor', 'model', 'a ModelInfo ({ id, supportsPrefill })', model)
   }

@@ -27,7 +27,7 @@ export { NativeFormatter } from './native-formatter.js'
 export type { NativeToolFamily } from './native-tool-formats.js'
 export type { NativeCallSyntax, NativeToolParserOptions } from './native-tool-parser.js'
 export { NativeToolStreamParser } from './native-tool-parser.js'
-export { PassThroughParser, PassThroughStreamParser } from './passthrough-parser.js'
+export { PassThroughStreamParser } from './passthrough-parser.js'
 export type { SpecialTokenPolicy } from './special-tokens.js'
 export { guardSpecialTokens, TOKEN_ESCAPE } from './special-tokens.js'
 export { MAX_TAG_LENGTH } from './tag-scanner.js'
@@ -49,14 +49,13 @@ export type {
   FormatWarning,
   NativeToolDefinition,
   ParserOptions,
-  PrefillFormatter,
   StreamEvent,
   StreamParser,
 } from './types.js'
 export { currentUserTurn, withUserSections } from './user-sections.js'
 export { escapeXml, unescapeXml } from './xml-escape.js'
 export type { XmlParserOptions } from './xml-stream-parser.js'
-export { IncrementalXmlParser, XmlStreamParser } from './xml-stream-parser.js'
+export { XmlStreamParser } from './xml-stream-parser.js'
 export {
   parseXmlToolCalls,
   renderXmlToolCalls,

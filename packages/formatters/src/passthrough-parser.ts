@@ -41,11 +41,3 @@ export class PassThroughStreamParser implements StreamParser {
     return 0
   }
 }
-
-/**
- * The former name of {@link PassThroughStreamParser}.
- * @deprecated Use `PassThroughStreamParser`; this alias will be removed in a later minor release.
- */
-export const PassThroughParser = PassThroughStreamParser
-/** @deprecated Use `PassThroughStreamParser`. */
-export type PassThroughParser = PassThroughStreamParser

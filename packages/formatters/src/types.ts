@@ -265,10 +265,3 @@ export interface Formatter {
   /** Whether a whole reply contains at least one complete tool call. */
   hasToolUse(text: string, options?: ParserOptions): boolean
 }
-
-/**
- * The former name of {@link Formatter}.
- * @deprecated Use `Formatter`: every formatter implements it, with or without a prefill.
- * This alias will be removed in a later minor release.
- */
-export type PrefillFormatter = Formatter

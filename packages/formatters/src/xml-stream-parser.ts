@@ -87,7 +87,7 @@ export class XmlStreamParser implements StreamParser {
 
   /** @param options tools (for coercion), namespaces (default `['antml']`), idPrefix (default `'toolu_xml_'`), thinkingTag (default `'thinking'`). */
   constructor(options: XmlParserOptions = {}) {
-    assertOptions(options, 'new IncrementalXmlParser')
+    assertOptions(options, 'new XmlStreamParser')
     this.#calls = new XmlCallBuilder(options.tools ?? [], options.idPrefix ?? 'toolu_xml_')
     this.#thinkingTag = options.thinkingTag ?? 'thinking'
     this.#thinking = new BlockTextReader(options.trimThinkingNewlines ?? false)
@@ -321,11 +321,3 @@ export class XmlStreamParser implements StreamParser {
     this.#mode = 'text'
   }
 }
-
-/**
- * The former name of {@link XmlStreamParser}.
- * @deprecated Use `XmlStreamParser`; this alias will be removed in a later minor release.
- */
-export const IncrementalXmlParser = XmlStreamParser
-/** @deprecated Use `XmlStreamParser`. */
-export type IncrementalXmlParser = XmlStreamParser

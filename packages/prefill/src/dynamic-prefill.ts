@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs'
 import { pathToFileURL } from 'node:url'
-import { describeError, type Message, type ModelInfo } from '@contextkit/core'
+import { describeError, type Message, type ModelInfo, TIMED_OUT, within } from '@contextkit/core'
 import * as z from 'zod'
 import { PrefillGenerateError, PrefillTimeoutError } from './errors.js'
 
@@ -39,7 +39,6 @@ export type DynamicRun =
   | { kind: 'text'; text: string; path: string }
   | { kind: 'failed'; error: PrefillGenerateError | PrefillTimeoutError }
 
-const TIMED_OUT: unique symbol = Symbol('timed out')
 const ResultSchema = z.union([z.string(), z.undefined(), z.null()])
 const GeneratorHolderSchema = z.looseObject({ generate: z.custom<PrefillGenerator>(isFunction) })
 
@@ -94,11 +93,7 @@ export class DynamicPrefillLoader {
     const controller = new AbortController()
     const onOuterAbort = (): void => controller.abort(outerSignal?.reason)
     outerSignal?.addEventListener('abort', onOuterAbort, { once: true })
-    let timer: NodeJS.Timeout | undefined
     if (outerSignal?.aborted) controller.abort(outerSignal.reason)
-    const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs)
-    })
     const work = (async () => {
       const mod = await this.#load(path, st)
       const generate = findGenerator(mod)
@@ -125,7 +120,7 @@ export class DynamicPrefillLoader {
     // The race may leave `work` running after a timeout; keep its rejection from going unhandled.
     work.catch(() => undefined)
     try {
-      const outcome = await Promise.race([work, timedOut])
+      const outcome = await within(work, timeoutMs)
       if (outcome === TIMED_OUT) {
         controller.abort(new Error('prefill generate() timed out'))
         return {
@@ -147,7 +142,6 @@ export class DynamicPrefillLoader {
         ),
       }
     } finally {
-      clearTimeout(timer)
       outerSignal?.removeEventListener('abort', onOuterAbort)
     }
   }

@@ -1,4 +1,5 @@
 import { type Stats, statSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { assertOptions, errnoCode } from '@contextkit/core'
 import { readTextFile, type TextFileRead } from '@contextkit/core/node'
 import { PrefillReadError } from './errors.js'
@@ -44,12 +45,34 @@ export interface PrefillCache {
   read(path: string, maxBytes: number): Promise<FileRead>
 }
 
-/** Stat without throwing for a missing path; other errors are returned. */
+/**
+ * Stat without throwing for a missing path; other errors are returned, ENOTDIR (a file where a
+ * folder of the path should be) included on every Node version.
+ */
 export function statQuiet(path: string): Stats | undefined | NodeJS.ErrnoException {
   try {
-    return statSync(path, { throwIfNoEntry: false })
+    return statSync(path, { throwIfNoEntry: false }) ?? notADirectory(path)
   } catch (error) {
     return error as NodeJS.ErrnoException
+  }
+}
+
+/**
+ * Node ≥ 22 answers `undefined` for ENOTDIR as for ENOENT (Node 20 threw ENOTDIR): `path` is
+ * really missing only when its nearest existing ancestor is a folder. Otherwise an ENOTDIR error.
+ */
+function notADirectory(path: string): NodeJS.ErrnoException | undefined {
+  for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
+    const stats = statSync(dir, { throwIfNoEntry: false })
+    if (stats) {
+      if (stats.isDirectory()) return undefined
+      return Object.assign(new Error(`ENOTDIR: not a directory, stat '${path}'`), {
+        code: 'ENOTDIR',
+        syscall: 'stat',
+        path,
+      })
+    }
+    if (dirname(dir) === dir) return undefined
   }
 }
 

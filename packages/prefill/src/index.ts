@@ -18,7 +18,6 @@ export { applyPrefill, defaultInstruction, injectPrefill } from './inject.js'
 export {
   PREFILL_STATE_KEY,
   PREFILL_TRACE_STAGES,
-  PREFILL_VARS_KEY,
 } from './names.js'
 export { isPrefillRejection } from './rejection.js'
 export type { PrefillMatch, PrefillMatchResult, StrippedContent } from './strip.js'

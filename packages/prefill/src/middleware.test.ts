@@ -22,7 +22,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { reply } from '../../../test-utils/messages.js'
 import { PrefillRejectedError } from './errors.js'
 import { prefill } from './middleware.js'
-import { PREFILL_STATE_KEY, PREFILL_TRACE_STAGES, PREFILL_VARS_KEY } from './names.js'
+import { PREFILL_STATE_KEY, PREFILL_TRACE_STAGES } from './names.js'
 
 const REJECTION = {
   type: 'error',
@@ -315,9 +315,6 @@ describe('prefill middleware', () => {
     const mw = prefill()
     const r = reply('Let me think. ok')
     expect(mw.finalize(r, turnFor('claude-haiku-4-5', { prefill: 'Let me think.' }), run)).toBe(r)
-    expect(
-      mw.finalize(r, turnFor('claude-haiku-4-5', { vars: { [PREFILL_VARS_KEY]: 'garbage' } }), run),
-    ).toBe(r)
     setRunState(run, PREFILL_STATE_KEY, 'garbage')
     expect(mw.finalize(r, turnFor('claude-haiku-4-5'), run)).toBe(r)
   })

@@ -55,9 +55,6 @@ export interface PrefillOptions extends PrefillConfigInput {
   cache?: PrefillCache
 }
 
-/** @deprecated Renamed {@link PrefillOptions} (kept for one minor release). */
-export type PrefillMiddlewareOptions = PrefillOptions
-
 /**
  * The middleware returned by {@link prefill}: a core `ContextMiddleware` (use it wherever one is
  * expected) that also exposes its validated `config` and always has all three hooks.

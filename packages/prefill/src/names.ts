@@ -8,12 +8,6 @@
  */
 export const PREFILL_STATE_KEY = 'prefill'
 
-/**
- * @deprecated The notes moved from `turn.vars` to `run.state` under {@link PREFILL_STATE_KEY};
- * nothing is written under this `turn.vars` key any more (kept for one minor release).
- */
-export const PREFILL_VARS_KEY = 'prefillState'
-
 /** Trace stages the prefill middleware records (`prefill:<event>`). */
 export const PREFILL_TRACE_STAGES = Object.freeze({
   /** `prepare` added a prefill: `{ prefill, mode, placement, reason?, source, model, messages }`. */

@@ -13,7 +13,6 @@ export type { FileRead, PrefillCache, PrefillCacheOptions } from './file-cache.j
 export { createPrefillCache } from './file-cache.js'
 export type {
   PrefillMiddleware,
-  PrefillMiddlewareOptions,
   PrefillOptions,
   PrefillState,
 } from './middleware.js'
@@ -21,7 +20,6 @@ export { prefill } from './middleware.js'
 export {
   PREFILL_STATE_KEY,
   PREFILL_TRACE_STAGES,
-  PREFILL_VARS_KEY,
 } from './names.js'
 export type { PrefillCandidate, PrefillLoad, ReadPrefillOptions } from './read-prefill.js'
 export {

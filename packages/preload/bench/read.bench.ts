@@ -19,6 +19,6 @@ describe('disk reads (information only)', () => {
     if (!r.ok) throw r.error
   })
   bench('buildPreloadedFiles, 100 files of 50 lines', async () => {
-    await buildPreloadedFiles(names, { root, budget: 1_000_000 })
+    await buildPreloadedFiles(names, { root, budgetTokens: 1_000_000 })
   })
 })

@@ -69,7 +69,7 @@ export interface BootstrapFiles {
 
 /** Zod schema of {@link BootstrapOptions}. @internal */
 export const BootstrapOptionsSchema = z
-  .object({
+  .strictObject({
     maxChars: z.number().int().min(100).optional(),
     headRatio: z.number().min(0).max(1).optional(),
     tailRatio: z.number().min(0).max(1).optional(),

@@ -10,11 +10,6 @@ export class PreloadRefusalError extends ContextkitError {
   static override readonly code: string = 'preload_refusal'
 }
 
-/** @deprecated Renamed {@link PreloadRefusalError} (kept for one minor release). */
-export const PreloadRefusal = PreloadRefusalError
-/** @deprecated Renamed {@link PreloadRefusalError} (kept for one minor release). */
-export type PreloadRefusal = PreloadRefusalError
-
 /** The path string is malformed or not portable (details.reason says why). Code `preload_invalid_path`. */
 export class InvalidPathError extends PreloadRefusalError {
   static override readonly code: string = 'preload_invalid_path'

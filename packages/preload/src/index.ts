@@ -12,7 +12,6 @@ export {
   NotAFileError,
   PathDeniedError,
   PathOutsideRootError,
-  PreloadRefusal,
   PreloadRefusalError,
   REFUSAL_CODES,
   ReadFailedError,
@@ -22,7 +21,6 @@ export { fenceCode, inlineCode, languageFor, longestRun } from './fence.js'
 export {
   PRELOAD_TRACE_STAGES,
   PRELOAD_VARS_KEY,
-  PRELOADED_VAR,
 } from './names.js'
 export type { PassLadderParts, PassLadderResult } from './pass-ladder.js'
 export {

@@ -12,7 +12,7 @@ import {
 } from '@contextkit/core'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { preload } from './middleware.js'
-import { PRELOAD_TRACE_STAGES, PRELOAD_VARS_KEY, PRELOADED_VAR } from './names.js'
+import { PRELOAD_TRACE_STAGES, PRELOAD_VARS_KEY } from './names.js'
 
 let ws: string
 const model = getModelInfo('claude-sonnet-4-6')
@@ -58,7 +58,6 @@ describe('preload middleware', () => {
     expect(out.userSections[1]!.text).toContain('```jsx\nexport const App')
     expect(out.omitted.map((o) => o.id)).toEqual(['preload:src/Big.jsx'])
     expect(out.vars[PRELOAD_VARS_KEY]).toEqual(['src/App.jsx'])
-    expect(PRELOADED_VAR).toBe(PRELOAD_VARS_KEY) // the deprecated name, same key
 
     const [event] = trace.byStage(PRELOAD_TRACE_STAGES.loaded)
     expect(PRELOAD_TRACE_STAGES.loaded).toBe('preload:loaded')
@@ -86,13 +85,10 @@ describe('preload middleware', () => {
     expect(out.userSections.map((s) => s.id)).toEqual(['plan', 'preload:src/App.jsx'])
   })
 
-  test('the budgetTokens option limits what is added (budget is its deprecated alias)', async () => {
+  test('the budgetTokens option limits what is added; an unknown option is refused', async () => {
     const run = createRunInfo({ workspace: ws })
-    for (const option of [
-      { budgetTokens: 1 },
-      { budget: 1 },
-      { budget: 10_000, budgetTokens: 1 },
-    ]) {
+    expect(() => preload({ budget: 1 } as never)).toThrow(/budget/)
+    for (const option of [{ budgetTokens: 1 }]) {
       const out = await runPrepare(
         [preload({ ...option, bootstrap: false, references: ['src/App.jsx'] })],
         baseTurn(),

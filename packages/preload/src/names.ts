@@ -4,9 +4,6 @@
 /** Key of `turn.vars` where the middleware lists the preloaded paths, for tools. */
 export const PRELOAD_VARS_KEY = 'preloadedFiles'
 
-/** @deprecated Renamed {@link PRELOAD_VARS_KEY} (same value; kept for one minor release). */
-export const PRELOADED_VAR = PRELOAD_VARS_KEY
-
 /** Trace stages the middleware records (`preload:<event>`). */
 export const PRELOAD_TRACE_STAGES = Object.freeze({
   /**

@@ -12,7 +12,6 @@ export { preload } from './middleware.js'
 export {
   PRELOAD_TRACE_STAGES,
   PRELOAD_VARS_KEY,
-  PRELOADED_VAR,
 } from './names.js'
 export type { PreloadedFiles, PreloadFilesOptions, SkippedFile } from './preloaded-files.js'
 export {

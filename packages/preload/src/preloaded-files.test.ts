@@ -83,7 +83,7 @@ describe('buildPreloadedFiles', () => {
     await put('c.jsx', 'z')
     const r = await buildPreloadedFiles(['a.jsx', 'b.jsx', 'c.jsx'], {
       root,
-      budget: 5000,
+      budgetTokens: 5000,
       counter,
       maxLineLength: 100_000,
     })
@@ -139,7 +139,7 @@ describe('buildPreloadedFiles', () => {
     await expect(buildPreloadedFiles([], { root: '' })).rejects.toMatchObject({
       code: 'validation_error',
     })
-    await expect(buildPreloadedFiles([], { root, budget: -1 })).rejects.toMatchObject({
+    await expect(buildPreloadedFiles([], { root, budgetTokens: -1 })).rejects.toMatchObject({
       code: 'validation_error',
     })
   })

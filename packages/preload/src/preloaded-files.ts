@@ -25,11 +25,6 @@ export interface PreloadFilesOptions {
   maxBytes?: number
   /** Token budget for all file sections together. Default `5000`. */
   budgetTokens?: number
-  /**
-   * @deprecated Renamed `budgetTokens`, the name every contextkit token budget has (kept for one
-   * minor release; `budgetTokens` wins when both are given).
-   */
-  budget?: number
   /** Counts tokens of each section. Default `defaultTokenCounter` from core. */
   counter?: TokenCounter
   /** Lines longer than this are cut with a marker. Default `4000`. */
@@ -78,18 +73,28 @@ const RefsSchema = z.array(
 )
 
 /** Zod schema of {@link PreloadFilesOptions} without `root` and `counter`. @internal */
-export const FileOptionsSchema = z.object({
+export const FileOptionsSchema = z.strictObject({
   maxLines: z.number().int().positive().optional(),
   maxBytes: z.number().int().positive().optional(),
   budgetTokens: z.number().min(0).optional(),
-  budget: z.number().min(0).optional(),
   maxLineLength: z.number().int().positive().optional(),
   deny: z.union([z.array(z.string()).readonly(), z.literal(false)]).optional(),
   priority: z.number().optional(),
   concurrency: z.number().int().positive().optional(),
 })
 
-const OptionsSchema = FileOptionsSchema.extend({ root: z.string().min(1) })
+const OptionsSchema = FileOptionsSchema.extend({
+  root: z.string().min(1),
+  counter: z
+    .custom<TokenCounter>(
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        typeof (v as { count?: unknown }).count === 'function',
+      { message: 'expected a TokenCounter' },
+    )
+    .optional(),
+})
 
 /** The section id used for a preloaded file. */
 export function preloadSectionId(filePath: string): string {
@@ -126,7 +131,7 @@ export async function buildPreloadedFiles(
   const counter = options.counter ?? defaultTokenCounter
   const maxLines = opts.maxLines ?? 200
   const maxBytes = opts.maxBytes ?? 65_536
-  const budget = opts.budgetTokens ?? opts.budget ?? 5000
+  const budget = opts.budgetTokens ?? 5000
   const priority = opts.priority ?? 30
   const list = dedupe(refs)
   const limits = {

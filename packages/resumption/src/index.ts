@@ -14,7 +14,6 @@ export { INJECTED_END, INJECTED_START, markInjected, stripInjected } from './inj
 export {
   RESUMPTION_STATE_KEY,
   RESUMPTION_TRACE_STAGES,
-  RESUMPTION_VARS_KEY,
 } from './names.js'
 export type { Anchor, EmptySelfStateOptions, SelfState, StreamTail } from './self-state.js'
 export {

@@ -82,12 +82,22 @@ function statePath(options: ResumptionOptions, run: RunInfo): string {
   })
 }
 
+/** The state file's own options out of the middleware's (the file store refuses any other key). */
+function stateFileOptions(options: ResumptionOptions): StateFileOptions {
+  const { now, backupPath, lockPath, lockTimeoutMs, staleLockMs, maxBytes } = options
+  return Object.fromEntries(
+    Object.entries({ now, backupPath, lockPath, lockTimeoutMs, staleLockMs, maxBytes }).filter(
+      ([, v]) => v !== undefined,
+    ),
+  ) as StateFileOptions
+}
+
 function stateAccess(options: ResumptionOptions, run: RunInfo, source: string): StateAccess {
   return {
     store: options.store,
     agentId: options.agentId ?? 'default',
     path: () => statePath(options, run),
-    fileOptions: options,
+    fileOptions: stateFileOptions(options),
     warn: (problem) => recordWarning(run, source, problem),
   }
 }

@@ -8,12 +8,6 @@
 export const RESUMPTION_STATE_KEY = 'resumption'
 
 /**
- * @deprecated What `prepare` injected is kept in `run.state` under {@link RESUMPTION_STATE_KEY};
- * nothing is written under this `turn.vars` key any more (kept for one minor release).
- */
-export const RESUMPTION_VARS_KEY = 'contextkit.resumption'
-
-/**
  * Trace stages the middleware records (`resumption:<event>`). Each event's `data.action`
  * (`inject`, `skip`, `capture`, `capture-skip`) is deprecated: it repeats the stage, as it did
  * when all four shared the one stage `'resumption'` (kept for one minor release).

@@ -9,7 +9,6 @@ export { resumption } from './middleware.js'
 export {
   RESUMPTION_STATE_KEY,
   RESUMPTION_TRACE_STAGES,
-  RESUMPTION_VARS_KEY,
 } from './names.js'
 export type { LoadResult, SaveOptions, StateFileOptions } from './state-file.js'
 export { loadSelfState, saveSelfState, updateSelfState } from './state-file.js'

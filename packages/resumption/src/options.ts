@@ -6,7 +6,7 @@ const isFunction = (v: unknown): boolean => typeof v === 'function'
 const fn = <T>() => z.custom<T>(isFunction, { message: 'expected a function' })
 
 /** Zod schema of `StateFileOptions` (the state file's own options). */
-export const StateFileOptionsSchema = z.object({
+export const StateFileOptionsSchema = z.strictObject({
   now: fn<() => number>().optional(),
   backupPath: z.string().min(1).optional(),
   lockPath: z.string().min(1).optional(),

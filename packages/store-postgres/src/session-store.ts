@@ -36,7 +36,7 @@ export interface PostgresSessionStoreOptions {
 /** Code of the warning `load` records for a row that is not a valid session entry. */
 export const INVALID_ENTRY_WARNING = 'store_postgres_invalid_entry'
 
-const OptionsSchema = z.object({ table: TableNameSchema.optional() }).strict()
+const OptionsSchema = z.strictObject({ table: TableNameSchema.optional() })
 const EntriesSchema = z.array(SessionEntrySchema)
 
 /** Entries per row when loading (see the `select` statement). */

@@ -9,14 +9,18 @@ import type { AIMessageChunk } from '@langchain/core/messages'
 import { generateText, type SystemModelMessage, stepCountIs, streamText, tool } from 'ai'
 import { afterEach, describe, expect, test } from 'vitest'
 import * as z from 'zod'
-import { type AnthropicEmulator, type EmulatorOptions, startAnthropicEmulator } from './index.js'
+import {
+  type AnthropicEmulator,
+  type AnthropicEmulatorOptions,
+  startAnthropicEmulator,
+} from './index.js'
 
 const open: AnthropicEmulator[] = []
 afterEach(async () => {
   await Promise.all(open.splice(0).map((e) => e.close()))
 })
 
-async function start(script: EmulatorOptions['script']): Promise<AnthropicEmulator> {
+async function start(script: AnthropicEmulatorOptions['script']): Promise<AnthropicEmulator> {
   const emu = await startAnthropicEmulator({ script })
   open.push(emu)
   return emu

@@ -34,7 +34,7 @@ export type {
   TransportOptions,
 } from './script.js'
 export { normalizeReply } from './script.js'
-export type { AnthropicEmulator, AnthropicEmulatorOptions, EmulatorOptions } from './server.js'
+export type { AnthropicEmulator, AnthropicEmulatorOptions } from './server.js'
 export { startAnthropicEmulator } from './server.js'
 export { messageEvents, sseFrame } from './stream-events.js'
 export { KNOWN_BETAS } from './strict.js'

@@ -54,9 +54,6 @@ export interface AnthropicEmulatorOptions {
   cache?: CacheModelOptions | false
 }
 
-/** @deprecated Renamed {@link AnthropicEmulatorOptions} (kept for one minor release). */
-export type EmulatorOptions = AnthropicEmulatorOptions
-
 /** A running emulator. */
 export interface AnthropicEmulator {
   /** Base URL, e.g. `http://127.0.0.1:41234` (pass as the SDK's `baseURL`). */
@@ -79,9 +76,28 @@ export interface AnthropicEmulator {
 
 const DEFAULT_MAX_BODY = 32 * 1024 * 1024
 
+const OPTION_KEYS: ReadonlySet<string> = new Set([
+  'script',
+  'models',
+  'port',
+  'apiKey',
+  'transport',
+  'maxBodyBytes',
+  'strict',
+  'extraBetas',
+  'cache',
+] satisfies Array<keyof AnthropicEmulatorOptions>)
+
 function checkOptions(options: AnthropicEmulatorOptions): void {
   if (typeof options !== 'object' || options === null)
     throw new EmulatorConfigError('options object is required')
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) {
+      throw new EmulatorConfigError(
+        `unknown option "${key}" (known: ${[...OPTION_KEYS].join(', ')})`,
+      )
+    }
+  }
   const s = options.script
   if (typeof s !== 'function' && !Array.isArray(s)) {
     throw new EmulatorConfigError('`script` must be an array of steps or a function')

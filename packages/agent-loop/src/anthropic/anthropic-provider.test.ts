@@ -119,7 +119,7 @@ describe('anthropicProvider with the real SDK against testkit', () => {
     expect(bodies()[1]).toEqual(bodies()[0])
     const retry = ofType(events, 'retry')
     expect(retry).toHaveLength(1)
-    expect(retry[0]).toMatchObject({ source: 'provider', attempt: 1, turn: 1 })
+    expect(retry[0]).toMatchObject({ source: 'provider', attempt: 1, step: 1 })
     expect(retry[0]?.error).toMatchObject({ errorType: 'overloaded_error', retryable: true })
     // the partial reply was thrown away: one assistant message per call, text not doubled
     expect(result.messages.map((m) => m.role)).toEqual(['assistant', 'user', 'assistant'])
@@ -142,7 +142,7 @@ describe('anthropicProvider with the real SDK against testkit', () => {
     expect(runs).toBe(1)
     expect(bodies()).toHaveLength(4)
     expect(
-      ofType(events, 'retry').map((e) => [e.turn, (e.error as ProviderError).errorType]),
+      ofType(events, 'retry').map((e) => [e.step, (e.error as ProviderError).errorType]),
     ).toEqual([
       [1, 'connection'],
       [2, 'connection'],

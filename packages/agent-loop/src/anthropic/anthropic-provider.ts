@@ -3,6 +3,7 @@ import { parseWith } from '@contextkit/core'
 import * as z from 'zod'
 import { ProviderError } from '../errors.js'
 import type { ModelProvider, ProviderEvent } from '../provider.js'
+import { abortedProviderError, sleepUnlessAborted } from '../provider-retry.js'
 import { toProviderError } from './provider-errors.js'
 import {
   type AnthropicStreamParams,
@@ -42,7 +43,7 @@ export interface AnthropicProviderOptions {
   maxRetries?: number
 }
 
-const OptionsSchema = z.object({
+const OptionsSchema = z.strictObject({
   client: z.custom<Pick<Anthropic, 'messages'>>(
     (c) =>
       typeof c === 'object' &&
@@ -65,24 +66,6 @@ export const ANTHROPIC_PROVIDER_DEFAULTS = Object.freeze({
   maxRetryDelayMs: 8000,
   idleTimeoutMs: 60_000,
 })
-
-/** Waits `ms`, or less when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const done = (): void => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done, { once: true })
-  })
-}
-
-function abortedError(): ProviderError {
-  return new ProviderError('The request was aborted', { errorType: 'aborted' })
-}
 
 /**
  * A `ModelProvider` for the Anthropic Messages API through `@anthropic-ai/sdk` (an optional peer
@@ -131,7 +114,7 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
         })
         if (end.kind === 'finished') return
         if (end.kind === 'aborted' || signal.aborted) {
-          yield { type: 'error', error: abortedError() }
+          yield { type: 'error', error: abortedProviderError() }
           return
         }
         const { error } = end
@@ -142,9 +125,9 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
         }
         const delayMs = backoff(attempt)
         yield { type: 'retry', attempt: attempt + 1, delayMs, error }
-        await sleep(delayMs, signal)
+        await sleepUnlessAborted(delayMs, signal)
         if (signal.aborted) {
-          yield { type: 'error', error: abortedError() }
+          yield { type: 'error', error: abortedProviderError() }
           return
         }
       }

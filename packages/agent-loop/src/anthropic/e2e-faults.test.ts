@@ -84,7 +84,7 @@ describe('a 200 stream that fails mid-way is the provider’s to retry', () => {
     // the same request (tool result included) was sent again
     expect(bodies()[2]).toEqual(bodies()[1])
     const [retry] = ofType(events, 'retry')
-    expect(retry).toMatchObject({ turn: 2, source: 'provider', attempt: 1 })
+    expect(retry).toMatchObject({ step: 2, source: 'provider', attempt: 1 })
     expect(retry?.error).toMatchObject({ errorType: 'overloaded_error', retryable: true })
     expect(result.messages.map((m) => m.role)).toEqual(['assistant', 'user', 'assistant'])
   })

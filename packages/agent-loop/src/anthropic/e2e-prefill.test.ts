@@ -9,21 +9,18 @@ import {
   textMessage,
   textOf,
 } from '@contextkit/core'
-import {
-  AnthropicXmlFormatter,
-  NativeFormatter,
-  type PrefillFormatter,
-} from '@contextkit/formatters'
+import { AnthropicXmlFormatter, type Formatter, NativeFormatter } from '@contextkit/formatters'
 import { PREFILL_TRACE_STAGES, prefill } from '@contextkit/prefill/node'
 import { NO_PREFILL_MESSAGE } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
 import type { AgentEvent } from '../events.js'
-import { PREFILL_FALLBACK } from '../prefill-fallback.js'
 import { runAgent } from '../run-agent.js'
 import { jsonlSessionStore } from '../session/jsonl-store.js'
 import { tempDir } from '../session/test-support.js'
 import { collect, emulated, onCleanup, wireText } from '../test-support.js'
 import { AGENT_TRACE_STAGES } from '../trace-stages.js'
+import { TRAILING_TURN_FALLBACK } from '../trailing-turn.js'
+import { AGENT_LOOP_WARNINGS } from '../warnings.js'
 
 const PREFILL = 'Short answer first:'
 
@@ -39,7 +36,7 @@ const retries = (events: AgentEvent[]) =>
   events.filter((e): e is Extract<AgentEvent, { type: 'retry' }> => e.type === 'retry')
 
 describe('prefill through the real SDK: sent, continued, stripped, never saved', () => {
-  const formats: Array<[string, PrefillFormatter]> = [
+  const formats: Array<[string, Formatter]> = [
     ['native', new NativeFormatter()],
     ['XML transcript', new AnthropicXmlFormatter()],
   ]
@@ -135,7 +132,7 @@ describe('prefill through the real SDK: sent, continued, stripped, never saved',
     // ...the prefill middleware's recover took it, and the loop switched format
     expect(bodies()[1]?.messages.at(-1)?.role).toBe('user')
     expect(bodies()[1]?.tools).toBeUndefined()
-    expect(retries(events)).toMatchObject([{ source: 'middleware', by: 'prefill', turn: 1 }])
+    expect(retries(events)).toMatchObject([{ source: 'middleware', by: 'prefill', step: 1 }])
     const recovered = trace.events.find((e) => e.stage === AGENT_TRACE_STAGES.recovered)
     expect(recovered?.data).toMatchObject({ by: 'prefill', status: 400 })
     expect(stages(trace.events)).toContain(PREFILL_TRACE_STAGES.fallback)
@@ -197,10 +194,10 @@ describe('prefill while thinking is on', () => {
     expect(emulator.requests.map((r) => r.status)).toEqual([400, 200])
     // the prefill middleware had already made its prefill an instruction (thinking), so it had
     // nothing to recover; the loop's own fallback switched to a format ending on the user
-    expect(retries(events)).toMatchObject([{ source: 'middleware', by: PREFILL_FALLBACK }])
+    expect(retries(events)).toMatchObject([{ source: 'middleware', by: TRAILING_TURN_FALLBACK }])
     const recovered = trace.events.find((e) => e.stage === AGENT_TRACE_STAGES.recovered)
     expect(recovered?.data).toMatchObject({
-      by: PREFILL_FALLBACK,
+      by: TRAILING_TURN_FALLBACK,
       status: 400,
       errorType: 'invalid_request_error',
     })
@@ -230,8 +227,8 @@ describe('prefill while thinking is on', () => {
     expect(emulator.requests.map((r) => r.status)).toEqual([400, 200])
     expect(bodies()[0]?.messages.at(-1)?.role).toBe('assistant')
     expect(bodies()[1]?.messages.at(-1)?.role).toBe('user')
-    expect(retries(events)).toMatchObject([{ by: PREFILL_FALLBACK }])
-    expect(result.warnings.map((w) => w.code)).toContain('agent_loop_prefill_dropped')
+    expect(retries(events)).toMatchObject([{ by: TRAILING_TURN_FALLBACK }])
+    expect(result.warnings.map((w) => w.code)).toContain(AGENT_LOOP_WARNINGS.trailingTurnDropped)
     expect(result.error).toBeUndefined()
     expect(textOf(result.messages[0]!)).toBe('Four.')
   })

@@ -43,7 +43,7 @@ describe('abort mid-stream', () => {
       session: { store, id: 'chat' },
     })
     for await (const e of run.events) {
-      if (e.type === 'text-delta' && e.turn === 2) {
+      if (e.type === 'text-delta' && e.step === 2) {
         run.abort()
         break
       }

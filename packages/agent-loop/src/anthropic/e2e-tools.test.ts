@@ -82,7 +82,7 @@ describe('multi-turn tool use through the real SDK with 1-byte TCP writes', () =
       expect(result.stopReason).toBe('end_turn')
       expect(result.text).toBe('Paris and Rome are both sunny.')
       expect(calls).toEqual(['Paris', 'Rome'])
-      expect(result.turns).toBe(3)
+      expect(result.steps).toBe(3)
       expect(result.messages.map((m) => m.role)).toEqual([
         'assistant',
         'user',

@@ -37,8 +37,10 @@ function isModelsClient(value: unknown): value is ModelsClient {
   )
 }
 
-const OptionsSchema = z.object({
-  registry: z.instanceof(ModelRegistry).optional(),
+const OptionsSchema = z.strictObject({
+  registry: z
+    .custom<ModelRegistry>((v) => ModelRegistry.isInstance(v), 'expected a ModelRegistry')
+    .optional(),
   pageSize: z.number().int().min(1).max(1000).optional(),
   signal: z.instanceof(AbortSignal).optional(),
   maxPages: z.number().int().positive().optional(),

@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk'
+import { TIMED_OUT, within } from '@contextkit/core'
 import { ProviderError } from '../errors.js'
-import { IDLE, within } from '../idle.js'
 import type { ProviderEvent } from '../provider.js'
 import { toProviderError } from './provider-errors.js'
 import type { AnthropicStreamParams } from './request-params.js'
@@ -54,7 +54,7 @@ export async function* streamAttempt(
     while (true) {
       const pending = events.next()
       const next = await within(pending, idleTimeoutMs)
-      if (next === IDLE) {
+      if (next === TIMED_OUT) {
         pending.catch(() => undefined)
         controller.abort()
         const error = new ProviderError(

@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import { type StopReason, StopReasonSchema, type Usage } from '@contextkit/core'
 import type { ProviderEvent } from '../provider.js'
+import { AGENT_LOOP_WARNINGS } from '../warnings.js'
 
 type RawEvent = Anthropic.Messages.RawMessageStreamEvent
 
@@ -62,7 +63,7 @@ export class AnthropicEventMapper {
         if (event.delta.stop_reason !== null && !reason.success) {
           events.push({
             type: 'warning',
-            code: 'agent_loop_unknown_stop_reason',
+            code: AGENT_LOOP_WARNINGS.unknownStopReason,
             message: `Unknown stop reason ${JSON.stringify(event.delta.stop_reason)}; read as end_turn`,
           })
         }
@@ -112,7 +113,7 @@ export class AnthropicEventMapper {
     return [
       {
         type: 'warning',
-        code: 'agent_loop_block_dropped',
+        code: AGENT_LOOP_WARNINGS.blockDropped,
         message: `A ${block.type} block was left out of the reply (the loop has no block type for it)`,
       },
     ]

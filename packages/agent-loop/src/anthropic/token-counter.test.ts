@@ -107,7 +107,7 @@ describe('anthropicTokenCounter', () => {
     expect(sent).toContain(A)
     expect(sent).toContain(B)
     const pass = trace.events.find((e) => e.stage === AGENT_TRACE_STAGES.tokenCount)
-    expect(pass?.data).toMatchObject({ exact: true, tokens: 200, budget: 210, turn: 1 })
+    expect(pass?.data).toMatchObject({ exact: true, tokens: 200, budget: 210, step: 1 })
     const fit = trace.events.find((e) => e.stage === AGENT_TRACE_STAGES.budget)
     expect(fit?.data).toMatchObject({ tokens: 200, kept: ['a', 'b'] })
 

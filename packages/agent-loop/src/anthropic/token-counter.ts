@@ -51,7 +51,7 @@ export interface AnthropicTokenCounter extends AsyncTokenCounter {
   readonly cached: number
 }
 
-const OptionsSchema = z.object({
+const OptionsSchema = z.strictObject({
   client: z.custom<Pick<Anthropic, 'messages'>>(
     (c) =>
       typeof c === 'object' &&

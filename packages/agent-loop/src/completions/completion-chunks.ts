@@ -1,6 +1,7 @@
 import type { StopReason, Usage } from '@contextkit/core'
 import type { ProviderError } from '../errors.js'
 import type { ProviderEvent } from '../provider.js'
+import { AGENT_LOOP_WARNINGS } from '../warnings.js'
 import { malformedError, streamError } from './completion-errors.js'
 import { StopScanner } from './stop-scanner.js'
 
@@ -122,7 +123,7 @@ export class CompletionAssembler {
       if (known === undefined && this.#finish !== undefined) {
         events.push({
           type: 'warning',
-          code: 'agent_loop_unknown_finish_reason',
+          code: AGENT_LOOP_WARNINGS.unknownFinishReason,
           message: `Unknown finish_reason ${JSON.stringify(this.#finish)}; read as end_turn`,
         })
       }

@@ -1,8 +1,8 @@
-import { parseWith } from '@contextkit/core'
+import { parseWith, TIMED_OUT, within } from '@contextkit/core'
 import * as z from 'zod'
 import { ProviderError } from '../errors.js'
-import { IDLE, within } from '../idle.js'
 import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
+import { abortedProviderError } from '../provider-retry.js'
 import { CompletionAssembler } from './completion-chunks.js'
 import {
   COMPLETIONS_ERROR_TYPES,
@@ -40,7 +40,7 @@ export interface OpenAICompatibleCompletionsProviderOptions {
   fetch?: typeof fetch
 }
 
-const OptionsSchema = z.object({
+const OptionsSchema = z.strictObject({
   baseURL: z.url({ protocol: /^https?$/ }),
   apiKey: z.string().min(1).optional(),
   model: z.string().min(1).optional(),
@@ -52,10 +52,6 @@ const OptionsSchema = z.object({
     .custom<typeof fetch>((v) => typeof v === 'function', 'expected a fetch function')
     .optional(),
 })
-
-function abortedError(): ProviderError {
-  return new ProviderError('The request was aborted', { errorType: 'aborted' })
-}
 
 function stalled(ms: number, requestId: string | undefined): ProviderError {
   return new ProviderError(`The completions server sent nothing for ${ms} ms`, {
@@ -114,7 +110,7 @@ export function openAICompatibleCompletionsProvider(
         return
       }
       if (signal.aborted) {
-        yield { type: 'error', error: abortedError() }
+        yield { type: 'error', error: abortedProviderError() }
         return
       }
       const controller = new AbortController()
@@ -130,7 +126,7 @@ export function openAICompatibleCompletionsProvider(
       async function* exchange(req: ProviderRequest): AsyncGenerator<ProviderEvent> {
         const fail = (error: ProviderError): ProviderEvent => ({
           type: 'error',
-          error: signal.aborted ? abortedError() : error,
+          error: signal.aborted ? abortedProviderError() : error,
         })
         let response: Response
         try {
@@ -146,7 +142,7 @@ export function openAICompatibleCompletionsProvider(
             signal: controller.signal,
           })
           const answer = await within(pending, idleMs)
-          if (answer === IDLE) {
+          if (answer === TIMED_OUT) {
             pending.catch(() => undefined)
             yield fail(stalled(idleMs, undefined))
             return
@@ -198,7 +194,7 @@ export function openAICompatibleCompletionsProvider(
           while (!assembler.complete) {
             const pending = reader.read()
             const next = await within(pending, idleMs)
-            if (next === IDLE) {
+            if (next === TIMED_OUT) {
               pending.catch(() => undefined)
               yield fail(stalled(idleMs, requestId))
               return
@@ -220,7 +216,7 @@ export function openAICompatibleCompletionsProvider(
           }
         } catch (thrown) {
           if (signal.aborted) {
-            yield fail(abortedError())
+            yield fail(abortedProviderError())
             return
           }
           yield fail(

@@ -1,7 +1,7 @@
+import { TIMED_OUT, within } from '@contextkit/core'
 import { connectionError, httpError } from '../completions/completion-errors.js'
 import { SseReader } from '../completions/sse-reader.js'
 import { ProviderError } from '../errors.js'
-import { IDLE, within } from '../idle.js'
 import type { ProviderEvent } from '../provider.js'
 import type { AttemptOutcome } from '../provider-retry.js'
 import { CHAT_SERVER, ChatAssembler } from './chat-chunks.js'
@@ -79,7 +79,7 @@ export async function* chatAttempt(
   try {
     const pending = o.fetch(o.url, { method: 'POST', headers: o.headers, body: o.body, signal })
     const response = await within(pending, o.idleTimeoutMs)
-    if (response === IDLE) {
+    if (response === TIMED_OUT) {
       pending.catch(() => undefined)
       return { kind: 'failed', error: stalled(o.idleTimeoutMs, undefined) }
     }
@@ -106,7 +106,7 @@ export async function* chatAttempt(
     while (!assembler.complete) {
       const read = reader.read()
       const next = await within(read, o.idleTimeoutMs)
-      if (next === IDLE) {
+      if (next === TIMED_OUT) {
         read.catch(() => undefined)
         return { kind: 'failed', error: stalled(o.idleTimeoutMs, requestId) }
       }

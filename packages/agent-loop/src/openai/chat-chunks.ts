@@ -2,6 +2,7 @@ import type { StopReason, Usage } from '@contextkit/core'
 import { malformedError, streamError } from '../completions/completion-errors.js'
 import type { ProviderError } from '../errors.js'
 import type { ProviderEvent } from '../provider.js'
+import { AGENT_LOOP_WARNINGS } from '../warnings.js'
 
 /**
  * `finish_reason` of an OpenAI chat completion → core stop reason: `stop` → `end_turn`,
@@ -180,7 +181,7 @@ export class ChatAssembler {
     if (this.#finish !== undefined && known === undefined) {
       events.push({
         type: 'warning',
-        code: 'openai_unknown_finish_reason',
+        code: AGENT_LOOP_WARNINGS.chatUnknownFinishReason,
         message: `Unknown finish_reason ${JSON.stringify(this.#finish)} read as end_turn`,
       })
     }

@@ -1,10 +1,10 @@
-import { ContextkitError } from '@contextkit/core'
+import { AgentLoopError } from '../errors.js'
 
 /**
  * The lock file of a session could not be taken within `lockTimeoutMs`: another writer held it
  * the whole time and it never looked abandoned. Nothing was written.
  */
-export class SessionLockError extends ContextkitError {
+export class SessionLockError extends AgentLoopError {
   static override readonly code: string = 'agent_loop_session_lock'
 }
 
@@ -13,7 +13,7 @@ export class SessionLockError extends ContextkitError {
  * directory where the file should be). An append that fails this way wrote nothing: a partly
  * written batch is cut off again before the error is thrown.
  */
-export class SessionIoError extends ContextkitError {
+export class SessionIoError extends AgentLoopError {
   static override readonly code: string = 'agent_loop_session_io'
 }
 

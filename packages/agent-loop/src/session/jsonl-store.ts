@@ -41,7 +41,7 @@ export interface JsonlSessionStoreOptions {
 }
 
 const OptionsSchema = z
-  .object({
+  .strictObject({
     fsync: z.boolean().default(true),
     lockTimeoutMs: z.number().int().nonnegative().default(30_000),
     lockStaleMs: z.number().int().positive().default(20_000),

@@ -1,11 +1,11 @@
 import {
   invalidArgument,
+  isNormalSessionEntry,
   SESSION_FORMAT_VERSION,
   type SessionEntry,
   SessionEntrySchema,
   type SessionWarning,
 } from '@contextkit/core'
-import { isNormalSessionEntry } from './normal-entry.js'
 
 /**
  * The `code` of every {@link SessionWarning} the JSONL store reports on load. Stores of other

@@ -1,7 +1,8 @@
-import { type SessionEntry, SessionIdSchema } from '@contextkit/core'
+import { StopReasonSchema } from './messages.js'
+import { type SessionEntry, SessionIdSchema } from './session-store.js'
 
 /**
- * A fast, conservative check used by `load` before core's zod schema: `true` only when `value`
+ * A fast, conservative check a session store runs before `SessionEntrySchema`: `true` only when `value`
  * is a session entry exactly in the form `SessionEntrySchema` outputs (every default filled in,
  * no extra keys). Such a value is what the schema would return, so it can be kept as it is;
  * anything else (`false`) goes through the schema, which repairs defaults, strips extra keys or
@@ -52,17 +53,7 @@ const COMPACTION_KEYS = new Set(['type', 'id', 'parentId', 'ts', 'summary', 'fir
 const MESSAGE_KEYS = new Set(['role', 'content', 'participant', 'cacheBreakpoint'])
 const REPLY_KEYS = new Set([...MESSAGE_KEYS, 'stopReason', 'stopSequence', 'usage'])
 const USAGE_KEYS = new Set(['input', 'output', 'cacheRead', 'cacheWrite'])
-const STOP_REASONS = new Set([
-  'end_turn',
-  'max_tokens',
-  'stop_sequence',
-  'tool_use',
-  'pause_turn',
-  'refusal',
-  'model_context_window_exceeded',
-  'aborted',
-  'error',
-])
+const STOP_REASONS: ReadonlySet<string> = new Set(StopReasonSchema.options)
 const MEDIA_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
 
 function isRecord(value: unknown): value is Rec {

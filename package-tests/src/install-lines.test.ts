@@ -1,0 +1,130 @@
+// Every package README's literal install line, as a new user runs it: the packed tarballs served
+// by a local registry for the `@contextkit` scope (everything else from the real registry), an
+// empty folder, the README's `pnpm add …` / `npm i …` lines run with pnpm (strict: only what the
+// app depends on is importable) and with npm, then the README's example, which must print what the
+// README says. Needs the packages built (`pnpm test` builds first) and the npm registry.
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, relative } from 'node:path'
+import pLimit from 'p-limit'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { packWorkspace } from './consumer.js'
+import {
+  type InstallCommand,
+  type Manager,
+  packageInstallCommands,
+  readInstallCommands,
+  runInstallCommands,
+  runReadmeExampleIn,
+} from './install-lines.js'
+import { type LocalRegistry, startLocalRegistry } from './local-registry.js'
+import { publishablePackages, ROOT } from './workspace.js'
+
+const packages = publishablePackages()
+const MANAGERS: Manager[] = ['pnpm', 'npm']
+let work = ''
+let registry: LocalRegistry | undefined
+/** Installs and examples, started in beforeAll (four at a time), awaited by each test. */
+const runs = new Map<string, Promise<{ logs: string[]; expected: string[] }>>()
+let formattersWithoutCore: Promise<unknown> = Promise.resolve()
+
+/** Keep a rejection for the test that awaits it, never unhandled meanwhile. */
+function held<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {})
+  return promise
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'ck-install-lines-'))
+  expect(relative(ROOT, work).startsWith('..')).toBe(true) // outside the workspace
+  const packs = join(work, 'packs')
+  await mkdir(packs)
+  await packWorkspace(packs)
+  const tarballs = (await readdir(packs)).map((f) => join(packs, f))
+  registry = await startLocalRegistry(tarballs)
+  const npmrc = registry.npmrc
+  // Installs wait on the network more than on the two CPUs: eight at a time, the longest first
+  // (the most packages to install), so the slowest do not start last.
+  const limit = pLimit(8)
+  const planned = await Promise.all(
+    packages.map(async (pkg) => ({ pkg, commands: await packageInstallCommands(pkg) })),
+  )
+  const size = (commands: InstallCommand[]) => commands.reduce((n, c) => n + c.specs.length, 0)
+  planned.sort((x, y) => size(y.commands) - size(x.commands))
+  for (const { pkg, commands } of planned) {
+    for (const manager of MANAGERS) {
+      const dir = join(work, manager, pkg.folder)
+      const task = limit(async () => {
+        await runInstallCommands(dir, manager, commands, npmrc)
+        return runReadmeExampleIn(pkg, dir)
+      })
+      runs.set(`${pkg.json.name} ${manager}`, held(task))
+    }
+  }
+  // The line formatters' README had before: the package alone, though its example imports core.
+  const formatters = packages.find((p) => p.json.name === '@contextkit/formatters')!
+  const alone: InstallCommand = {
+    line: 'pnpm add @contextkit/formatters',
+    dev: false,
+    specs: ['@contextkit/formatters'],
+  }
+  const dir = join(work, 'pnpm-without-core')
+  formattersWithoutCore = held(
+    limit(async () => {
+      await runInstallCommands(dir, 'pnpm', [alone], npmrc)
+      return runReadmeExampleIn(formatters, dir)
+    }),
+  )
+}, 600_000)
+
+afterAll(async () => {
+  await registry?.close()
+  if (work) await rm(work, { recursive: true, force: true })
+})
+
+describe.each(packages.map((p) => [p.json.name] as const))('%s', (name) => {
+  test.each(MANAGERS)(
+    "the README's install lines with %s, then its example, print what the README says",
+    async (manager) => {
+      const { logs, expected } = await runs.get(`${name} ${manager}`)!
+      expect(expected.length).toBeGreaterThan(0)
+      expect(logs).toEqual(expected)
+    },
+    600_000,
+  )
+})
+
+test('a line that leaves out a package the example imports fails under pnpm (as formatters’ did)', async () => {
+  await expect(formattersWithoutCore).rejects.toThrow(
+    /ERR_MODULE_NOT_FOUND[\s\S]*@contextkit\/core|Cannot find package '@contextkit\/core'/,
+  )
+}, 600_000)
+
+describe('readInstallCommands', () => {
+  test('reads every line of the first install block, comments and -D understood', () => {
+    const readme = [
+      '# x',
+      '```sh',
+      'echo not this block',
+      '```',
+      '```sh',
+      'pnpm add @contextkit/a @contextkit/core zod   # the package',
+      'npm i -D @contextkit/testkit',
+      '```',
+    ].join('\n')
+    expect(readInstallCommands(readme)).toEqual([
+      {
+        line: 'pnpm add @contextkit/a @contextkit/core zod',
+        dev: false,
+        specs: ['@contextkit/a', '@contextkit/core', 'zod'],
+      },
+      { line: 'npm i -D @contextkit/testkit', dev: true, specs: ['@contextkit/testkit'] },
+    ])
+  })
+
+  test('refuses a block mixing other commands, unknown flags, or no install block at all', () => {
+    expect(() => readInstallCommands('```sh\npnpm add a\nrm -rf x\n```')).toThrow(/rm -rf x/)
+    expect(() => readInstallCommands('```sh\npnpm add --global a\n```')).toThrow(/--global/)
+    expect(() => readInstallCommands('no blocks')).toThrow(/no ```sh block/)
+  })
+})

@@ -1,0 +1,126 @@
+/**
+ * A package README's install lines, run as a user runs them: in an empty folder, with pnpm
+ * (strict: a package is importable only when the app itself depends on it) or npm, against the
+ * local registry of `local-registry.ts` for the `@contextkit` scope.
+ */
+import { readFileSync } from 'node:fs'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { readReadmeExample } from '../../test-utils/readme-example.js'
+import { type Consumer, run, runExampleAsEsm } from './consumer.js'
+import { ROOT, type WorkspacePackage } from './workspace.js'
+
+export type Manager = 'pnpm' | 'npm'
+
+/** One `pnpm add …` / `npm i …` line of a README. */
+export interface InstallCommand {
+  /** The line as written (comment removed). */
+  line: string
+  dev: boolean
+  /** Package specs, in order (`@contextkit/core`, `zod`, `pg@8`). */
+  specs: string[]
+}
+
+const INSTALL = /^(?:pnpm add|npm (?:i|install))(?=\s)/
+
+/**
+ * The install commands of a README: every line of the first ```sh block that holds a
+ * `pnpm add` or `npm i` line (comments after `#` dropped). Throws when that block holds another
+ * command, or when there is no such block.
+ */
+export function readInstallCommands(readme: string): InstallCommand[] {
+  for (const block of readme.matchAll(/```sh\n([\s\S]*?)\n```/g)) {
+    const lines = block[1]!
+      .split('\n')
+      .map((l) => l.replace(/\s#.*$/, '').trim())
+      .filter((l) => l.length > 0)
+    if (!lines.some((l) => INSTALL.test(l))) continue
+    return lines.map((line) => {
+      const m = INSTALL.exec(line)
+      if (!m) throw new Error(`install block line is not an install command: ${line}`)
+      const words = line.slice(m[0].length).trim().split(/\s+/)
+      const flags = words.filter((w) => w.startsWith('-'))
+      for (const flag of flags) {
+        if (flag !== '-D') throw new Error(`install line flag ${flag} is not understood: ${line}`)
+      }
+      return { line, dev: flags.length > 0, specs: words.filter((w) => !w.startsWith('-')) }
+    })
+  }
+  throw new Error('the README has no ```sh block with a `pnpm add` or `npm i` line')
+}
+
+/** `pnpm add …` or `npm install …` for `command`, with the pinned pnpm. */
+function argv(manager: Manager, command: InstallCommand): [string, string[]] {
+  const dev = command.dev ? ['-D'] : []
+  if (manager === 'npm') {
+    return [
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--prefer-offline',
+        '--loglevel=error',
+        ...dev,
+        ...command.specs,
+      ],
+    ]
+  }
+  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    packageManager: string
+  }
+  return [
+    'npx',
+    [
+      '--yes',
+      root.packageManager,
+      'add',
+      '--prefer-offline',
+      '--reporter=silent',
+      ...dev,
+      ...command.specs,
+    ],
+  ]
+}
+
+/**
+ * Make an empty app in `dir` (a `package.json` and an `.npmrc` sending `@contextkit` to
+ * `npmrc`'s registry) and run `commands` in it, one after the other, with `manager`.
+ */
+export async function runInstallCommands(
+  dir: string,
+  manager: Manager,
+  commands: readonly InstallCommand[],
+  npmrc: string,
+): Promise<void> {
+  await mkdir(dir, { recursive: true })
+  const app = { name: 'app', version: '1.0.0', private: true, type: 'module' }
+  await writeFile(join(dir, 'package.json'), `${JSON.stringify(app, null, 2)}\n`)
+  // pnpm's metadata cache is shared by the apps of one run only (the registry's port changes
+  // between runs, and a stale packument of an earlier run must never be read)
+  const cache = manager === 'pnpm' ? `cache-dir=${join(dirname(dir), '.pnpm-cache')}\n` : ''
+  await writeFile(join(dir, '.npmrc'), `${npmrc}${cache}`)
+  for (const command of commands) {
+    const [bin, args] = argv(manager, command)
+    await run(bin, args, { cwd: dir, timeoutMs: 240_000 })
+  }
+}
+
+/**
+ * Run the README example of `pkg` in the app `dir` (installed before): its TypeScript types
+ * erased, nothing else changed. Resolves to what each `console.log` printed and what the README
+ * says it prints.
+ */
+export async function runReadmeExampleIn(
+  pkg: WorkspacePackage,
+  dir: string,
+): Promise<{ logs: string[]; expected: string[] }> {
+  const { code, expected } = await readReadmeExample(pkg.dir)
+  const consumer: Consumer = { pkg, dir, code, expected, contextkit: [] }
+  return { logs: await runExampleAsEsm(consumer), expected }
+}
+
+/** The install commands of `pkg`'s README. */
+export async function packageInstallCommands(pkg: WorkspacePackage): Promise<InstallCommand[]> {
+  return readInstallCommands(await readFile(join(pkg.dir, 'README.md'), 'utf8'))
+}

@@ -1,0 +1,24 @@
+/**
+ * Codes of the warnings the loop itself reports (`AgentWarning.code`, `result.warnings`), for
+ * comparisons without string literals. Providers add their own (`ANTHROPIC_REQUEST_WARNINGS`,
+ * `CHAT_BODY_WARNINGS`); session loading adds `SESSION_WARNING_CODES`; errors turned into
+ * warnings (a plan answer that never parsed) carry their error class's `code`.
+ */
+export const AGENT_LOOP_WARNINGS = Object.freeze({
+  /** A model refused the request's trailing assistant turn; it was sent again without it. */
+  trailingTurnDropped: 'agent_loop_trailing_turn_dropped',
+  /** Message cache breakpoints over the per-request limit were not sent. */
+  cacheBreakpointsDropped: 'agent_loop_cache_breakpoints_dropped',
+  /** The asynchronous token counter failed; the estimate was used. */
+  tokenCountFailed: 'agent_loop_token_count_failed',
+  /** A tool call's input stopped mid-stream (the call is refused with an error result). */
+  incompleteToolCall: 'agent_loop_incomplete_tool_call',
+  /** The Anthropic API sent a stop reason this version does not know (kept as `end_turn`). */
+  unknownStopReason: 'agent_loop_unknown_stop_reason',
+  /** The Anthropic API sent a content block this version does not know (left out). */
+  blockDropped: 'agent_loop_block_dropped',
+  /** A completions server sent a `finish_reason` this version does not know. */
+  unknownFinishReason: 'agent_loop_unknown_finish_reason',
+  /** An OpenAI-compatible chat server sent a `finish_reason` this version does not know. */
+  chatUnknownFinishReason: 'openai_unknown_finish_reason',
+} as const)

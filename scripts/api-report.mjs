@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// API reports: api-extractor over every `exports` entry of every publishable package, written to
+// `packages/<name>/api/<entry>.api.md` (`index` for the root, `node`, `anthropic`, … for the
+// subpaths). A changed public signature changes its report, so it shows in review.
+//
+//   node scripts/api-report.mjs           check: fails when a report differs (`pnpm check:api`)
+//   node scripts/api-report.mjs --update  rewrite the reports (`pnpm api:update`)
+//
+// A package with `./node` also has a Node root (`index.node`): it is the root plus `./node`, so
+// only those two are reported. TSDoc and api-extractor warnings are counted by kind (`--verbose`
+// lists each); they do not fail the check. Needs the packages built (reports read dist/*.d.ts).
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Extractor, ExtractorConfig } from '@microsoft/api-extractor'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const update = process.argv.includes('--update')
+const verbose = process.argv.includes('--verbose')
+
+/** Every reported entry: package folder, package.json path, entry name and its declaration file. */
+function entries() {
+  const out = []
+  for (const folder of readdirSync(join(ROOT, 'packages')).sort()) {
+    const dir = join(ROOT, 'packages', folder)
+    const packageJson = join(dir, 'package.json')
+    if (!existsSync(packageJson)) continue
+    const json = JSON.parse(readFileSync(packageJson, 'utf8'))
+    if (json.private) continue
+    for (const [subpath, target] of Object.entries(json.exports ?? {})) {
+      if (subpath === './package.json') continue
+      // a conditional root: its `default` branch is the pure root
+      const types = target.types ?? target.default?.types
+      if (typeof types !== 'string') throw new Error(`${json.name} ${subpath}: no types`)
+      const name = subpath === '.' ? 'index' : subpath.slice(2).replaceAll('/', '-')
+      out.push({ folder, dir, packageJson, name, types: join(dir, types), pkg: json.name })
+    }
+  }
+  return out
+}
+
+/** The api-extractor configuration of one entry (no config file: everything is here). */
+function configOf(entry) {
+  return ExtractorConfig.prepare({
+    configObjectFullPath: join(entry.dir, 'api-extractor.json'), // not read: only a base path
+    packageJsonFullPath: entry.packageJson,
+    configObject: {
+      projectFolder: entry.dir,
+      mainEntryPointFilePath: entry.types,
+      compiler: { tsconfigFilePath: join(entry.dir, 'tsconfig.json') },
+      apiReport: {
+        enabled: true,
+        reportFileName: `${entry.name}.api.md`,
+        reportFolder: join(entry.dir, 'api'),
+        reportTempFolder: join(ROOT, 'node_modules', '.cache', 'api-report', entry.folder),
+      },
+      docModel: { enabled: false },
+      dtsRollup: { enabled: false },
+      tsdocMetadata: { enabled: false },
+      messages: {
+        compilerMessageReporting: { default: { logLevel: 'warning' } },
+        extractorMessageReporting: {
+          default: { logLevel: 'warning' },
+          // release tags (@public, @beta) are not used: everything exported is public
+          'ae-missing-release-tag': { logLevel: 'none' },
+        },
+        tsdocMessageReporting: { default: { logLevel: 'warning' } },
+      },
+    },
+  })
+}
+
+let changed = 0
+/** Warnings by message id, over every entry. */
+const byKind = new Map()
+for (const entry of entries()) {
+  mkdirSync(join(entry.dir, 'api'), { recursive: true })
+  const lines = []
+  const result = Extractor.invoke(configOf(entry), {
+    localBuild: update,
+    messageCallback: (message) => {
+      message.handled = true
+      if (message.logLevel !== 'warning' && message.logLevel !== 'error') return
+      if (message.messageId === 'console-api-report-changed') return // reported below
+      byKind.set(message.messageId, (byKind.get(message.messageId) ?? 0) + 1)
+      const where = message.sourceFilePath
+        ? ` (${message.sourceFilePath.replace(ROOT, '')}:${message.sourceFileLine})`
+        : ''
+      lines.push(`  ${message.messageId}: ${message.text}${where}`)
+    },
+  })
+  const label = `${entry.pkg} ${entry.name}`
+  if (result.apiReportChanged && !update) {
+    changed++
+    console.log(`${label}: the API report differs from api/${entry.name}.api.md`)
+  } else if (result.errorCount > 0) {
+    changed++
+    console.log(`${label}: api-extractor failed`)
+  } else {
+    console.log(`${label}: ${result.apiReportChanged ? 'report rewritten' : 'ok'}`)
+  }
+  if (verbose) for (const line of lines) console.log(line)
+}
+const kinds = [...byKind].sort((a, b) => b[1] - a[1]).map(([id, n]) => `${n} ${id}`)
+console.log(`api-extractor warnings: ${kinds.join(', ') || 'none'} (--verbose lists them)`)
+if (changed > 0) {
+  console.log(
+    `${changed} API report(s) differ: if the change is intended, run \`pnpm api:update\`, commit the reports and add a changeset`,
+  )
+  process.exit(1)
+}
