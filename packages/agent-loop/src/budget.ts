@@ -1,5 +1,8 @@
 import {
+  assertArray,
+  assertObject,
   fitSections,
+  invalidArgument,
   type Message,
   type Omission,
   renderOmissionNotice,
@@ -155,6 +158,13 @@ export function sectionBudget(
  * last, volatile system section when anything was left out, so truncation is never silent.
  */
 export function fitRequestSections(input: FitInput): FittedSections {
+  assertObject(input, 'fitRequestSections', 'input')
+  for (const key of ['system', 'userSections', 'omitted', 'messages', 'tools'] as const) {
+    assertArray(input[key], 'fitRequestSections', `input.${key}`)
+  }
+  if (typeof (input.counter as Partial<RunTokenCounter> | undefined)?.asCounter !== 'function') {
+    invalidArgument('fitRequestSections', 'input.counter', 'a RunTokenCounter', input.counter)
+  }
   const budget = sectionBudget(input)
   const all = [...input.system, ...input.userSections]
   const fit = fitSections(all, budget, input.counter.asCounter())

@@ -1,4 +1,5 @@
 import type { Message, Section } from '@contextkit/core'
+import { assertArray, assertObject } from '@contextkit/core'
 import { MAX_CACHE_MARKERS } from '@contextkit/formatters'
 import type { ProviderRequest } from './provider.js'
 import { AGENT_LOOP_WARNINGS } from './warnings.js'
@@ -78,6 +79,7 @@ export interface CachePlacement {
  * Returns `sections` itself when it is already in that order.
  */
 export function stableFirst(sections: readonly Section[]): readonly Section[] {
+  assertArray(sections, 'stableFirst', 'sections')
   const firstVolatile = sections.findIndex((s) => s.cache !== 'stable')
   if (firstVolatile < 0) return sections
   if (!sections.slice(firstVolatile).some((s) => s.cache === 'stable')) return sections
@@ -113,6 +115,8 @@ export function hasStableSystem(system: readonly Section[], toolText?: string): 
  * caller strips the formatter's system breakpoint ({@link finishCacheMarkers}).
  */
 export function placeCacheBreakpoints(input: PlaceCacheBreakpointsInput): CachePlacement {
+  assertObject(input, 'placeCacheBreakpoints', 'input')
+  assertArray(input.messages, 'placeCacheBreakpoints', 'input.messages')
   const { messages } = input
   const breakpoints: CacheBreakpoint[] = []
   const marked = new Set<number>()

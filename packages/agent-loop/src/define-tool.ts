@@ -1,4 +1,5 @@
 import {
+  assertObject,
   describeError,
   type ImageBlock,
   ImageBlockSchema,
@@ -126,6 +127,7 @@ export function defineTool<S extends z.ZodType>(
 
 /** The core `ToolDefinition` of a tool (what formatters and providers see). */
 export function toolDefinition(tool: AgentTool): ToolDefinition {
+  assertObject(tool, 'toolDefinition', 'tool')
   return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
 }
 

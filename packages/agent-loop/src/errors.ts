@@ -34,7 +34,7 @@ export class ProviderError extends AgentLoopError {
   readonly body: unknown
 
   constructor(message: string, options: ProviderErrorOptions = {}) {
-    const { status, errorType, requestId, retryable, body, ...base } = options
+    const { status, errorType, requestId, retryable, body, ...base } = options ?? {}
     super(message, {
       ...base,
       details: { status, errorType, requestId, retryable: retryable ?? false, ...base.details },

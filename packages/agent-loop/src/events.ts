@@ -1,5 +1,6 @@
 import {
   type AssistantMessage,
+  assertObject,
   type ContextkitError,
   type Message,
   type ModelPricing,
@@ -43,6 +44,7 @@ export interface AgentRunUsage extends AgentUsage {
  * cacheWrite)`, `0` when there were none.
  */
 export function cacheHitRate(usage: Usage): number {
+  assertObject(usage, 'cacheHitRate', 'usage')
   const total = usage.input + usage.cacheRead + usage.cacheWrite
   return total > 0 ? usage.cacheRead / total : 0
 }

@@ -1,4 +1,6 @@
 import {
+  assertArray,
+  assertObject,
   type ContentBlock,
   defaultTokenCounter,
   invalidArgument,
@@ -107,6 +109,11 @@ function isTurnStart(message: Message): boolean {
 
 /** Approximate tokens of one message for {@link limitHistory}. */
 export function messageTokens(message: Message, counter: TokenCounter): number {
+  assertObject(message, 'messageTokens', 'message')
+  assertArray(message.content, 'messageTokens', 'message.content')
+  if (typeof (counter as Partial<TokenCounter> | null)?.count !== 'function') {
+    invalidArgument('messageTokens', 'counter', 'a TokenCounter', counter)
+  }
   let total = MESSAGE_OVERHEAD_TOKENS
   for (const block of message.content) total += blockTokens(block, counter)
   return total

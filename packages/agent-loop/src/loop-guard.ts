@@ -1,4 +1,5 @@
 import type { ToolCallBlock } from '@contextkit/core'
+import { assertOptions } from '@contextkit/core'
 import { RepeatedToolCallError } from './errors.js'
 
 /** Options of the loop guard (`runAgent({ loopGuard })`). */
@@ -62,6 +63,7 @@ export class LoopGuard {
   #nudged = false
 
   constructor(options: LoopGuardOptions = {}) {
+    assertOptions(options, 'new LoopGuard')
     this.maxRepeats = options.maxRepeats ?? 3
     this.action = options.action ?? 'stop'
     const nudge = options.nudge

@@ -1,4 +1,5 @@
 import {
+  assertString,
   type ContextkitError,
   describeIssues,
   getModelInfo,
@@ -55,6 +56,7 @@ export const PLAN_SECTION_ID = 'plan'
  * tolerated), checked with {@link PlanAnswerSchema}. Returns the answer, or what was wrong.
  */
 export function parsePlanAnswer(text: string): { answer: PlanAnswer } | { problem: string } {
+  assertString(text, 'parsePlanAnswer', 'text')
   const start = text.indexOf('{')
   const end = text.lastIndexOf('}')
   if (start < 0 || end < start) return { problem: 'the reply holds no JSON object' }
@@ -76,6 +78,7 @@ export function parsePlanAnswer(text: string): { answer: PlanAnswer } | { proble
  * agent loop (request only; the session keeps what the user wrote).
  */
 export function planSection(plan: string): Section {
+  assertString(plan, 'planSection', 'plan')
   return {
     id: PLAN_SECTION_ID,
     text: `## Your Plan\n\nFollow this plan:\n${plan.trim()}`,

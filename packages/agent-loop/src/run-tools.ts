@@ -1,5 +1,7 @@
 import {
   ABORTED,
+  assertArray,
+  assertObject,
   describeIssues,
   TIMED_OUT,
   type ToolCallBlock,
@@ -159,6 +161,8 @@ export async function runToolCalls(
   calls: readonly ToolCallBlock[],
   options: RunToolCallsOptions,
 ): Promise<ToolOutcome[]> {
+  assertArray(calls, 'runToolCalls', 'calls')
+  assertObject(options, 'runToolCalls', 'options')
   const outcomes: Array<ToolOutcome | undefined> = new Array(calls.length)
   const names = [...options.tools.keys()]
   const available =

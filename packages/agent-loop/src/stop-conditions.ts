@@ -1,5 +1,6 @@
 import {
   type AssistantMessage,
+  assertObject,
   invalidArgument,
   type Message,
   type ToolCallBlock,
@@ -72,6 +73,7 @@ export function toolCalled(name: string): StopCondition {
 
 /** Tokens of a usage record: input + output + cache reads + cache writes. */
 export function usageTokens(usage: Usage): number {
+  assertObject(usage, 'usageTokens', 'usage')
   return usage.input + usage.output + usage.cacheRead + usage.cacheWrite
 }
 

@@ -1,4 +1,10 @@
-import { describeError, type Message, type TokenCounter, type TurnContext } from '@contextkit/core'
+import {
+  assertObject,
+  describeError,
+  type Message,
+  type TokenCounter,
+  type TurnContext,
+} from '@contextkit/core'
 import { type RunTokenCounter, sectionBudget } from './budget.js'
 import { AGENT_LOOP_WARNINGS } from './warnings.js'
 
@@ -45,6 +51,7 @@ export interface AsyncTokenCounter extends TokenCounter {
 
 /** Whether `counter` has the asynchronous pre-pass of {@link AsyncTokenCounter}. */
 export function isAsyncTokenCounter(counter: TokenCounter): counter is AsyncTokenCounter {
+  assertObject(counter, 'isAsyncTokenCounter', 'counter')
   return typeof (counter as Partial<AsyncTokenCounter>).prepare === 'function'
 }
 

@@ -19,7 +19,7 @@ export class AiSdkCallError extends AiSdkMiddlewareError {
     message: string,
     options: ContextkitErrorOptions & { status?: number; body?: unknown } = {},
   ) {
-    const { status, body, ...base } = options
+    const { status, body, ...base } = options ?? {}
     super(message, { ...base, details: { status, ...base.details } })
     this.status = status
     this.body = body

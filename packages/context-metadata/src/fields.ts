@@ -1,3 +1,4 @@
+import { assertString } from '@contextkit/core'
 import { isRecordObject } from './text-utils.js'
 
 /** One path segment: plain when it has no `.`, `[`, `]` or `"` and is not empty, else `["…"]`. */
@@ -10,6 +11,8 @@ function segment(key: string): string {
  * path `a` → `b` (written `a.b`) and the literal key (written `["a.b"]`) never collide.
  */
 export function fieldPath(parent: string | undefined, key: string): string {
+  assertString(parent, 'fieldPath', 'parent', true)
+  assertString(key, 'fieldPath', 'key')
   const seg = segment(key)
   if (parent === undefined) return seg
   return seg.startsWith('[') ? parent + seg : `${parent}.${seg}`

@@ -1,5 +1,5 @@
 /** Prompt-safe rendering of {@link ContextMetadata} as a short hint for the model. */
-import { PROMPT_UNSAFE_CHARS, parseWith } from '@contextkit/core'
+import { assertString, PROMPT_UNSAFE_CHARS, parseWith } from '@contextkit/core'
 import { ContextMetadataSchema } from './metadata-schema.js'
 import { HintOptionsSchema } from './options.js'
 import { formatCount, truncate, wellFormed } from './text-utils.js'
@@ -93,6 +93,7 @@ const QUOTED_UNSAFE = new RegExp(`${PROMPT_UNSAFE_CHARS.source.slice(0, -1)}\`]`
  * runs collapse; the result is cut to `max` characters.
  */
 export function sanitizeForPrompt(text: string, max: number): string {
+  assertString(text, 'sanitizeForPrompt', 'text')
   const clean = wellFormed(String(text))
     .replace(UNSAFE, ' ')
     .replace(/`/g, "'")
@@ -107,6 +108,7 @@ export function sanitizeForPrompt(text: string, max: number): string {
  * (as `\uXXXX`), so the exact text can be read back with `JSON.parse`.
  */
 export function quoteForPrompt(text: string): string {
+  assertString(text, 'quoteForPrompt', 'text')
   return JSON.stringify(wellFormed(text)).replace(
     QUOTED_UNSAFE,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,

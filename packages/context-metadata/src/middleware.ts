@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises'
 import {
+  assertString,
   ContextkitError,
   type ContextMiddleware,
   parseWith,
@@ -53,6 +54,7 @@ export interface ContextMetadataOptions {
 
 /** How a sandbox reaches `turn.vars[name]`: `__vars.context`, or `__vars["odd name"]`. */
 export function varsRef(name: string): string {
+  assertString(name, 'varsRef', 'name')
   return /^[A-Za-z_$][\w$]*$/.test(name) ? `__vars.${name}` : `__vars[${JSON.stringify(name)}]`
 }
 

@@ -4,6 +4,8 @@
  * `indexOf` (the CSV counter also matches runs of well-formed records natively), never
  * calling `indexOf` for one character from two places (see {@link CsvRecordCounter}).
  */
+
+import { assertOptions, assertString } from '@contextkit/core'
 import { RUN, RunPacer, releaseLastMatch, viewOf } from './run-pacer.js'
 
 /** A counter fed with chunks of text. */
@@ -132,6 +134,8 @@ export class CsvRecordCounter implements RecordCounter {
    * @param options field-count checking.
    */
   constructor(delimiter: string, options: CsvCounterOptions = {}) {
+    assertString(delimiter, 'new CsvRecordCounter', 'delimiter')
+    assertOptions(options, 'new CsvRecordCounter')
     this.delimiter = delimiter.charAt(0)
     this.delim = delimiter.charCodeAt(0)
     this.expected = options.expectedFields ?? 0

@@ -1,3 +1,4 @@
+import { invalidArgument } from '@contextkit/core'
 /** Small string helpers shared by detection and the hint. */
 
 /** Cut `text` to at most `max` characters, ending with `…` when cut; never splits a surrogate pair. */
@@ -59,6 +60,7 @@ export function splitLines(text: string): string[] {
 
 /** `1234567` → `1,234,567` (independent of the locale). */
 export function formatCount(n: number): string {
+  if (typeof n !== 'number') invalidArgument('formatCount', 'n', 'a number', n)
   const s = String(Math.trunc(Math.abs(n)))
   const grouped = s.replace(/\B(?=(\d{3})+(?!\d))/g, ',')
   return n < 0 ? `-${grouped}` : grouped

@@ -1,6 +1,11 @@
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import * as z from 'zod'
 import {
+  assertArray,
+  assertFiniteNumber,
+  assertObject,
+  assertOptions,
   assertString,
   ConfigurationError,
   ContextkitError,
@@ -130,4 +135,86 @@ test('describeError handles errors, plain values and circular objects', () => {
   const circular: Record<string, unknown> = {}
   circular.self = circular
   expect(describeError(circular)).toBe('Non-error thrown: [object Object]')
+})
+
+test('an error built from a bad message or options is still a typed error (never a TypeError)', () => {
+  const bare = Object.create(null) as never
+  const e = new ContextkitError(bare, null as never)
+  expect(ContextkitError.isInstance(e)).toBe(true)
+  expect(e.message).toBe('[object Object]')
+  expect(e.details).toEqual({})
+  expect(new ValidationError(42 as never, null as never, 42 as never).issues).toEqual([])
+  expect(() => invalidArgument(bare, bare, bare, bare)).toThrow(ValidationError)
+})
+
+describe('argument assertions', () => {
+  const bad = [null, undefined, 42, '', [], Object.create(null), {}, () => 1, Number.NaN]
+  const kinds = (f: (v: unknown) => void) =>
+    bad.map((v) => {
+      try {
+        f(v)
+        return 'ok'
+      } catch (error) {
+        expect(ValidationError.isInstance(error)).toBe(true)
+        return (error as ValidationError).message
+      }
+    })
+
+  test('each accepts exactly its kind and names the function and parameter', () => {
+    expect(kinds((v) => assertObject(v, 'f', 'input'))).toEqual([
+      'f: input must be an object',
+      'f: input must be an object',
+      'f: input must be an object',
+      'f: input must be an object',
+      'f: input must be an object',
+      'ok',
+      'ok',
+      'f: input must be an object',
+      'f: input must be an object',
+    ])
+    expect(kinds((v) => assertOptions(v, 'f')).map((m) => m === 'ok')).toEqual([
+      false,
+      true,
+      false,
+      false,
+      false,
+      true,
+      true,
+      false,
+      false,
+    ])
+    expect(kinds((v) => assertArray(v, 'f', 'xs')).filter((m) => m === 'ok')).toHaveLength(1)
+    expect(kinds((v) => assertFiniteNumber(v, 'f', 'n'))).toEqual([
+      'f: n must be a finite number',
+      'f: n must be a finite number',
+      'ok',
+      'f: n must be a finite number',
+      'f: n must be a finite number',
+      'f: n must be a finite number',
+      'f: n must be a finite number',
+      'f: n must be a finite number',
+      'f: n must be a finite number',
+    ])
+  })
+
+  test('property: any value either passes or throws a ValidationError naming the parameter', () => {
+    fc.assert(
+      fc.property(fc.anything({ withNullPrototype: true }), (v) => {
+        const checks: Array<(value: unknown, fn: string, param: string) => void> = [
+          assertObject,
+          assertArray,
+          assertFiniteNumber,
+          assertString,
+        ]
+        for (const check of checks) {
+          try {
+            check(v, 'fn', 'param')
+          } catch (error) {
+            expect(ValidationError.isInstance(error)).toBe(true)
+            expect((error as ValidationError).issues[0]?.path).toBe('param')
+          }
+        }
+      }),
+    )
+  })
 })

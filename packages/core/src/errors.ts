@@ -34,7 +34,9 @@ export class ContextkitError extends Error {
   readonly [MARKER] = true
 
   constructor(message: string, options: ContextkitErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    // An error is built on failure paths: a bad message or options never hide the failure.
+    options = typeof options === 'object' && options !== null ? options : {}
+    super(toText(message), options.cause === undefined ? undefined : { cause: options.cause })
     const ctor = new.target as typeof ContextkitError
     this.name = ctor.name
     this.code = options.code ?? ctor.code
@@ -58,6 +60,19 @@ export class ContextkitError extends Error {
     if (this.code === ContextkitError.code) return true
     const { code, kinds } = value as { code?: unknown; kinds?: unknown }
     return code === this.code || (Array.isArray(kinds) && kinds.includes(this.code))
+  }
+}
+
+/**
+ * `value` as text, for messages: `String(value)`, but never throws (a null-prototype object has
+ * no `toString`). Internal: not exported from the package.
+ */
+export function toText(value: unknown): string {
+  if (typeof value === 'string') return value
+  try {
+    return String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
   }
 }
 
@@ -85,7 +100,7 @@ export class ValidationError extends ContextkitError {
     options: ContextkitErrorOptions = {},
   ) {
     super(message, options)
-    this.issues = issues
+    this.issues = Array.isArray(issues) ? issues : []
   }
 }
 
@@ -103,6 +118,10 @@ export function parseWith<S extends z.ZodType>(
   value: unknown,
   what: string,
 ): z.output<S> {
+  if (typeof (schema as { safeParse?: unknown } | null)?.safeParse !== 'function') {
+    invalidArgument('parseWith', 'schema', 'a zod schema', schema)
+  }
+  assertString(what, 'parseWith', 'what')
   const result = schema.safeParse(value)
   if (result.success) return result.data
   const issues = result.error.issues.map((issue) => ({
@@ -125,6 +144,7 @@ export function describeIssues(
   issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }>,
   max = 5,
 ): string {
+  assertArray(issues, 'describeIssues', 'issues')
   const shown = issues
     .slice(0, max)
     .map((i) => `${issuePath(i.path)}: ${i.message}`)
@@ -144,8 +164,9 @@ export function invalidArgument(
   ...received: [unknown?]
 ): never {
   const got = received.length > 0 ? `, got ${kindOf(received[0])}` : ''
-  throw new ValidationError(`${fn}: ${param} must be ${expected}`, [
-    { path: param, message: `expected ${expected}${got}` },
+  const [f, p, e] = [toText(fn), toText(param), toText(expected)]
+  throw new ValidationError(`${f}: ${p} must be ${e}`, [
+    { path: p, message: `expected ${e}${got}` },
   ])
 }
 
@@ -164,6 +185,47 @@ export function assertString(
 ): asserts value is string {
   if (typeof value === 'string' || (optional && value === undefined)) return
   invalidArgument(fn, param, optional ? 'a string or undefined' : 'a string', value)
+}
+
+/**
+ * Assert that `value` is an object (not `null`, not an array; a null-prototype object is one),
+ * else {@link invalidArgument}.
+ */
+export function assertObject<T>(value: T, fn: string, param: string): asserts value is T & object {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    invalidArgument(fn, param, 'an object', value)
+  }
+}
+
+/**
+ * Assert that an options argument is an object or `undefined` (not `null`, a number, a string or
+ * an array), else {@link invalidArgument}.
+ */
+export function assertOptions(value: unknown, fn: string, param = 'options'): void {
+  if (value === undefined) return
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    invalidArgument(fn, param, 'an options object or undefined', value)
+  }
+}
+
+/** Assert that `value` is an array, else {@link invalidArgument}. */
+export function assertArray(
+  value: unknown,
+  fn: string,
+  param: string,
+): asserts value is readonly unknown[] {
+  if (!Array.isArray(value)) invalidArgument(fn, param, 'an array', value)
+}
+
+/** Assert that `value` is a finite number, else {@link invalidArgument}. */
+export function assertFiniteNumber(
+  value: unknown,
+  fn: string,
+  param: string,
+): asserts value is number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    invalidArgument(fn, param, 'a finite number', value)
+  }
 }
 
 /** Describe any thrown value in one line, for warnings and traces. */

@@ -1,3 +1,5 @@
+import { assertString } from './errors.js'
+
 /**
  * A single-pass token estimator: one `charCodeAt` walk, no regexes, no allocation.
  *
@@ -43,6 +45,7 @@ function isCjk(c: number): boolean {
 
 /** Raw estimate of the number of tokens in `text` (no safety or model factor applied). */
 export function estimateTokens(text: string): number {
+  assertString(text, 'estimateTokens', 'text')
   let tokens = 0
   let kind: Run = Run.None
   let units = 0

@@ -5,6 +5,10 @@ export { usageCostUsd } from './cost.js'
 export { errnoCode } from './errno.js'
 export type { ContextkitErrorOptions } from './errors.js'
 export {
+  assertArray,
+  assertFiniteNumber,
+  assertObject,
+  assertOptions,
   assertString,
   ConfigurationError,
   ContextkitError,

@@ -1,3 +1,4 @@
+import { assertArray } from './errors.js'
 import type { Section } from './sections.js'
 
 /**
@@ -14,6 +15,8 @@ export function insertAfterStable(
   system: readonly Section[],
   added: readonly Section[],
 ): Section[] {
+  assertArray(system, 'insertAfterStable', 'system')
+  assertArray(added, 'insertAfterStable', 'added')
   let at = 0
   for (let i = 0; i < system.length; i++) if (system[i]!.cache === 'stable') at = i + 1
   return [...system.slice(0, at), ...added, ...system.slice(at)]

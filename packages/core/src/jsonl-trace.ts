@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
-import { invalidArgument } from './errors.js'
+import { assertOptions, invalidArgument } from './errors.js'
 import {
   type StringifyDrops,
   safeStringify,
@@ -62,6 +62,7 @@ export function jsonlTrace(path: string, options: JsonlTraceOptions = {}): Jsonl
   if (typeof path !== 'string' || path.length === 0) {
     invalidArgument('jsonlTrace', 'path', 'a non-empty file path', path)
   }
+  assertOptions(options, 'jsonlTrace', 'options')
   const file = resolve(path)
   const root = resolve(options?.root ?? dirname(file))
   const rel = inside(root, file)

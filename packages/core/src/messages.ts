@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { assertArray, assertObject } from './errors.js'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js'
 
 /** Media types the Anthropic API accepts for images. */
@@ -166,6 +167,10 @@ export function textMessage(
 
 /** Concatenate the text blocks of a message (or of a content list), in order, with no separator. */
 export function textOf(source: Message | readonly ContentBlock[]): string {
+  if (!Array.isArray(source)) {
+    assertObject(source, 'textOf', 'source')
+    assertArray((source as Message).content, 'textOf', 'source.content')
+  }
   const blocks = Array.isArray(source) ? source : (source as Message).content
   let out = ''
   for (const block of blocks as readonly ContentBlock[]) {

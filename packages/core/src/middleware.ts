@@ -1,4 +1,11 @@
-import { ContextkitError, describeError } from './errors.js'
+import {
+  assertObject,
+  assertOptions,
+  assertString,
+  ContextkitError,
+  describeError,
+  invalidArgument,
+} from './errors.js'
 import type { AssistantMessage, Message, ToolDefinition } from './messages.js'
 import type { ModelInfo } from './models.js'
 import { randomId } from './random-id.js'
@@ -120,6 +127,7 @@ export function createTurnContext(
  * state to an empty map.
  */
 export function createRunInfo(init: Partial<RunInfo> = {}): RunInfo {
+  assertOptions(init, 'createRunInfo', 'init')
   return {
     runId: init.runId ?? `run_${randomId()}`,
     trace: noopTrace,
@@ -133,6 +141,8 @@ export function createRunInfo(init: Partial<RunInfo> = {}): RunInfo {
  * Notes are plain data the middleware wrote itself; validate them when their shape matters.
  */
 export function getRunState(run: RunInfo, name: string): unknown {
+  assertObject(run, 'getRunState', 'run')
+  assertString(name, 'getRunState', 'name')
   return (run as { state?: Map<string, unknown> }).state?.get(name)
 }
 
@@ -141,6 +151,8 @@ export function getRunState(run: RunInfo, name: string): unknown {
  * without a `state` map (a plain object from an untyped caller) gets one on first write.
  */
 export function setRunState(run: RunInfo, name: string, value: unknown): void {
+  assertObject(run, 'setRunState', 'run')
+  assertString(name, 'setRunState', 'name')
   const holder = run as { state?: Map<string, unknown> }
   holder.state ??= new Map<string, unknown>()
   if (value === undefined) holder.state.delete(name)
@@ -152,11 +164,27 @@ export function setRunState(run: RunInfo, name: string, value: unknown): void {
  * feature turned itself off for this call.
  */
 export function recordWarning(run: RunInfo, source: string, error: unknown): void {
+  assertRun(run, 'recordWarning')
+  assertString(source, 'recordWarning', 'source')
   run.trace.record(CORE_TRACE_STAGES.warning, {
     source,
     code: ContextkitError.isInstance(error) ? error.code : 'unexpected',
     message: describeError(error),
   })
+}
+
+/** Assert that `run` is a {@link RunInfo} (an object whose `trace` can record). */
+function assertRun(run: unknown, fn: string): asserts run is RunInfo {
+  assertObject(run, fn, 'run')
+  const { trace } = run as { trace?: Partial<Trace> }
+  if (typeof trace?.record !== 'function') invalidArgument(fn, 'run.trace', 'a Trace', trace)
+}
+
+/** The argument checks the `run*` hooks share. */
+function checkRunArguments(fn: string, middleware: unknown, turn: unknown, run: unknown): void {
+  if (!Array.isArray(middleware)) invalidArgument(fn, 'middleware', 'an array', middleware)
+  assertObject(turn, fn, 'turn')
+  assertRun(run, fn)
 }
 
 /**
@@ -169,6 +197,7 @@ export async function runPrepare(
   turn: TurnContext,
   run: RunInfo,
 ): Promise<TurnContext> {
+  checkRunArguments('runPrepare', middleware, turn, run)
   let current = turn
   for (const m of middleware) {
     if (!m.prepare) continue
@@ -193,6 +222,9 @@ export async function runFinalize(
   run: RunInfo,
   info?: FinalizeInfo,
 ): Promise<AssistantMessage> {
+  checkRunArguments('runFinalize', middleware, turn, run)
+  assertObject(reply, 'runFinalize', 'reply')
+  assertOptions(info, 'runFinalize', 'info')
   let current = reply
   for (let i = middleware.length - 1; i >= 0; i--) {
     const m = middleware[i]!
@@ -227,6 +259,8 @@ export async function runRecover(
   run: RunInfo,
   tried: ReadonlySet<string> = new Set(),
 ): Promise<Recovery | undefined> {
+  checkRunArguments('runRecover', middleware, turn, run)
+  if (!(tried instanceof Set)) invalidArgument('runRecover', 'tried', 'a Set of names', tried)
   for (const m of middleware) {
     if (!m.recover || tried.has(m.name)) continue
     try {

@@ -1,4 +1,4 @@
-import { assertString, parseWith } from './errors.js'
+import { assertObject, assertString, parseWith } from './errors.js'
 import { type ModelEntry, type ModelInfo, ModelInfoSchema, mergeEntry } from './model-info.js'
 import { BUILTIN_MODELS, UNKNOWN_MODEL_DEFAULTS } from './model-table.js'
 
@@ -70,6 +70,7 @@ export class ModelRegistry {
   }
 
   constructor(entries: Readonly<Record<string, Partial<ModelEntry>>> = BUILTIN_MODELS) {
+    assertObject(entries, 'new ModelRegistry', 'entries')
     for (const [prefix, entry] of Object.entries(entries)) this.register(prefix, entry)
   }
 

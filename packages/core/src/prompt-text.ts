@@ -1,3 +1,4 @@
+import { assertString, toText } from './errors.js'
 /**
  * Characters that must never reach a prompt raw from untrusted text (file names, data values):
  * C0 and C1 controls (NEL U+0085 included), the line and paragraph separators U+2028/U+2029,
@@ -22,14 +23,15 @@ function escapeUnit(c: string): string {
  * `text` with every {@link PROMPT_UNSAFE_CHARS} character written as a visible `\uXXXX` escape and
  * lone surrogates as U+FFFD, so an untrusted string (a file name, a field) shows on one line
  * exactly as it is, and cannot fake a line break, reorder text or hide characters. Pure; never
- * throws (non-strings are converted with `String`).
+ * throws (non-strings are converted with `String`, or described when they cannot be).
  */
 export function escapeForPrompt(text: string): string {
-  const s = typeof text === 'string' ? text : String(text)
+  const s = toText(text)
   return s.replace(LONE_SURROGATE, '\ufffd').replace(UNSAFE_GLOBAL, escapeUnit)
 }
 
 /** Whether `text` holds any {@link PROMPT_UNSAFE_CHARS} character. */
 export function hasPromptUnsafeChars(text: string): boolean {
+  assertString(text, 'hasPromptUnsafeChars', 'text')
   return PROMPT_UNSAFE_CHARS.test(text)
 }

@@ -1,3 +1,4 @@
+import { invalidArgument } from './errors.js'
 /** What {@link within} resolves to when the wait ran out. */
 export const TIMED_OUT: unique symbol = Symbol('timed-out')
 
@@ -27,6 +28,9 @@ export function whenAborted(signal: AbortSignal): {
   promise: Promise<typeof ABORTED>
   dispose(): void
 } {
+  if (typeof (signal as Partial<AbortSignal> | null)?.addEventListener !== 'function') {
+    invalidArgument('whenAborted', 'signal', 'an AbortSignal', signal)
+  }
   let dispose = (): void => {}
   const promise = new Promise<typeof ABORTED>((resolve) => {
     if (signal.aborted) return resolve(ABORTED)

@@ -1,6 +1,7 @@
 import { constants, type Stats } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { errnoCode } from './errno.js'
+import { assertObject } from './errors.js'
 
 /** Options of {@link readTextFile}. */
 export interface ReadTextFileOptions {
@@ -78,6 +79,7 @@ export async function readTextFile(
   file: string | FileHandle,
   options: ReadTextFileOptions,
 ): Promise<TextFileRead> {
+  assertObject(options, 'readTextFile', 'options')
   const { maxBytes } = options
   let handle: FileHandle
   if (typeof file === 'string') {

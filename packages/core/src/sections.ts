@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { invalidArgument, parseWith } from './errors.js'
+import { assertArray, assertOptions, invalidArgument, parseWith } from './errors.js'
 import type { TokenCounter } from './tokens.js'
 
 /** The zod schema of {@link Section}: `SectionSchema.parse(untrusted)` checks a value. */
@@ -172,6 +172,7 @@ export function fitSections(
 
 /** Join section texts in order with a blank line between them, skipping empty texts. */
 export function renderSections(sections: readonly Pick<Section, 'text'>[]): string {
+  assertArray(sections, 'renderSections', 'sections')
   const parts: string[] = []
   for (const s of sections) if (s.text.length > 0) parts.push(s.text)
   return parts.join('\n\n')
@@ -185,6 +186,8 @@ export function renderOmissionNotice(
   omissions: readonly Omission[],
   options: { maxIds?: number } = {},
 ): string {
+  assertArray(omissions, 'renderOmissionNotice', 'omissions')
+  assertOptions(options, 'renderOmissionNotice', 'options')
   if (omissions.length === 0) return ''
   const maxIds = options.maxIds ?? 12
   const lines = ['[Context note: some material was left out to fit the token budget.]']

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import { invalidArgument, ValidationError } from './errors.js'
+import { assertArray, assertString, invalidArgument, ValidationError } from './errors.js'
 import { AssistantMessageSchema, type Message, MessageSchema } from './messages.js'
 
 /** Version written into every new session header. Readers accept this version and older. */
@@ -18,6 +18,7 @@ export const SessionIdSchema = z
 
 /** Check a session id, throwing a {@link ValidationError} naming the caller when it is unsafe. */
 export function assertSessionId(id: unknown, fn: string): asserts id is string {
+  assertString(fn, 'assertSessionId', 'fn')
   if (typeof id !== 'string') invalidArgument(fn, 'id', 'a session id string', id)
   const result = SessionIdSchema.safeParse(id)
   if (!result.success) {
@@ -125,6 +126,7 @@ export function sessionHeader(id: string, now: Date = new Date()): SessionHeader
 
 /** The messages of a loaded session, in order (header, compaction and custom entries skipped). */
 export function sessionMessages(entries: readonly SessionEntry[]): Message[] {
+  assertArray(entries, 'sessionMessages', 'entries')
   const out: Message[] = []
   for (const entry of entries) if (entry.type === 'message') out.push(entry.message)
   return out

@@ -47,7 +47,7 @@ export class RevisionConflictError extends ContextkitError {
   ) {
     super(message, {
       ...options,
-      details: { expectedRevision, actualRevision, ...options.details },
+      details: { expectedRevision, actualRevision, ...options?.details },
     })
     this.expectedRevision = expectedRevision
     this.actualRevision = actualRevision

@@ -1,3 +1,4 @@
+import { assertOptions, invalidArgument } from './errors.js'
 import { estimateTokens } from './estimate.js'
 import type { ModelInfo } from './models.js'
 
@@ -24,6 +25,7 @@ export interface TokenCounterOptions {
  * surrogates, very large inputs).
  */
 export function createTokenCounter(options: TokenCounterOptions = {}): TokenCounter {
+  assertOptions(options, 'createTokenCounter')
   const safety = finitePositive(options.safetyFactor, 1.1)
   const factor = safety * finitePositive(options.model?.tokenizerFactor, 1)
   const scope = options.model?.id ?? 'any'
@@ -63,6 +65,7 @@ export function calibrate(
   estimated: number,
   actualInputTokens: number,
 ): CalibratedCounter {
+  assertTokenCounter(counter, 'calibrate', 'counter')
   const current = isCalibrated(counter) ? counter : wrap(counter, 1, 0)
   if (
     !(estimated > 0) ||
@@ -89,6 +92,13 @@ function wrap(base: TokenCounter, correction: number, samples: number): Calibrat
       const raw = base.count(text)
       return raw === 0 ? 0 : Math.ceil(raw * correction)
     },
+  }
+}
+
+/** Assert that `counter` is a {@link TokenCounter} (an object with a `count` method). */
+function assertTokenCounter(counter: unknown, fn: string, param: string): void {
+  if (typeof (counter as { count?: unknown } | null)?.count !== 'function') {
+    invalidArgument(fn, param, 'a TokenCounter', counter)
   }
 }
 

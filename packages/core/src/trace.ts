@@ -1,5 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
+import { assertOptions, assertString } from './errors.js'
 
 /** An event sink for what happens during a run. Recording never throws. */
 export interface Trace {
@@ -34,6 +35,7 @@ export const noopTrace: Trace = Object.freeze({ record(): void {} })
 
 /** Keep events in memory. Data is recorded as given (not copied). */
 export function memoryTrace(options: TraceOptions = {}): MemoryTrace {
+  assertOptions(options, 'memoryTrace', 'options')
   const now = options.now ?? Date.now
   const events: TraceEvent[] = []
   return {
@@ -62,7 +64,9 @@ function isMessageLike(value: unknown): value is { role: string; content: unknow
  * in browsers and edge runtimes too.
  */
 export function digest(value: unknown): string {
-  return sha256Hex(typeof value === 'string' ? value : safeStringify(value)).slice(0, 12)
+  return sha256Hex(
+    typeof value === 'string' ? value : (safeStringify(value) ?? typeof value),
+  ).slice(0, 12)
 }
 
 /**
@@ -71,6 +75,7 @@ export function digest(value: unknown): string {
  * (`@noble/hashes`). For cache keys and content addresses in pure code.
  */
 export function sha256Hex(text: string): string {
+  assertString(text, 'sha256Hex', 'text')
   return bytesToHex(sha256(utf8ToBytes(text)))
 }
 

@@ -1,4 +1,5 @@
 import {
+  assertOptions,
   ConfigurationError,
   type Message,
   type ToolCallBlock,
@@ -98,6 +99,7 @@ export class AnthropicXmlFormatter implements Formatter {
   readonly #thinkingCloses: readonly string[]
 
   constructor(options: AnthropicXmlFormatterOptions = {}) {
+    assertOptions(options, 'new AnthropicXmlFormatter')
     this.toolMode = options.toolMode ?? 'xml'
     this.#media = options.unsupportedMedia ?? 'split'
     this.#warnOnStrip = options.warnOnStrip ?? true

@@ -7,6 +7,8 @@
  * parser would decode; everything else is written as is. The parser decodes XML references
  * (`unescapeXml`) in the block's text, so `unescapeXml(escapeBlockText(t)) === t` for every `t`.
  */
+
+import { assertArray, assertString } from '@contextkit/core'
 import { unescapeXml } from './xml-escape.js'
 
 /** Longest character reference `unescapeXml` decodes, `&` and `;` included (`&#x10FFFF;`). */
@@ -26,6 +28,8 @@ function referenceAt(text: string, amp: number): boolean {
  * starts a decodable reference, are escaped. Reversed exactly by `unescapeXml`.
  */
 export function escapeBlockText(text: string, closingTags: readonly string[]): string {
+  assertString(text, 'escapeBlockText', 'text')
+  assertArray(closingTags, 'escapeBlockText', 'closingTags')
   if (text.indexOf('&') < 0 && text.indexOf('</') < 0) return text
   let out = ''
   let last = 0

@@ -1,4 +1,5 @@
 import type { Message } from '@contextkit/core'
+import { assertArray } from '@contextkit/core'
 import type { BuildOptions, CacheControl, CacheTtl, FormattedBlock } from './types.js'
 
 /** The API's limit on `cache_control` markers per request. */
@@ -10,6 +11,7 @@ export const MAX_CACHE_MARKERS = 4
  * many were placed. With `ttl`, every marker carries it.
  */
 export function applyCacheMarkers(requested: readonly FormattedBlock[], ttl?: CacheTtl): number {
+  assertArray(requested, 'applyCacheMarkers', 'requested')
   const markable = requested.filter(
     (b): b is Exclude<FormattedBlock, { type: 'thinking' | 'redacted_thinking' }> =>
       b.type !== 'thinking' && b.type !== 'redacted_thinking',

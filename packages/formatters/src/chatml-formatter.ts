@@ -1,4 +1,6 @@
 import {
+  assertObject,
+  assertOptions,
   ConfigurationError,
   type Message,
   type ToolCallBlock,
@@ -90,6 +92,7 @@ function safeJson(value: unknown): string {
 
 /** Render one call in the Qwen convention. */
 export function renderQwenToolCall(call: Pick<ToolCallBlock, 'name' | 'input'>): string {
+  assertObject(call, 'renderQwenToolCall', 'call')
   return `<tool_call>\n${safeJson({ name: call.name, arguments: call.input })}\n</tool_call>`
 }
 
@@ -114,6 +117,7 @@ export class ChatMLFormatter implements Formatter {
   readonly #bos: boolean
 
   constructor(options: ChatMLFormatterOptions = {}) {
+    assertOptions(options, 'new ChatMLFormatter')
     this.template = resolveTemplate(options)
     this.toolFormat = options.toolFormat ?? 'json'
     this.#policy = options.specialTokens ?? 'reject'

@@ -1,4 +1,5 @@
 import type { ToolCallBlock } from '@contextkit/core'
+import { assertOptions } from '@contextkit/core'
 import { BlockTextReader } from './block-text.js'
 import { parseJsonLossless } from './lossless-json.js'
 import { Accumulator, BlockCounter, pushDelta } from './parser-state.js'
@@ -44,6 +45,7 @@ export class ChatMLStreamParser implements StreamParser {
   #counter = 0
 
   constructor(options: ChatMLParserOptions = {}) {
+    assertOptions(options, 'new ChatMLStreamParser')
     this.#idPrefix = options.idPrefix ?? 'toolu_qwen_'
     this.#tags = {
       text: candidates(

@@ -1,4 +1,5 @@
 import {
+  assertOptions,
   ConfigurationError,
   type Message,
   type ToolCallBlock,
@@ -53,6 +54,7 @@ export class CompletionsFormatter implements Formatter {
   readonly #warnOnStrip: boolean
 
   constructor(options: CompletionsFormatterOptions = {}) {
+    assertOptions(options, 'new CompletionsFormatter')
     this.#eot = options.eotToken ?? '<|eot|>'
     this.#sep = options.messageSeparator ?? '\n\n'
     this.#maxStops = options.maxParticipantsForStop ?? 10

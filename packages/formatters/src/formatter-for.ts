@@ -1,4 +1,4 @@
-import { invalidArgument, type ModelInfo } from '@contextkit/core'
+import { assertObject, invalidArgument, type ModelInfo } from '@contextkit/core'
 import { NativeFormatter } from './native-formatter.js'
 import type { Formatter } from './types.js'
 import { rejectsPrefill } from './validate.js'
@@ -17,6 +17,7 @@ const PROBE = [{ role: 'user' as const, content: [{ type: 'text' as const, text:
  * does not apply to it.
  */
 export function endsWithAssistantTurn(formatter: Formatter): boolean {
+  assertObject(formatter, 'endsWithAssistantTurn', 'formatter')
   if (!formatter.usesPrefill) return false
   try {
     const probe = formatter.buildMessages(PROBE)
@@ -29,6 +30,8 @@ export function endsWithAssistantTurn(formatter: Formatter): boolean {
 
 /** Whether `model` accepts requests built by `formatter` (see {@link formatterFor}). */
 export function modelAcceptsFormat(model: FormatterModel, formatter: Formatter): boolean {
+  assertObject(model, 'modelAcceptsFormat', 'model')
+  assertObject(formatter, 'modelAcceptsFormat', 'formatter')
   return !rejectsPrefill(model) || !endsWithAssistantTurn(formatter)
 }
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '@contextkit/core'
+import { assertString, ValidationError } from '@contextkit/core'
 
 /** Whether a decimal integer literal is represented exactly by a JS number. */
 export function isExactInteger(literal: string): boolean {
@@ -10,9 +10,10 @@ export function isExactInteger(literal: string): boolean {
 /**
  * `JSON.parse`, except that integer literals a JS number cannot represent exactly (some of
  * those beyond 2^53) are returned as their decimal string instead of a rounded number. One linear pre-scan; throws
- * `SyntaxError` on invalid JSON like `JSON.parse`.
+ * a `ValidationError` on invalid JSON (its `cause` is `JSON.parse`'s `SyntaxError`).
  */
 export function parseJsonLossless(text: string): unknown {
+  assertString(text, 'parseJsonLossless', 'text')
   let out = ''
   let last = 0
   let i = 0
@@ -48,7 +49,16 @@ export function parseJsonLossless(text: string): unknown {
     }
     i++
   }
-  return JSON.parse(last === 0 ? text : out + text.slice(last))
+  try {
+    return JSON.parse(last === 0 ? text : out + text.slice(last))
+  } catch (cause) {
+    const message = cause instanceof Error ? cause.message : String(cause)
+    throw new ValidationError(
+      `parseJsonLossless: text is not valid JSON: ${message}`,
+      [{ path: 'text', message }],
+      { cause },
+    )
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import {
+  assertOptions,
   ConfigurationError,
   type ContentBlock,
   type Message,
@@ -70,6 +71,7 @@ export class NativeFormatter implements Formatter {
   readonly participantMode: 'simple' | 'multiuser'
 
   constructor(options: NativeFormatterOptions = {}) {
+    assertOptions(options, 'new NativeFormatter')
     this.participantMode = options.participantMode ?? 'simple'
     if (this.participantMode !== 'simple' && this.participantMode !== 'multiuser')
       throw new ConfigurationError(

@@ -1,4 +1,5 @@
 import type { ToolCallBlock } from '@contextkit/core'
+import { assertOptions } from '@contextkit/core'
 import { parseJsonLossless } from './lossless-json.js'
 import { Accumulator, BlockCounter, pushDelta } from './parser-state.js'
 import type { BlockType, ParserOptions, StreamEvent, StreamParser } from './types.js'
@@ -88,6 +89,7 @@ export class NativeToolStreamParser implements StreamParser {
   #counter = 0
 
   constructor(syntax: NativeCallSyntax, options: NativeToolParserOptions = {}) {
+    assertOptions(options, 'new NativeToolStreamParser')
     this.#syntax = syntax
     this.#idPrefix = options.idPrefix ?? 'toolu_native_'
   }

@@ -1,3 +1,4 @@
+import { assertArray, assertString } from '@contextkit/core'
 import { SpecialTokenError } from './errors.js'
 
 /** What to do with text that contains a special-token string. */
@@ -17,6 +18,9 @@ export function guardSpecialTokens(
   policy: SpecialTokenPolicy,
   where: string,
 ): string {
+  assertString(text, 'guardSpecialTokens', 'text')
+  assertArray(tokens, 'guardSpecialTokens', 'tokens')
+  assertString(where, 'guardSpecialTokens', 'where')
   let out = text
   for (const token of tokens) {
     if (token === '' || !out.includes(token)) continue

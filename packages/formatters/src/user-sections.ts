@@ -1,4 +1,10 @@
-import { type ContentBlock, type Message, renderSections, type Section } from '@contextkit/core'
+import {
+  assertArray,
+  type ContentBlock,
+  type Message,
+  renderSections,
+  type Section,
+} from '@contextkit/core'
 
 function isToolResultsOnly(message: Message): boolean {
   return message.content.length > 0 && message.content.every((b) => b.type === 'tool_result')
@@ -10,6 +16,7 @@ function isToolResultsOnly(message: Message): boolean {
  * there is none.
  */
 export function currentUserTurn(messages: readonly Message[]): number {
+  assertArray(messages, 'currentUserTurn', 'messages')
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!
     if (m.role === 'user' && !isToolResultsOnly(m)) return i
@@ -28,6 +35,8 @@ export function withUserSections(
   messages: readonly Message[],
   sections: readonly Section[] | undefined,
 ): Message[] {
+  assertArray(messages, 'withUserSections', 'messages')
+  if (sections !== undefined) assertArray(sections, 'withUserSections', 'sections')
   if (!sections || sections.length === 0) return [...messages]
   const before = renderSections(sections.filter((s) => s.placement === 'before'))
   const after = renderSections(sections.filter((s) => s.placement !== 'before'))

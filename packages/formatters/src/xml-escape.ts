@@ -1,5 +1,7 @@
+import { assertString } from '@contextkit/core'
 /** Escape `&`, `<` and `>` so text can sit inside an XML element. */
 export function escapeXml(text: string): string {
+  assertString(text, 'escapeXml', 'text')
   if (!/[&<>]/.test(text)) return text
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
 }
@@ -36,6 +38,7 @@ function decodeReference(ref: string): string | undefined {
  * One left-to-right pass with `indexOf`.
  */
 export function unescapeXml(text: string): string {
+  assertString(text, 'unescapeXml', 'text')
   let amp = text.indexOf('&')
   if (amp < 0) return text
   let out = ''

@@ -1,3 +1,4 @@
+import { assertOptions } from '@contextkit/core'
 import { BlockTextReader } from './block-text.js'
 import { Accumulator, BlockCounter, pushDelta } from './parser-state.js'
 import {
@@ -86,6 +87,7 @@ export class XmlStreamParser implements StreamParser {
 
   /** @param options tools (for coercion), namespaces (default `['antml']`), idPrefix (default `'toolu_xml_'`), thinkingTag (default `'thinking'`). */
   constructor(options: XmlParserOptions = {}) {
+    assertOptions(options, 'new XmlStreamParser')
     this.#calls = new XmlCallBuilder(options.tools ?? [], options.idPrefix ?? 'toolu_xml_')
     this.#thinkingTag = options.thinkingTag ?? 'thinking'
     this.#thinking = new BlockTextReader(options.trimThinkingNewlines ?? false)

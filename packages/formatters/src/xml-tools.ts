@@ -1,4 +1,5 @@
 import type { ImageBlock, ToolCallBlock, ToolDefinition, ToolResultBlock } from '@contextkit/core'
+import { assertArray, assertOptions, assertString } from '@contextkit/core'
 import { stringifyJson } from './lossless-json.js'
 import { escapeXml, escapeXmlAttribute } from './xml-escape.js'
 import { type XmlParserOptions, XmlStreamParser } from './xml-stream-parser.js'
@@ -31,12 +32,14 @@ export function renderInvoke(call: Pick<ToolCallBlock, 'name' | 'input'>): strin
  * parsed from XML) is replayed exactly as written.
  */
 export function renderXmlToolCalls(calls: readonly ToolCallBlock[]): string {
+  assertArray(calls, 'renderXmlToolCalls', 'calls')
   const body = calls.map((c) => c.raw ?? renderInvoke(c)).join('\n')
   return `<function_calls>\n${body}\n</function_calls>`
 }
 
 /** Tool definitions as an XML `<functions>` block (JSON Schema inside, escaped). */
 export function renderXmlToolDefinitions(tools: readonly ToolDefinition[]): string {
+  assertArray(tools, 'renderXmlToolDefinitions', 'tools')
   const items = tools.map(
     (t) =>
       `<function>\n<name>${escapeXml(t.name)}</name>\n<description>${escapeXml(t.description)}</description>\n<parameters>${escapeXml(stringifyJson(t.inputSchema))}</parameters>\n</function>`,
@@ -80,6 +83,7 @@ export function xmlToolResultSegments(
  * out first (see `unsupportedMedia`).
  */
 export function renderXmlToolResults(results: readonly ToolResultBlock[]): string {
+  assertArray(results, 'renderXmlToolResults', 'results')
   return xmlToolResultSegments(results)
     .map((s) => (typeof s === 'string' ? s : '[image]'))
     .join('')
@@ -87,6 +91,8 @@ export function renderXmlToolResults(results: readonly ToolResultBlock[]): strin
 
 /** The complete tool calls of a whole text, in document order (the stream parser, run once). */
 export function parseXmlToolCalls(text: string, options: XmlParserOptions = {}): ToolCallBlock[] {
+  assertString(text, 'parseXmlToolCalls', 'text')
+  assertOptions(options, 'parseXmlToolCalls')
   const parser = new XmlStreamParser(options)
   const calls: ToolCallBlock[] = []
   for (const e of [...parser.processChunk(text), ...parser.flush()]) {

@@ -1,6 +1,6 @@
 import { type Stats, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { errnoCode } from '@contextkit/core'
+import { assertOptions, errnoCode } from '@contextkit/core'
 import { readTextFile, type TextFileRead } from '@contextkit/core/node'
 import { PrefillReadError } from './errors.js'
 
@@ -108,6 +108,7 @@ export function isMissing(error: unknown): boolean {
 
 /** Create a {@link PrefillCache}. */
 export function createPrefillCache(options: PrefillCacheOptions = {}): PrefillCache {
+  assertOptions(options, 'createPrefillCache')
   const maxEntries = Math.max(1, options.maxEntries ?? 64)
   const entries = new Map<string, CacheEntry>()
   let hits = 0

@@ -60,6 +60,7 @@ export type PrefillModel = Pick<ModelInfo, 'id' | 'supportsPrefill'> &
  * verbatim, and carry on from there.
  */
 export function defaultInstruction(prefill: string): string {
+  assertString(prefill, 'defaultInstruction', 'prefill')
   return (
     'Begin your reply with the text inside <reply_prefix> below, exactly as written and without ' +
     'the tags, then continue your reply naturally from where that text ends.\n' +

@@ -1,4 +1,11 @@
-import { escapeForPrompt, parseWith, type Section } from '@contextkit/core'
+import {
+  assertFiniteNumber,
+  assertOptions,
+  assertString,
+  escapeForPrompt,
+  parseWith,
+  type Section,
+} from '@contextkit/core'
 import * as z from 'zod'
 import { FileNotFoundError } from './errors.js'
 import { fenceCode } from './fence.js'
@@ -86,6 +93,9 @@ export function truncateHeadTail(
   maxChars: number,
   options: { headRatio?: number; tailRatio?: number; name?: string } = {},
 ): { text: string; keptChars: number; cut: boolean } {
+  assertString(text, 'truncateHeadTail', 'text')
+  assertFiniteNumber(maxChars, 'truncateHeadTail', 'maxChars')
+  assertOptions(options, 'truncateHeadTail')
   if (text.length <= maxChars) return { text, keptChars: text.length, cut: false }
   const headEnd = safeCut(text, Math.floor(maxChars * (options.headRatio ?? 0.7)))
   const tailLen = Math.floor(maxChars * (options.tailRatio ?? 0.2))

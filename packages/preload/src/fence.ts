@@ -61,6 +61,7 @@ const SPECIAL_NAMES: Readonly<Record<string, string>> = Object.freeze({
  * when unknown. `Dockerfile` and `Makefile` are recognized by name.
  */
 export function languageFor(filePath: string): string {
+  assertString(filePath, 'languageFor', 'filePath')
   const name = filePath.slice(filePath.lastIndexOf('/') + 1).toLowerCase()
   const special = SPECIAL_NAMES[name]
   if (special) return special
@@ -96,6 +97,8 @@ export function longestRun(text: string, char: string): number {
  * is longer than any backtick run in `text` (at least 3), so the content can never close it.
  */
 export function fenceCode(text: string, language = ''): string {
+  assertString(text, 'fenceCode', 'text')
+  assertString(language, 'fenceCode', 'language')
   const fence = '`'.repeat(Math.max(3, longestRun(text, '`') + 1))
   const body = text.endsWith('\n') || text.length === 0 ? text : `${text}\n`
   return `${fence}${language}\n${body}${fence}`
@@ -103,6 +106,7 @@ export function fenceCode(text: string, language = ''): string {
 
 /** Inline code span for `text` that survives backticks inside it. */
 export function inlineCode(text: string): string {
+  assertString(text, 'inlineCode', 'text')
   const ticks = '`'.repeat(longestRun(text, '`') + 1)
   const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : ''
   return `${ticks}${pad}${text}${pad}${ticks}`

@@ -1,5 +1,7 @@
 import {
+  assertString,
   fitSections,
+  invalidArgument,
   type Omission,
   parseWith,
   renderSections,
@@ -173,6 +175,10 @@ export function fitPassLadder(
  * is not a number ≥ 0 (`NaN` included).
  */
 export function truncateToTokens(text: string, budget: number, counter: TokenCounter): string {
+  assertString(text, 'truncateToTokens', 'text')
+  if (typeof (counter as Partial<TokenCounter> | null)?.count !== 'function') {
+    invalidArgument('truncateToTokens', 'counter', 'a TokenCounter', counter)
+  }
   parseWith(BudgetSchema, budget, 'truncateToTokens budget')
   if (counter.count(text) <= budget) return text
   if (counter.count(HARD_TRUNCATION_MARKER) > budget) return ''

@@ -1,6 +1,8 @@
 import {
+  assertString,
   defaultTokenCounter,
   escapeForPrompt,
+  invalidArgument,
   type Omission,
   parseWith,
   type Section,
@@ -96,11 +98,15 @@ const OptionsSchema = FileOptionsSchema.extend({
 
 /** The section id used for a preloaded file. */
 export function preloadSectionId(filePath: string): string {
+  assertString(filePath, 'preloadSectionId', 'filePath')
   return `preload:${filePath}`
 }
 
 /** Render one preloaded file: a heading with its path and line count, then a fenced block. */
 export function renderPreloadedFile(filePath: string, text: string, lines: number): string {
+  assertString(filePath, 'renderPreloadedFile', 'filePath')
+  assertString(text, 'renderPreloadedFile', 'text')
+  if (typeof lines !== 'number') invalidArgument('renderPreloadedFile', 'lines', 'a number', lines)
   const unit = lines === 1 ? 'line' : 'lines'
   // the name is shown as written, with anything that could break or reorder the line escaped
   return `#### ${inlineCode(escapeForPrompt(filePath))} (${lines} ${unit})\n${fenceCode(text, languageFor(filePath))}`

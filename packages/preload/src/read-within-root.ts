@@ -1,7 +1,7 @@
 import { constants, type Stats } from 'node:fs'
 import { type FileHandle, open, readlink, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { errnoCode, parseWith } from '@contextkit/core'
+import { assertString, errnoCode, parseWith } from '@contextkit/core'
 import { readTextFile, type TextFileRead } from '@contextkit/core/node'
 import * as z from 'zod'
 import { compileDenyList, DEFAULT_DENY_LIST, type DenyMatcher } from './deny-list.js'
@@ -142,12 +142,14 @@ export async function readWithinRoot(
   relPath: string,
   limits: ReadLimits = {},
 ): Promise<ReadResult> {
+  assertString(root, 'readWithinRoot', 'root')
   const opts = parseWith(LimitsSchema, limits, 'readWithinRoot limits')
   const maxBytes = opts.maxBytes ?? 1_048_576
   const maxLineLength = opts.maxLineLength ?? 4000
   const refuse = (error: PreloadRefusalError): ReadResult => ({
     ok: false,
-    path: String(relPath),
+    // a path that is not a string is reported by kind: a null-prototype object has no String()
+    path: typeof relPath === 'object' && relPath !== null ? '[object]' : String(relPath),
     error,
   })
 

@@ -1,3 +1,5 @@
+import { assertFiniteNumber, assertString, invalidArgument } from '@contextkit/core'
+
 /**
  * Lines are core's: `\r\n`, `\n` and a lone `\r` each end one, and a final terminator does not
  * start a new line (`countLines`, re-exported from core so every package counts the same way).
@@ -6,6 +8,7 @@ export { countLines } from '@contextkit/core'
 
 /** The marker appended to a cut line. */
 export function lineCutMarker(removed: number): string {
+  if (typeof removed !== 'number') invalidArgument('lineCutMarker', 'removed', 'a number', removed)
   return ` [… line cut: ${removed} more characters]`
 }
 
@@ -32,6 +35,8 @@ function nextBreak(text: string, from: number, cache: { lf: number; cr: number }
  * (same string) when no line is too long.
  */
 export function cutLongLines(text: string, maxLineLength: number): { text: string; cut: number } {
+  assertString(text, 'cutLongLines', 'text')
+  assertFiniteNumber(maxLineLength, 'cutLongLines', 'maxLineLength')
   let start = 0
   let cut = 0
   let parts: string[] | null = null

@@ -1,4 +1,4 @@
-import { ContextkitError } from '@contextkit/core'
+import { assertObject, assertString, ContextkitError, invalidArgument } from '@contextkit/core'
 import { StoreDataError, StoreNotMigratedError, StoreQueryError } from './errors.js'
 
 /** What every supported driver's `query` resolves to: at least the result rows. */
@@ -166,6 +166,9 @@ export async function withTransaction<T>(
   fn: (tx: Queryable) => Promise<T>,
   attempts = 3,
 ): Promise<T> {
+  assertObject(db, 'withTransaction', 'db')
+  assertString(operation, 'withTransaction', 'operation')
+  if (typeof fn !== 'function') invalidArgument('withTransaction', 'fn', 'a function', fn)
   const kind = kindOf(db)
   const once = (): Promise<T> => {
     if (kind === 'transactional') return (db as TransactionalDb).transaction(fn)

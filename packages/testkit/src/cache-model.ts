@@ -17,7 +17,7 @@
  *   breakpoint: `input + cache_creation + cache_read` = `count_tokens` of the request.
  */
 import { CACHE_TTL_MS, type CacheTtl, promptLayout } from './cache-prefix.js'
-import { EmulatorConfigError } from './errors.js'
+import { assertObject, EmulatorConfigError, invalidArgument } from './errors.js'
 import type { WireMessagesRequest, WireRequestMessage } from './wire-types.js'
 
 /** The minimum cacheable prefix of a model family (ids equal to `family` or starting `family-`). */
@@ -149,6 +149,10 @@ export function minCacheableTokens(
   model: string,
   overrides?: CacheModelOptions['minTokens'],
 ): number {
+  if (typeof model !== 'string') invalidArgument('minCacheableTokens', 'model', 'a string', model)
+  if (overrides !== undefined && typeof overrides !== 'number') {
+    assertObject(overrides, 'minCacheableTokens', 'overrides')
+  }
   if (typeof overrides === 'number') return overrides
   const own = overrides?.[model]
   if (own !== undefined) return own

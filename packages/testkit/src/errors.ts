@@ -29,7 +29,9 @@ export class TestkitError extends Error {
   readonly [MARKER] = true
 
   constructor(message: string, options: TestkitErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    // An error is built on failure paths: a bad message or options never hide the failure.
+    options = typeof options === 'object' && options !== null ? options : {}
+    super(toText(message), options.cause === undefined ? undefined : { cause: options.cause })
     const ctor = new.target as typeof TestkitError
     this.name = ctor.name
     this.code = ctor.code
@@ -54,8 +56,9 @@ export class TestkitError extends Error {
 }
 
 /**
- * `startAnthropicEmulator` got invalid options (bad port, write size, model list, script), or
- * `messageEvents` / `sseFrame` got a malformed message or event.
+ * `startAnthropicEmulator` got invalid options (bad port, write size, model list, script),
+ * `messageEvents` / `sseFrame` got a malformed message or event, or a public function got an
+ * argument of the wrong type.
  */
 export class EmulatorConfigError extends TestkitError {
   static override readonly code: string = 'testkit_config'
@@ -72,4 +75,43 @@ export class ScriptExhaustedError extends TestkitError {
  */
 export class ScriptFailedError extends TestkitError {
   static override readonly code: string = 'testkit_script_failed'
+}
+
+/** `value` as text for a message: `String(value)`, but never throws (null-prototype objects). */
+function toText(value: unknown): string {
+  if (typeof value === 'string') return value
+  try {
+    return String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value
+}
+
+/**
+ * Throw the {@link EmulatorConfigError} for a wrong argument — a caller's programming error,
+ * typed, instead of a `TypeError` from deep inside: `fn: param must be expected, got kind`.
+ * Internal (not exported from the package).
+ */
+export function invalidArgument(
+  fn: string,
+  param: string,
+  expected: string,
+  value: unknown,
+): never {
+  throw new EmulatorConfigError(`${fn}: ${param} must be ${expected}, got ${kindOf(value)}`, {
+    details: { param, expected },
+  })
+}
+
+/** {@link invalidArgument} unless `value` is an object (not null, not an array). */
+export function assertObject(value: unknown, fn: string, param: string): asserts value is object {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    invalidArgument(fn, param, 'an object', value)
+  }
 }

@@ -2,7 +2,7 @@
  * Scripted model behaviour: what the emulator answers, step by step or from a function of the
  * request. Reply specs arrive as `unknown` from user code and are checked here.
  */
-import { ScriptExhaustedError, ScriptFailedError } from './errors.js'
+import { invalidArgument, ScriptExhaustedError, ScriptFailedError } from './errors.js'
 import type { WireRequestMessage, WireStopReason, WireUsage } from './wire-types.js'
 
 /** A block of a scripted reply. A `tool_use` without `id` gets a generated `toolu_…` id. */
@@ -247,6 +247,7 @@ export interface NormalizedReply {
 
 /** Turns what a script produced (`unknown`) into a {@link NormalizedReply}, or throws {@link ScriptFailedError}. */
 export function normalizeReply(value: unknown, index: number): NormalizedReply {
+  if (typeof index !== 'number') invalidArgument('normalizeReply', 'index', 'a number', index)
   if (typeof value === 'string') {
     return {
       blocks: [{ type: 'text', text: value }],

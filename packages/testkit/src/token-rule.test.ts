@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { promptLayout } from './cache-prefix.js'
+import { EmulatorConfigError, TestkitError } from './errors.js'
 import { mergeTurns, parseMessagesRequest } from './parse-request.js'
 import { blockTokens, requestTokens, textTokens, toolTokens } from './token-rule.js'
 import type { WireMessagesRequest } from './wire-types.js'
@@ -103,4 +104,21 @@ describe('the token rule', () => {
       ),
     )
   })
+})
+
+test('a wrong argument is an EmulatorConfigError naming it, never a TypeError', () => {
+  const request = parse({ messages: [{ role: 'user', content: 'hi there' }] })
+  expect(requestTokens(request, mergeTurns(request.messages))).toBe(requestTokens(request))
+  for (const bad of [null, undefined, 42, '']) {
+    expect(() => requestTokens(bad as never)).toThrow(EmulatorConfigError)
+    expect(() => blockTokens(bad as never)).toThrow(/blockTokens: block must be an object/)
+    expect(() => toolTokens(bad as never)).toThrow(/toolTokens: tool must be an object/)
+  }
+  expect(() => requestTokens(request, {} as never)).toThrow(
+    /requestTokens: merged must be an array/,
+  )
+  expect(() => textTokens(null as never)).toThrow(/textTokens: text must be a string, got null/)
+  const e = new TestkitError(Object.create(null) as never, null as never)
+  expect(TestkitError.isInstance(e)).toBe(true)
+  expect(e.details).toEqual({})
 })

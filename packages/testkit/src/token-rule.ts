@@ -20,6 +20,8 @@
  *
  * Lengths are UTF-16 code units (`string.length`).
  */
+
+import { assertObject, invalidArgument } from './errors.js'
 import { mergeTurns } from './parse-request.js'
 import type {
   WireMessagesRequest,
@@ -35,6 +37,7 @@ export const TOKENS_PER_MEDIA = 1_000
 
 /** ⌈text.length / 4⌉: the token rule for a piece of text. */
 export function textTokens(text: string): number {
+  if (typeof text !== 'string') invalidArgument('textTokens', 'text', 'a string', text)
   return Math.ceil(text.length / 4)
 }
 
@@ -67,6 +70,7 @@ export function toolText(tool: WireTool): string {
 
 /** Tokens of one content block under the rule (see the module doc). Never throws. */
 export function blockTokens(block: WireRequestBlock): number {
+  assertObject(block, 'blockTokens', 'block')
   switch (block.type) {
     case 'text':
       return textTokens(String(block.text ?? ''))
@@ -103,6 +107,7 @@ export function blockTokens(block: WireRequestBlock): number {
 
 /** Tokens of one tool definition under the rule. */
 export function toolTokens(tool: WireTool): number {
+  assertObject(tool, 'toolTokens', 'tool')
   return textTokens(toolText(tool))
 }
 
@@ -112,12 +117,21 @@ export function toolTokens(tool: WireTool): number {
  */
 export function requestTokens(
   request: WireMessagesRequest,
-  merged: readonly WireRequestMessage[] = mergeTurns(request.messages),
+  merged?: readonly WireRequestMessage[],
 ): number {
+  assertObject(request, 'requestTokens', 'request')
+  for (const key of ['tools', 'system', 'messages'] as const) {
+    if (!Array.isArray(request[key]))
+      invalidArgument('requestTokens', `request.${key}`, 'an array', request[key])
+  }
+  if (merged !== undefined && !Array.isArray(merged)) {
+    invalidArgument('requestTokens', 'merged', 'an array', merged)
+  }
+  const turns = merged ?? mergeTurns(request.messages)
   let n = 0
   for (const t of request.tools) n += toolTokens(t)
   for (const b of request.system) n += blockTokens(b)
-  for (const m of merged) {
+  for (const m of turns) {
     n += TOKENS_PER_MESSAGE
     for (const b of m.content) n += blockTokens(b)
   }

@@ -1,4 +1,4 @@
-import { describeError } from '@contextkit/core'
+import { assertObject, describeError } from '@contextkit/core'
 import { ProviderError } from '../errors.js'
 
 /**
@@ -73,6 +73,7 @@ function systemCode(error: unknown): string | undefined {
  * `isPrefillRejection` reads it).
  */
 export function toProviderError(thrown: unknown, context: ProviderErrorContext): ProviderError {
+  assertObject(context, 'toProviderError', 'context')
   if (ProviderError.isInstance(thrown)) return thrown
   const { midStream, requestId: responseId } = context
   const shape = (typeof thrown === 'object' && thrown !== null ? thrown : {}) as SdkErrorShape

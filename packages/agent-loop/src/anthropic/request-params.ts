@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ModelInfo } from '@contextkit/core'
+import { assertArray, assertObject, assertOptions } from '@contextkit/core'
 import type { FormattedBlock, FormattedMessage, NativeToolDefinition } from '@contextkit/formatters'
 import { ProviderError } from '../errors.js'
 import type { ProviderRequest } from '../provider.js'
@@ -209,6 +210,9 @@ export function toStreamParams(
   request: ProviderRequest,
   options: ToStreamParamsOptions = {},
 ): AnthropicStreamParams {
+  assertObject(request, 'toStreamParams', 'request')
+  assertArray(request.messages, 'toStreamParams', 'request.messages')
+  assertOptions(options, 'toStreamParams')
   if (request.prompt !== undefined && request.messages.length === 0) {
     throw new ProviderError(
       'The Anthropic provider sends chat messages; a prompt-string format (ChatML, completions) needs a completions provider',

@@ -1,3 +1,4 @@
+import { assertArray } from '@contextkit/core'
 /** What {@link StopScanner.push} or {@link StopScanner.flush} released. */
 export interface ScanResult {
   /** Text that is certainly before any stop sequence. */
@@ -20,6 +21,7 @@ export class StopScanner {
   #stopped: string | undefined
 
   constructor(stops: readonly string[]) {
+    assertArray(stops, 'new StopScanner', 'stops')
     this.#stops = [...new Set(stops.filter((s) => s !== ''))]
   }
 

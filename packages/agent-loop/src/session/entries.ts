@@ -1,4 +1,5 @@
 import {
+  assertArray,
   invalidArgument,
   type Message,
   randomId,
@@ -46,6 +47,7 @@ export function sessionMessageEntries(
 
 /** The id of the last entry that can be a parent (not the header), or `null` for none. */
 export function lastEntryId(entries: readonly SessionEntry[]): string | null {
+  assertArray(entries, 'lastEntryId', 'entries')
   for (let i = entries.length - 1; i >= 0; i--) {
     const entry = entries[i] as SessionEntry
     if (entry.type !== 'session') return entry.id

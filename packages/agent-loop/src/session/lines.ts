@@ -1,4 +1,5 @@
 import {
+  invalidArgument,
   isNormalSessionEntry,
   SESSION_FORMAT_VERSION,
   type SessionEntry,
@@ -41,6 +42,8 @@ const strictUtf8KeepBom = new TextDecoder('utf-8', { fatal: true, ignoreBOM: tru
  * entry, and otherwise reported as torn. Blank lines are ignored.
  */
 export function parseSessionLines(bytes: Uint8Array): ParsedSessionLines {
+  if (!(bytes instanceof Uint8Array))
+    invalidArgument('parseSessionLines', 'bytes', 'a Uint8Array', bytes)
   const lines = splitLines(bytes)
   const entries: SessionEntry[] = []
   const warnings: SessionWarning[] = []

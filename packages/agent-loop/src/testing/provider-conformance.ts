@@ -1,4 +1,4 @@
-import { describeError, invalidArgument } from '@contextkit/core'
+import { assertObject, describeError, invalidArgument } from '@contextkit/core'
 import { PROVIDER_CHECKS, type ProviderCheck } from './provider-checks.js'
 import {
   ConformanceHarness,
@@ -117,6 +117,7 @@ export async function providerConformance(
 export function conformanceMatrix(
   reports: Readonly<Record<string, ProviderConformanceReport>>,
 ): string {
+  assertObject(reports, 'conformanceMatrix', 'reports')
   const names = Object.keys(reports)
   const mark = { pass: '✅', fail: '❌', skip: '—' } as const
   const checks = PROVIDER_CHECKS.map((c) => c.name)

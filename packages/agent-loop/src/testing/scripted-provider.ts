@@ -1,4 +1,5 @@
 import type { StopReason, Usage } from '@contextkit/core'
+import { assertOptions, invalidArgument } from '@contextkit/core'
 import { ProviderError } from '../errors.js'
 import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
 
@@ -79,6 +80,10 @@ export function scriptedProvider(
   script: readonly ScriptedReply[] | ((request: ProviderRequest, index: number) => ScriptedReply),
   options: ScriptedProviderOptions = {},
 ): ScriptedProvider {
+  if (!Array.isArray(script) && typeof script !== 'function') {
+    invalidArgument('scriptedProvider', 'script', 'an array of replies or a function', script)
+  }
+  assertOptions(options, 'scriptedProvider')
   const requests: ProviderRequest[] = []
   const chunk = Math.max(1, options.chunkChars ?? 16)
   let calls = 0

@@ -29,6 +29,8 @@ export class SessionStoreConformanceError extends ContextkitError {
   readonly failures: ReadonlyArray<{ check: string; error: unknown }>
 
   constructor(failures: ReadonlyArray<{ check: string; error: unknown }>) {
+    // Built on a failure path: a wrong argument must not hide the failure behind a TypeError.
+    if (!Array.isArray(failures)) failures = []
     const lines = failures.map(({ check, error }) => `- ${check}: ${describe(error)}`)
     super(`${failures.length} session store conformance check(s) failed:\n${lines.join('\n')}`, {
       details: { failed: failures.map((f) => f.check) },
