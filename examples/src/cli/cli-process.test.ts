@@ -1,36 +1,14 @@
-import { execFile } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
+import { join } from 'node:path'
 import { afterAll, expect, test } from 'vitest'
+import { demoProcess } from './demo-process.js'
 
 // The demo as users run it: a real child process (node + tsx on the source), real pipes, exit codes.
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
-const demo = join(repo, 'examples', 'src', 'demo.ts')
-const run = promisify(execFile)
 const dirs: string[] = []
 afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
 })
-
-async function demoProcess(args: string[]) {
-  const env = { ...process.env }
-  delete env.ANTHROPIC_API_KEY
-  delete env.FORCE_COLOR
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', demo, ...args], {
-      cwd: repo,
-      env,
-      timeout: 60_000,
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string }
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }
-  }
-}
 
 test('the same command twice on one workspace: offline first line, then resumption at work', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'demo-process-'))

@@ -1,16 +1,11 @@
-import { execFile } from 'node:child_process'
 import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
+import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { demoProcess } from './demo-process.js'
 
 // The demo's context file is read like preloaded files: inside the workspace, no symlink out.
 // Real child processes (node + tsx on the source), as users run the demo.
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
-const demo = join(repo, 'examples', 'src', 'demo.ts')
-const run = promisify(execFile)
 let base: string
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), 'demo-context-file-'))
@@ -18,23 +13,6 @@ beforeAll(async () => {
   await writeFile(join(base, 'outside', 'x.ndjson'), '{"secret_field_name":1}\n')
 })
 afterAll(() => rm(base, { recursive: true, force: true }))
-
-async function demoProcess(args: string[]) {
-  const env = { ...process.env }
-  delete env.ANTHROPIC_API_KEY
-  delete env.FORCE_COLOR
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', demo, ...args], {
-      cwd: repo,
-      env,
-      timeout: 60_000,
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string }
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }
-  }
-}
 
 /** A workspace that is not empty (so the demo template is not copied in). */
 async function workspace(name: string): Promise<string> {
