@@ -1,3 +1,5 @@
+import { invalidArgument } from './errors.js'
+
 /**
  * How deep model-made JSON (a tool call's input) may nest: 64 levels of arrays and objects. Every
  * package holds to the same limit, so what a parser accepts, the formatters render, the loop
@@ -13,8 +15,13 @@ export const MAX_JSON_DEPTH = 64
  * value of any depth is measured without recursion; stops as soon as the limit is passed (a
  * cycle is infinitely deep), and a value of more than a million objects and arrays counts as too
  * deep too, so the walk is bounded whatever the sharing.
+ *
+ * @throws ValidationError when `max` is not a number ≥ 0.
  */
 export function exceedsJsonDepth(value: unknown, max: number = MAX_JSON_DEPTH): boolean {
+  if (typeof max !== 'number' || !(max >= 0)) {
+    invalidArgument('exceedsJsonDepth', 'max', 'a number ≥ 0', max)
+  }
   const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }]
   let budget = 1_000_000
   while (stack.length > 0) {
