@@ -49,7 +49,7 @@ export class ContextkitError extends Error {
    * Type guard that works across duplicated package copies (it reads a global symbol marker and
    * plain data, not prototypes). Called on a subclass it also checks that the error is of that
    * class or a class below it, by code: `PathOutsideRootError.isInstance(e)`; an intermediate
-   * base class (`PreloadRefusal.isInstance(e)`) accepts all of its subclasses.
+   * base class (`PreloadRefusalError.isInstance(e)`) accepts all of its subclasses.
    */
   static isInstance<T extends ContextkitError>(
     this: (abstract new (...args: never[]) => T) & { readonly code: string },
