@@ -1,16 +1,10 @@
-import { parseWith, TIMED_OUT, within } from '@contextkit/core'
+import { parseWith } from '@contextkit/core'
 import * as z from 'zod'
 import { ProviderError } from '../errors.js'
-import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
+import type { ModelProvider, ProviderEvent } from '../provider.js'
 import { abortedProviderError } from '../provider-retry.js'
-import { CompletionAssembler } from './completion-chunks.js'
-import {
-  COMPLETIONS_ERROR_TYPES,
-  connectionError,
-  httpError,
-  malformedError,
-} from './completion-errors.js'
-import { SseReader } from './sse-reader.js'
+import { COMPLETIONS_ERROR_TYPES } from './completion-errors.js'
+import { completionExchange, type Exchange } from './completion-exchange.js'
 
 /** Options of {@link openAICompatibleCompletionsProvider}. */
 export interface OpenAICompatibleCompletionsProviderOptions {
@@ -53,14 +47,6 @@ const OptionsSchema = z.strictObject({
     .optional(),
 })
 
-function stalled(ms: number, requestId: string | undefined): ProviderError {
-  return new ProviderError(`The completions server sent nothing for ${ms} ms`, {
-    errorType: COMPLETIONS_ERROR_TYPES.idle,
-    retryable: true,
-    ...(requestId ? { requestId } : {}),
-  })
-}
-
 /**
  * A `ModelProvider` for local and hosted OpenAI-compatible text-completion servers (llama.cpp,
  * vLLM, Ollama, LM Studio): sends a prompt-string request — `ChatMLFormatter` or
@@ -80,22 +66,29 @@ export function openAICompatibleCompletionsProvider(
   options: OpenAICompatibleCompletionsProviderOptions,
 ): ModelProvider {
   const parsed = parseWith(OptionsSchema, options, 'openAICompatibleCompletionsProvider options')
-  const url = `${parsed.baseURL.replace(/\/+$/, '')}/completions`
   const maxStops = parsed.maxStopSequences ?? 4
-  const idleMs = parsed.idleTimeoutMs ?? 600_000
-  const doFetch = options.fetch ?? globalThis.fetch
-
-  const body = (request: ProviderRequest): Record<string, unknown> => {
-    const stops = request.stopSequences.slice(0, maxStops)
-    return {
-      ...parsed.extraBody,
-      model: parsed.model ?? request.model.id,
-      prompt: request.prompt,
-      max_tokens: request.maxTokens,
-      stream: true,
-      stream_options: { include_usage: true },
-      ...(stops.length > 0 ? { stop: stops } : {}),
-    }
+  const exchange: Exchange = {
+    url: `${parsed.baseURL.replace(/\/+$/, '')}/completions`,
+    idleMs: parsed.idleTimeoutMs ?? 600_000,
+    doFetch: options.fetch ?? globalThis.fetch,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream, application/json',
+      ...(parsed.apiKey ? { authorization: `Bearer ${parsed.apiKey}` } : {}),
+      ...parsed.headers,
+    },
+    body: (request) => {
+      const stops = request.stopSequences.slice(0, maxStops)
+      return {
+        ...parsed.extraBody,
+        model: parsed.model ?? request.model.id,
+        prompt: request.prompt,
+        max_tokens: request.maxTokens,
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(stops.length > 0 ? { stop: stops } : {}),
+      }
+    },
   }
 
   return {
@@ -117,134 +110,10 @@ export function openAICompatibleCompletionsProvider(
       const onAbort = (): void => controller.abort(signal.reason)
       signal.addEventListener('abort', onAbort, { once: true })
       try {
-        yield* exchange(request)
+        yield* completionExchange(exchange, request, signal, controller.signal)
       } finally {
         signal.removeEventListener('abort', onAbort)
         controller.abort()
-      }
-
-      async function* exchange(req: ProviderRequest): AsyncGenerator<ProviderEvent> {
-        const fail = (error: ProviderError): ProviderEvent => ({
-          type: 'error',
-          error: signal.aborted ? abortedProviderError() : error,
-        })
-        let response: Response
-        try {
-          const pending = doFetch(url, {
-            method: 'POST',
-            headers: {
-              'content-type': 'application/json',
-              accept: 'text/event-stream, application/json',
-              ...(parsed.apiKey ? { authorization: `Bearer ${parsed.apiKey}` } : {}),
-              ...parsed.headers,
-            },
-            body: JSON.stringify(body(req)),
-            signal: controller.signal,
-          })
-          const answer = await within(pending, idleMs)
-          if (answer === TIMED_OUT) {
-            pending.catch(() => undefined)
-            yield fail(stalled(idleMs, undefined))
-            return
-          }
-          response = answer
-        } catch (thrown) {
-          yield fail(connectionError(url, thrown))
-          return
-        }
-        const requestId =
-          response.headers.get('x-request-id') ?? response.headers.get('request-id') ?? undefined
-        if (!response.ok) {
-          const text = await response.text().catch(() => '')
-          yield fail(httpError(url, response.status, text, requestId))
-          return
-        }
-        const assembler = new CompletionAssembler(req.stopSequences, requestId)
-        const type = response.headers.get('content-type') ?? ''
-        if (!type.includes('text/event-stream')) {
-          // a server that answered the whole completion at once
-          const text = await response.text().catch(() => '')
-          let whole: unknown
-          try {
-            whole = JSON.parse(text)
-          } catch {
-            yield fail(
-              new ProviderError(
-                `The completions server answered ${type || 'no content type'}, not an event stream: ${text.slice(0, 200)}`,
-                {
-                  errorType: COMPLETIONS_ERROR_TYPES.badResponse,
-                  ...(requestId ? { requestId } : {}),
-                },
-              ),
-            )
-            return
-          }
-          yield* assembler.chunk(whole)
-          if (assembler.error) yield fail(assembler.error)
-          else yield* assembler.finish()
-          return
-        }
-        const reader = response.body?.getReader()
-        if (!reader) {
-          yield* assembler.finish()
-          return
-        }
-        const sse = new SseReader()
-        try {
-          while (!assembler.complete) {
-            const pending = reader.read()
-            const next = await within(pending, idleMs)
-            if (next === TIMED_OUT) {
-              pending.catch(() => undefined)
-              yield fail(stalled(idleMs, requestId))
-              return
-            }
-            const items = next.done ? sse.end() : sse.push(next.value)
-            for (const item of items) {
-              if (item.kind === 'invalid') {
-                yield fail(malformedError(item.line, requestId))
-                return
-              }
-              yield* assembler.data(item.data)
-              if (assembler.error) {
-                yield fail(assembler.error)
-                return
-              }
-              if (assembler.complete) break
-            }
-            if (next.done) break
-          }
-        } catch (thrown) {
-          if (signal.aborted) {
-            yield fail(abortedProviderError())
-            return
-          }
-          yield fail(
-            new ProviderError(
-              `The completions stream broke off: ${thrown instanceof Error ? thrown.message : String(thrown)}`,
-              {
-                cause: thrown,
-                errorType: COMPLETIONS_ERROR_TYPES.incomplete,
-                retryable: true,
-                ...(requestId ? { requestId } : {}),
-              },
-            ),
-          )
-          return
-        } finally {
-          reader.cancel().catch(() => undefined)
-        }
-        if (!assembler.finished) {
-          yield fail(
-            new ProviderError('The completions stream ended before [DONE] or a finish_reason', {
-              errorType: COMPLETIONS_ERROR_TYPES.incomplete,
-              retryable: true,
-              ...(requestId ? { requestId } : {}),
-            }),
-          )
-          return
-        }
-        yield* assembler.finish()
       }
     },
   }
