@@ -1,7 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import { parseWith } from '@contextkit/core'
 import * as z from 'zod'
-import { ProviderError } from '../errors.js'
 import type { ModelProvider, ProviderEvent } from '../provider.js'
 import { abortedProviderError, sleepUnlessAborted } from '../provider-retry.js'
 import { toProviderError } from './provider-errors.js'

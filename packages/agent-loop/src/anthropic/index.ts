@@ -22,4 +22,4 @@ export {
 } from './request-params.js'
 export { AnthropicEventMapper } from './stream-events.js'
 export type { AnthropicTokenCounter, AnthropicTokenCounterOptions } from './token-counter.js'
-export { anthropicTokenCounter, TOKEN_COUNT_FAILED } from './token-counter.js'
+export { anthropicTokenCounter } from './token-counter.js'

@@ -14,7 +14,8 @@ import { runAgent } from '../run-agent.js'
 import { emulated, wireText } from '../test-support.js'
 import { isAsyncTokenCounter } from '../token-count-prepass.js'
 import { AGENT_TRACE_STAGES } from '../trace-stages.js'
-import { anthropicTokenCounter, TOKEN_COUNT_FAILED } from './token-counter.js'
+import { AGENT_LOOP_WARNINGS } from '../warnings.js'
+import { anthropicTokenCounter } from './token-counter.js'
 
 const haiku = getModelInfo('claude-haiku-4-5')
 const estimate = createTokenCounter({ model: haiku })
@@ -150,7 +151,7 @@ describe('anthropicTokenCounter', () => {
       messages: [textMessage('user', 'Hi')],
     }).result
     expect(result.error).toBeUndefined()
-    const warning = result.warnings.find((w) => w.code === TOKEN_COUNT_FAILED)
+    const warning = result.warnings.find((w) => w.code === AGENT_LOOP_WARNINGS.tokenCountFailed)
     expect(warning).toMatchObject({ source: 'token-counter' })
     expect(warning?.message).toContain('connection')
     // the estimate decided: b did not fit

@@ -14,6 +14,7 @@ import type {
   TokenCountPrepareInput,
   TokenCountPrepareResult,
 } from '../token-count-prepass.js'
+import { AGENT_LOOP_WARNINGS } from '../warnings.js'
 import { toProviderError } from './provider-errors.js'
 
 /** Options of {@link anthropicTokenCounter}. */
@@ -71,9 +72,6 @@ const OptionsSchema = z.strictObject({
   cacheSize: z.number().int().positive().optional(),
 })
 
-/** Warning code of a failed count request (the estimate is used). */
-export const TOKEN_COUNT_FAILED = 'agent_loop_token_count_failed'
-
 function digestOf(text: string): string {
   return sha256Hex(text)
 }
@@ -81,6 +79,119 @@ function digestOf(text: string): string {
 /** A text the endpoint can count: the API refuses empty and whitespace-only text blocks. */
 function countable(text: string): boolean {
   return text.trim() !== ''
+}
+
+/** Exact counts from `messages.countTokens`, cached by digest (oldest forgotten first). */
+class ExactCounts {
+  readonly #client: Pick<Anthropic, 'messages'>
+  readonly #model: string
+  readonly #cacheSize: number
+  readonly #cache = new Map<string, number>()
+  #overhead: Promise<number> | undefined
+  /** Requests sent so far. */
+  sent = 0
+
+  constructor(client: Pick<Anthropic, 'messages'>, model: string, cacheSize: number) {
+    this.#client = client
+    this.#model = model
+    this.#cacheSize = cacheSize
+  }
+
+  get size(): number {
+    return this.#cache.size
+  }
+
+  get(text: string): number | undefined {
+    return this.#cache.get(digestOf(text))
+  }
+
+  /** Count `text` now (minus the one-message overhead) and remember it. */
+  async fetch(text: string, signal: AbortSignal | undefined): Promise<number> {
+    const [base, total] = await Promise.all([
+      this.#messageOverhead(signal),
+      this.#request(text, signal),
+    ])
+    const tokens = Math.max(0, total - base)
+    const key = digestOf(text)
+    this.#cache.delete(key)
+    this.#cache.set(key, tokens)
+    if (this.#cache.size > this.#cacheSize)
+      this.#cache.delete(this.#cache.keys().next().value as string)
+    return tokens
+  }
+
+  async #request(text: string, signal: AbortSignal | undefined): Promise<number> {
+    this.sent++
+    const answer = await this.#client.messages.countTokens(
+      { model: this.#model, messages: [{ role: 'user', content: [{ type: 'text', text }] }] },
+      signal ? { signal } : undefined,
+    )
+    return answer.input_tokens
+  }
+
+  /** Tokens the API adds to a one-message request around its text (asked once). */
+  #messageOverhead(signal: AbortSignal | undefined): Promise<number> {
+    this.#overhead ??= this.#request('.', signal).then(
+      (n) => Math.max(0, n - 1),
+      (error: unknown) => {
+        this.#overhead = undefined
+        throw error
+      },
+    )
+    return this.#overhead
+  }
+}
+
+const describe = (error: unknown): string => toProviderError(error, { midStream: false }).message
+
+/**
+ * The pre-pass of one request: when the sections' estimated total is within `margin` of the
+ * budget, fetch exact counts of the texts not yet known (`concurrency` at a time; the first
+ * failure stops the rest and becomes a warning).
+ */
+async function prepareExact(
+  exact: ExactCounts,
+  count: (text: string) => number,
+  input: TokenCountPrepareInput,
+  settings: { margin: number; concurrency: number },
+): Promise<TokenCountPrepareResult> {
+  const total = (): number => input.texts.reduce((n, t) => n + count(t), 0)
+  const before = total()
+  const near = Math.abs(before - input.budget) <= settings.margin * Math.max(1, input.budget)
+  const wanted = [...new Set([...input.texts, ...input.alternatives])].filter(
+    (t) => countable(t) && exact.get(t) === undefined,
+  )
+  const result = {
+    estimate: before,
+    tokens: before,
+    counted: [] as string[],
+    requests: 0,
+    warnings: [] as { code: string; message: string }[],
+  }
+  if (!near || wanted.length === 0) return { ...result, exact: wanted.length === 0 }
+  const failures: string[] = []
+  const sentBefore = exact.sent
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < wanted.length && failures.length === 0 && !input.signal?.aborted) {
+      const text = wanted[next++]!
+      const old = count(text)
+      try {
+        if ((await exact.fetch(text, input.signal)) !== old) result.counted.push(text)
+      } catch (error) {
+        failures.push(describe(error))
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(settings.concurrency, wanted.length) }, worker))
+  if (failures.length > 0 && !input.signal?.aborted) {
+    result.warnings.push({
+      code: AGENT_LOOP_WARNINGS.tokenCountFailed,
+      message: `Exact token counting failed, so the estimate is used: ${failures[0]}`,
+    })
+  }
+  const all = wanted.every((t) => exact.get(t) !== undefined)
+  return { ...result, exact: all, tokens: total(), requests: exact.sent - sentBefore }
 }
 
 /**
@@ -93,129 +204,45 @@ function countable(text: string): boolean {
  * estimate could keep or drop the wrong section. A text is counted as one user message; the
  * message overhead (counted once, with a one-character text) is subtracted. When the endpoint
  * fails, the estimate is used and `prepare` reports a `agent_loop_token_count_failed` warning
- * (the loop turns it into a run warning); later calls try again.
+ * (`AGENT_LOOP_WARNINGS.tokenCountFailed`; the loop turns it into a run warning); later calls try again.
  */
 export function anthropicTokenCounter(
   options: AnthropicTokenCounterOptions,
 ): AnthropicTokenCounter {
   const parsed = parseWith(OptionsSchema, options, 'anthropicTokenCounter options')
-  const client = options.client
   const model = typeof parsed.model === 'string' ? getModelInfo(parsed.model) : parsed.model
   const estimate = options.estimate ?? createTokenCounter({ model })
-  const margin = parsed.margin ?? 0.1
-  const concurrency = parsed.concurrency ?? 4
-  const cacheSize = parsed.cacheSize ?? 10_000
-  const cache = new Map<string, number>()
-  let overhead: Promise<number> | undefined
-
-  const remember = (key: string, tokens: number): void => {
-    cache.delete(key)
-    cache.set(key, tokens)
-    if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string)
-  }
-
-  let sent = 0
-  const request = async (text: string, signal: AbortSignal | undefined): Promise<number> => {
-    sent++
-    const answer = await client.messages.countTokens(
-      { model: model.id, messages: [{ role: 'user', content: [{ type: 'text', text }] }] },
-      signal ? { signal } : undefined,
-    )
-    return answer.input_tokens
-  }
-
-  /** Tokens the API adds to a one-message request around its text. */
-  const messageOverhead = (signal: AbortSignal | undefined): Promise<number> => {
-    overhead ??= request('.', signal).then(
-      (n) => Math.max(0, n - 1),
-      (error: unknown) => {
-        overhead = undefined
-        throw error
-      },
-    )
-    return overhead
-  }
-
-  const fetchExact = async (text: string, signal: AbortSignal | undefined): Promise<number> => {
-    const [base, total] = await Promise.all([messageOverhead(signal), request(text, signal)])
-    const tokens = Math.max(0, total - base)
-    remember(digestOf(text), tokens)
-    return tokens
-  }
+  const settings = { margin: parsed.margin ?? 0.1, concurrency: parsed.concurrency ?? 4 }
+  const exact = new ExactCounts(options.client, model.id, parsed.cacheSize ?? 10_000)
 
   const count = (text: string): number => {
     if (typeof text !== 'string' || text === '') return 0
     try {
-      const exact = cache.get(digestOf(text))
-      return exact ?? estimate.count(text)
+      return exact.get(text) ?? estimate.count(text)
     } catch {
       return 0
     }
   }
 
-  const describe = (error: unknown): string => toProviderError(error, { midStream: false }).message
-
-  const counter: AnthropicTokenCounter = {
+  return {
     id: `exact:anthropic:${model.id}`,
     kind: 'exact',
     count,
     get cached() {
-      return cache.size
+      return exact.size
     },
 
     async countExact(text, opts = {}) {
       if (typeof text !== 'string' || !countable(text)) return { tokens: count(text), exact: true }
-      const known = cache.get(digestOf(text))
+      const known = exact.get(text)
       if (known !== undefined) return { tokens: known, exact: true }
       try {
-        return { tokens: await fetchExact(text, opts.signal), exact: true }
+        return { tokens: await exact.fetch(text, opts.signal), exact: true }
       } catch (error) {
         return { tokens: estimate.count(text), exact: false, error: describe(error) }
       }
     },
 
-    async prepare(input: TokenCountPrepareInput): Promise<TokenCountPrepareResult> {
-      const total = (): number => input.texts.reduce((n, t) => n + count(t), 0)
-      const before = total()
-      const near = Math.abs(before - input.budget) <= margin * Math.max(1, input.budget)
-      const wanted = [...new Set([...input.texts, ...input.alternatives])].filter(
-        (t) => countable(t) && !cache.has(digestOf(t)),
-      )
-      const result = {
-        estimate: before,
-        tokens: before,
-        counted: [] as string[],
-        requests: 0,
-        warnings: [] as { code: string; message: string }[],
-      }
-      if (!near || wanted.length === 0) {
-        return { ...result, exact: wanted.length === 0 }
-      }
-      const failures: string[] = []
-      const sentBefore = sent
-      let next = 0
-      const worker = async (): Promise<void> => {
-        while (next < wanted.length && failures.length === 0 && !input.signal?.aborted) {
-          const text = wanted[next++]!
-          const old = count(text)
-          try {
-            const tokens = await fetchExact(text, input.signal)
-            if (tokens !== old) result.counted.push(text)
-          } catch (error) {
-            failures.push(describe(error))
-          }
-        }
-      }
-      await Promise.all(Array.from({ length: Math.min(concurrency, wanted.length) }, worker))
-      if (failures.length > 0 && !input.signal?.aborted) {
-        result.warnings.push({
-          code: TOKEN_COUNT_FAILED,
-          message: `Exact token counting failed, so the estimate is used: ${failures[0]}`,
-        })
-      }
-      const exact = wanted.every((t) => cache.has(digestOf(t)))
-      return { ...result, exact, tokens: total(), requests: sent - sentBefore }
-    },
+    prepare: (input) => prepareExact(exact, count, input, settings),
   }
-  return counter
 }
