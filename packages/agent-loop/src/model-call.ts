@@ -1,6 +1,5 @@
 import {
   type AssistantMessage,
-  type ContentBlock,
   type ContextkitError,
   type ContextMiddleware,
   describeError,
