@@ -1,15 +1,14 @@
-import { getModelInfo, type Section, textMessage } from '@contextkit/core'
+import { getModelInfo, textMessage } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { defineTool } from './define-tool.js'
 import { RequiredSectionsError } from './errors.js'
 import { runAgent } from './run-agent.js'
-import { emulated, wireText } from './test-support.js'
-import { AGENT_LOOP_WARNINGS } from './warnings.js'
+import { emulated } from './test-support.js'
 
 const hello = [textMessage('user', 'Hello')]
 
-describe('required sections and dropped-section warnings', () => {
+describe('required sections', () => {
   test('a tool result that fills the window: the system prompt is not dropped silently, the run ends typed', async () => {
     const huge = defineTool({
       name: 'dump',
@@ -36,21 +35,5 @@ describe('required sections and dropped-section warnings', () => {
     expect(emulator.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(1)
     // the step that ran is saved whole
     expect(result.messages.map((m) => m.role)).toEqual(['assistant', 'user'])
-  })
-
-  test('every dropped section is a warning in result.warnings, once per run', async () => {
-    const { provider, bodies } = await emulated(['ok'])
-    const tiny = { ...getModelInfo('claude-haiku-4-5'), contextWindow: 1200, maxOutput: 1000 }
-    const big: Section = { id: 'big', text: 'word '.repeat(1000), priority: 1, cache: 'volatile' }
-    const result = await runAgent({
-      provider,
-      model: tiny,
-      messages: hello,
-      middleware: [{ name: 'big', prepare: (turn) => ({ ...turn, userSections: [big] }) }],
-    }).result
-    expect(wireText(bodies()[0]?.messages.at(-1))).toBe('Hello')
-    const dropped = result.warnings.filter((w) => w.code === AGENT_LOOP_WARNINGS.sectionDropped)
-    expect(dropped).toHaveLength(1)
-    expect(dropped[0]?.message).toContain('"big"')
   })
 })

@@ -15,6 +15,7 @@ import { runAgent } from './run-agent.js'
 import { collect, emulated, wireText } from './test-support.js'
 import { scriptedProvider } from './testing/scripted-provider.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
+import { AGENT_LOOP_WARNINGS } from './warnings.js'
 
 const hello = [textMessage('user', 'Hello')]
 
@@ -140,17 +141,21 @@ describe('runAgent options', () => {
     expect(OMISSION_NOTICE_ID).toBe('omission-notice')
   })
 
-  test('the default budget is what the context window leaves: a small window drops sections', async () => {
+  test('the default budget is what the context window leaves: a small window drops sections, each one a warning', async () => {
     const { provider, bodies } = await emulated(['ok'])
     const tiny = { ...getModelInfo('claude-haiku-4-5'), contextWindow: 1200, maxOutput: 1000 }
     const big: Section = { id: 'big', text: 'word '.repeat(1000), priority: 1, cache: 'volatile' }
-    await runAgent({
+    const result = await runAgent({
       provider,
       model: tiny,
       messages: hello,
       middleware: [{ name: 'big', prepare: (turn) => ({ ...turn, userSections: [big] }) }],
     }).result
     expect(wireText(bodies()[0]?.messages.at(-1))).toBe('Hello')
+    // the model is told in the omission notice; the caller in result.warnings, once per run
+    const dropped = result.warnings.filter((w) => w.code === AGENT_LOOP_WARNINGS.sectionDropped)
+    expect(dropped).toHaveLength(1)
+    expect(dropped[0]?.message).toContain('"big"')
   })
 
   test('tokenCounter is the one budgets are counted with', async () => {

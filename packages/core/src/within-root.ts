@@ -1,7 +1,6 @@
 import {
   closeSync,
   constants,
-  fstat,
   fstatSync,
   fsync,
   fsyncSync,
@@ -9,7 +8,6 @@ import {
   ftruncateSync,
   lstatSync,
   openSync,
-  read,
   readSync,
   type Stats,
   write,
@@ -146,24 +144,17 @@ export function appendWithinRootSync(
   const t = target(root, relPath, true)
   try {
     const { fd, created } = openAppendSync(t, options.mode ?? 0o644)
-    let size = 0
+    let size: number | undefined
     try {
-      recheckPathMode(t.dir, t.name, fd, root, t.rel)
-      const st = fstatSync(fd)
-      checkHeld(st, t, true)
-      size = st.size
-      let last: number | undefined
-      if (size > 0) {
-        const one = Buffer.alloc(1)
-        if (readSync(fd, one, 0, 1, size - 1) === 1) last = one[0]
-      }
-      const out = withFreshLine(bytes, last)
+      const plan = planAppend(t, fd, root, bytes)
+      size = plan.size
+      const out = plan.out
       for (let offset = 0; offset < out.length; ) offset += writeSync(fd, out, offset)
       if (options.fsync) fsyncSync(fd)
       if (options.fsync && created && t.dir.fd !== null) fsyncSync(t.dir.fd)
       return { path: join(t.dir.path, t.name), bytes: out.length, created }
     } catch (error) {
-      if (!UnsafeWriteError.isInstance(error)) {
+      if (size !== undefined) {
         try {
           ftruncateSync(fd, size)
         } catch {
@@ -177,6 +168,28 @@ export function appendWithinRootSync(
   } finally {
     releaseDir(t.dir)
   }
+}
+
+/**
+ * Check the opened file (still the path walked, a regular file with one link) and plan the
+ * append: the size to cut back to if the write fails, and the bytes to write (a newline first
+ * when the last byte is not one). Nothing is written here, so a refusal needs no cut-back.
+ */
+function planAppend(
+  t: Target,
+  fd: number,
+  root: string,
+  bytes: Buffer,
+): { size: number; out: Buffer } {
+  recheckPathMode(t.dir, t.name, fd, root, t.rel)
+  const st = fstatSync(fd)
+  checkHeld(st, t, true)
+  let last: number | undefined
+  if (st.size > 0) {
+    const one = Buffer.alloc(1)
+    if (readSync(fd, one, 0, 1, st.size - 1) === 1) last = one[0]
+  }
+  return { size: st.size, out: withFreshLine(bytes, last) }
 }
 
 /**
@@ -207,18 +220,12 @@ export async function appendWithinRoot(
   const t = target(root, relPath, true)
   try {
     const { fd, created } = openAppendSync(t, options.mode ?? 0o644)
-    let size = 0
+    let size: number | undefined
     try {
-      recheckPathMode(t.dir, t.name, fd, root, t.rel)
-      const st = await fsp.fstat(fd)
-      checkHeld(st, t, true)
-      size = st.size
-      let last: number | undefined
-      if (size > 0) {
-        const one = Buffer.alloc(1)
-        if ((await fsp.read(fd, one, 0, 1, size - 1)).bytesRead === 1) last = one[0]
-      }
-      const out = withFreshLine(bytes, last)
+      // the checks and the last byte are cheap: only the write and its fsync are awaited
+      const plan = planAppend(t, fd, root, bytes)
+      size = plan.size
+      const out = plan.out
       for (let offset = 0; offset < out.length; ) {
         offset += (await fsp.write(fd, out, offset, out.length - offset)).bytesWritten
       }
@@ -226,7 +233,7 @@ export async function appendWithinRoot(
       if (options.fsync && created && t.dir.fd !== null) await fsp.fsync(t.dir.fd)
       return { path: join(t.dir.path, t.name), bytes: out.length, created }
     } catch (error) {
-      if (!UnsafeWriteError.isInstance(error)) await fsp.ftruncate(fd, size).catch(() => {})
+      if (size !== undefined) await fsp.ftruncate(fd, size).catch(() => {})
       throw error
     } finally {
       closeSync(fd)
@@ -238,8 +245,6 @@ export async function appendWithinRoot(
 
 /** The callback API on raw descriptors, as promises (`fs/promises` works on handles only). */
 const fsp = {
-  fstat: promisify(fstat),
-  read: promisify(read),
   write: promisify(write) as (
     fd: number,
     buffer: Buffer,
