@@ -120,6 +120,8 @@ export { inspectRelativePath } from './relative-path.js'
 export type { FitResult, Omission, Section } from './sections.js'
 export { fitSections, renderOmissionNotice, renderSections, SectionSchema } from './sections.js'
 export type {
+  ApprovalStatus,
+  SessionApprovalEntry,
   SessionCompactionEntry,
   SessionCustomEntry,
   SessionEntry,
@@ -132,6 +134,8 @@ export type {
 export {
   assertSessionId,
   SESSION_FORMAT_VERSION,
+  ApprovalStatusSchema,
+  SessionApprovalEntrySchema,
   SessionCompactionEntrySchema,
   SessionCustomEntrySchema,
   SessionEntrySchema,

@@ -57,8 +57,10 @@ export interface RunInfo {
 /** What a loop tells `finalize` about the reply it passes. */
 export interface FinalizeInfo {
   /**
-   * `true` for the last reply of the run (it stops after it: no tool call, a stop condition, an
-   * abort or an error); `false` when the loop goes on with tool results.
+   * `true` for a reply that calls no tool (the run ends with it: an answer, an abort or an
+   * error); `false` for a reply that calls tools. Such a reply is finalized before its tools run,
+   * because a durable loop saves it first, so it is `false` even when a stop condition then ends
+   * the run after its tools.
    */
   final: boolean
   /**

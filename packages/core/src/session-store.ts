@@ -64,6 +64,29 @@ export const SessionCompactionEntrySchema = z.object({
 })
 export type SessionCompactionEntry = z.infer<typeof SessionCompactionEntrySchema>
 
+/** Where a tool call that needs a person's decision stands (see {@link SessionApprovalEntrySchema}). */
+export const ApprovalStatusSchema = z.enum(['requested', 'approved', 'denied'])
+export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>
+
+/**
+ * A step in the approval of one tool call, written by durable runs. `requested`: the call was
+ * not run, the run paused for a person (the call's `input` is kept so any process can show it).
+ * `approved` / `denied`: the decision, written before the call runs (or its denial is sent), so
+ * a crash after the decision never asks twice and never runs the call twice.
+ */
+export const SessionApprovalEntrySchema = z.object({
+  type: z.literal('approval'),
+  ...EntryBase,
+  toolCallId: z.string().min(1),
+  tool: z.string().min(1),
+  status: ApprovalStatusSchema,
+  /** The call's input (kept on `requested`). */
+  input: z.record(z.string(), z.unknown()).optional(),
+  /** Why a call was denied (sent to the model in the error result). */
+  reason: z.string().optional(),
+})
+export type SessionApprovalEntry = z.infer<typeof SessionApprovalEntrySchema>
+
 /** Application data kept with the session (ignored by the loop). */
 export const SessionCustomEntrySchema = z.object({
   type: z.literal('custom'),
@@ -78,6 +101,7 @@ export const SessionEntrySchema = z.discriminatedUnion('type', [
   SessionHeaderEntrySchema,
   SessionMessageEntrySchema,
   SessionCompactionEntrySchema,
+  SessionApprovalEntrySchema,
   SessionCustomEntrySchema,
 ])
 export type SessionEntry = z.infer<typeof SessionEntrySchema>
@@ -124,7 +148,7 @@ export function sessionHeader(id: string, now: Date = new Date()): SessionHeader
   return { type: 'session', version: SESSION_FORMAT_VERSION, id, createdAt: now.toISOString() }
 }
 
-/** The messages of a loaded session, in order (header, compaction and custom entries skipped). */
+/** The messages of a loaded session, in order (header, compaction, approval and custom entries skipped). */
 export function sessionMessages(entries: readonly SessionEntry[]): Message[] {
   assertArray(entries, 'sessionMessages', 'entries')
   const out: Message[] = []
