@@ -146,6 +146,9 @@ describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript form
     const stages = result.trace.events.map((e) => e.stage)
     const order: string[] = [
       AGENT_TRACE_STAGES.sessionLoaded,
+      // write-ahead: the user's message is saved before the first call, the reply before its
+      // tools, the results after them
+      AGENT_TRACE_STAGES.saved,
       MIDDLEWARE_STAGES.preload,
       RESUMPTION_TRACE_STAGES.skipped,
       MIDDLEWARE_STAGES.contextMetadata,
@@ -153,9 +156,10 @@ describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript form
       AGENT_TRACE_STAGES.budget,
       AGENT_TRACE_STAGES.request,
       AGENT_TRACE_STAGES.reply,
-      AGENT_TRACE_STAGES.tool,
       PREFILL_TRACE_STAGES.stripped,
       AGENT_TRACE_STAGES.finalized,
+      AGENT_TRACE_STAGES.saved,
+      AGENT_TRACE_STAGES.tool,
       AGENT_TRACE_STAGES.saved,
       AGENT_TRACE_STAGES.budget,
       AGENT_TRACE_STAGES.request,
@@ -292,13 +296,13 @@ describe('options and failures', () => {
     expect(transcript).toContain('export function parseOrders')
   })
 
-  test('a provider failure rejects the turn, finalizes it, and saves nothing', async () => {
+  test('a provider failure rejects the turn, finalizes it, and saves only the user message', async () => {
     const { turn } = await setup([{ fault: { kind: 'http', status: 500, shouldRetry: false } }])
     const trace = memoryTrace()
     await expect(turn({ trace })).rejects.toMatchObject({ status: 500 })
     expect(trace.byStage(AGENT_TRACE_STAGES.stop)[0]?.data.stopReason).toBe('error')
     expect(trace.byStage(PREFILL_TRACE_STAGES.stripped)).toHaveLength(1)
-    expect(trace.byStage(AGENT_TRACE_STAGES.saved)).toHaveLength(0)
+    expect(trace.byStage(AGENT_TRACE_STAGES.saved).map((e) => e.data.roles)).toEqual([['user']])
   })
 
   test('without a client or an API key the runner throws a ConfigurationError', async () => {

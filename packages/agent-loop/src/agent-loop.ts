@@ -17,6 +17,7 @@ import {
   textOf,
   type Usage,
 } from '@contextkit/core'
+import { approvalDecisions, deniedError } from './approval.js'
 import { RunTokenCounter } from './budget.js'
 import { toolDefinition } from './define-tool.js'
 import { AgentAbortedError, AgentLoopError } from './errors.js'
@@ -26,15 +27,17 @@ import {
   type AgentResult,
   type AgentWarning,
   type EventChannel,
+  type PendingApproval,
   withCacheHitRate,
 } from './events.js'
 import { LoopGuard, type LoopGuardVerdict } from './loop-guard.js'
 import { type CallContext, type CallResult, callModel } from './model-call.js'
 import type { ResolvedOptions } from './options.js'
 import { planSection, runPlanPhase } from './plan.js'
+import { beginRun, type OpenedSession } from './run-begin.js'
 import { safeRecord, warningTrace } from './run-trace.js'
 import { addUsage, interruptedReply, runUsage } from './run-usage.js'
-import { SessionRun } from './session-run.js'
+import { type ApprovalDraft, SessionRun } from './session-run.js'
 import { firstStop, type StopState } from './stop-conditions.js'
 import { type AgentStopReason, conditionStopReason, replyStopReason } from './stop-reasons.js'
 import { runToolStep } from './tool-step.js'
@@ -63,8 +66,6 @@ export class AgentLoop {
   readonly #calls: AgentCallUsage[] = []
   #usage: Usage = emptyUsage()
   #steps = 0
-  /** The user messages given to `runAgent`, saved with the first batch. */
-  #unsavedUser: readonly Message[] = []
   #session: SessionRun | undefined
   #plan: string | undefined
   #run!: RunInfo
@@ -105,12 +106,27 @@ export class AgentLoop {
     const counter = new RunTokenCounter(o.tokenCounter ?? createTokenCounter({ model: o.model }))
     let started = false
     try {
-      const { history, warnings } = await this.#openSession(counter)
-      this.#start(history.length)
+      const { opened, warnings } = await this.#openSession(counter)
+      this.#start(opened?.messages.length ?? 0)
       started = true
       for (const w of warnings) this.#warn(w)
-      this.#unsavedUser = o.messages
-      return await this.#runSteps(this.#callContext(counter), history)
+      const begun = await beginRun({
+        options: o,
+        opened,
+        run: this.#run,
+        signal: this.#signal,
+        emit: this.#emit,
+        warn: this.#warn,
+        save: (messages, approvals, input) => this.#save(messages, approvals, input),
+      })
+      if ('stop' in begun) {
+        return this.#finish(
+          begun.stop,
+          undefined,
+          'pending' in begun ? { pending: begun.pending } : undefined,
+        )
+      }
+      return await this.#runSteps(this.#callContext(counter), begun.history)
     } catch (error) {
       if (!started) this.#start(0)
       const failure = ContextkitError.isInstance(error)
@@ -120,24 +136,24 @@ export class AgentLoop {
     }
   }
 
-  /** Load the stored history (repaired, limited) when the run has a session. */
+  /** Load the session's log when the run has one: its messages and its last run's state. */
   async #openSession(
     counter: RunTokenCounter,
-  ): Promise<{ history: Message[]; warnings: AgentWarning[] }> {
+  ): Promise<{ opened: OpenedSession | undefined; warnings: AgentWarning[] }> {
     const options = this.#o.session
-    if (!options) return { history: [], warnings: [] }
-    const opened = await SessionRun.open(options, {
+    if (!options) return { opened: undefined, warnings: [] }
+    const { warnings, ...opened } = await SessionRun.open(options, {
       tokens: Math.floor(this.#o.model.contextWindow / 2),
       counter: counter.counter,
     })
     this.#session = opened.session
     this.#run.trace.record(AGENT_TRACE_STAGES.sessionLoaded, {
       sessionId: options.id,
-      messages: opened.stored,
-      kept: opened.history.length,
-      warnings: opened.warnings.length,
+      messages: opened.messages.length,
+      state: opened.state.kind,
+      warnings: warnings.length,
     })
-    return { history: opened.history, warnings: opened.warnings }
+    return { opened, warnings }
   }
 
   #start(historyMessages: number): void {
@@ -231,7 +247,10 @@ export class AgentLoop {
     }
   }
 
-  /** One step: the call, the tools it asked for, the stop decision, the batch saved. */
+  /**
+   * One step: the call, then (write-ahead) the reply saved before its tools run, the tools
+   * (calls that need a person wait), their results saved, the stop decision.
+   */
   async #step(
     ctx: CallContext,
     prepared: TurnContext,
@@ -241,25 +260,74 @@ export class AgentLoop {
     const result = await this.#call(ctx, prepared, step)
     const turn = result.turn
     if (result.kind !== 'done') {
-      // nothing of an interrupted reply ran: it is finalized and reported, never saved, so the
-      // session holds whole steps only (and an abort mid-stream needs no write)
-      await this.#endStep(turn, interruptedReply(result.reply), undefined, { final: true, step })
-      return {
-        end:
-          result.kind === 'aborted'
-            ? this.#finish('aborted', this.#abortError())
-            : this.#finish('error', result.error),
-      }
+      // an interrupted reply asked for nothing that ran: finalized and reported, never saved
+      // (the log keeps the step's input, so a resumed run makes the call again)
+      const message = await this.#finalize(turn, interruptedReply(result.reply), true, step)
+      this.#stepEnd(step, message)
+      const failure = result.kind === 'aborted' ? this.#abortError() : result.error
+      return { end: this.#finish(result.kind === 'aborted' ? 'aborted' : 'error', failure) }
     }
     const reply = result.reply
     const calls = reply.content.filter((b): b is ToolCallBlock => b.type === 'tool_call')
+    const message = await this.#finalize(turn, reply, calls.length === 0, step)
+    await this.#save([message])
     if (calls.length === 0) {
-      await this.#endStep(turn, reply, undefined, { final: true, step }, true)
+      this.#stepEnd(step, message)
       return { end: this.#finish(replyStopReason(reply.stopReason)) }
     }
+    const { results, verdict, pending } = await this.#tools(calls, result.invalidCalls, step, guard)
+    this.#toolCalls.push(...calls)
+    this.#sent.push(reply, ...(results ? [results] : []))
+    this.#stepEnd(step, message, results)
+    if (pending.length > 0)
+      return { end: this.#finish('awaiting_approval', undefined, { pending }) }
+    const { stop, failure } = this.#decideStop(step, reply, calls, results, verdict)
+    if (!stop) return { turn }
+    return {
+      end: this.#finish(stop, failure ?? (stop === 'aborted' ? this.#abortError() : undefined)),
+    }
+  }
+
+  /**
+   * The tool half of a step: each call's approval, the calls that may run (a denied one gets its
+   * error result), then one durable append of the requests for approval and the results.
+   */
+  async #tools(
+    calls: ToolCallBlock[],
+    invalidCalls: ReadonlyMap<string, string>,
+    step: number,
+    guard: LoopGuard | undefined,
+  ): Promise<{ results?: Message; verdict: LoopGuardVerdict; pending: PendingApproval[] }> {
+    const decisions = await approvalDecisions(calls, {
+      tools: this.#o.tools,
+      refused: new Set(invalidCalls.keys()),
+      runId: this.#runId,
+      warn: this.#warn,
+    })
+    const pending: PendingApproval[] = []
+    const answered = new Map<string, AgentLoopError>()
+    for (const call of calls) {
+      const decision = decisions.get(call.id) ?? 'allow'
+      if (decision !== 'allow') {
+        this.#run.trace.record(AGENT_TRACE_STAGES.approval, {
+          step,
+          id: call.id,
+          tool: call.name,
+          decision,
+        })
+      }
+      if (decision === 'deny') answered.set(call.id, deniedError(call, undefined))
+      if (decision !== 'ask') continue
+      const waiting = { toolCallId: call.id, tool: call.name, input: call.input }
+      pending.push(waiting)
+      this.#emit({ type: 'tool-approval-requested', step, ...waiting })
+    }
+    const asked = new Set(pending.map((p) => p.toolCallId))
+    const runnable = calls.filter((c) => !asked.has(c.id))
     const { results, verdict } = await runToolStep({
-      calls,
-      invalidCalls: result.invalidCalls,
+      calls: runnable,
+      invalidCalls,
+      answered,
       guard,
       tools: this.#o.tools,
       concurrency: this.#o.concurrency,
@@ -268,14 +336,10 @@ export class AgentLoop {
       step,
       emit: this.#emit,
     })
-    this.#toolCalls.push(...calls)
-    this.#sent.push(reply, results)
-    const { stop, failure } = this.#decideStop(step, reply, calls, results, verdict)
-    await this.#endStep(turn, reply, results, { final: stop !== undefined, step }, true)
-    if (!stop) return { turn }
-    return {
-      end: this.#finish(stop, failure ?? (stop === 'aborted' ? this.#abortError() : undefined)),
-    }
+    const kept = results.content.length > 0 ? results : undefined
+    const drafts = pending.map((p) => ({ ...p, status: 'requested' as const }))
+    await this.#save(kept ? [kept] : [], drafts)
+    return { ...(kept ? { results: kept } : {}), verdict, pending }
   }
 
   /** The step's model call, with its `step-start` and `usage` events and its trace record. */
@@ -308,7 +372,7 @@ export class AgentLoop {
     step: number,
     reply: AssistantMessage,
     calls: ToolCallBlock[],
-    results: Message,
+    results: Message | undefined,
     verdict: LoopGuardVerdict,
   ): { stop?: AgentStopReason; failure?: ContextkitError } {
     if (this.#signal.aborted) return { stop: 'aborted' }
@@ -318,7 +382,7 @@ export class AgentLoop {
       lastReply: reply,
       lastToolCalls: calls,
       toolCalls: this.#toolCalls,
-      messages: [...this.#saved, reply, results],
+      messages: [...this.#saved],
       usage: this.#usage,
     }
     try {
@@ -333,39 +397,46 @@ export class AgentLoop {
     }
   }
 
-  /** Finalize a reply, report it, and (when `keep`) save the step as one batch. */
-  async #endStep(
+  /** Middleware `finalize` on a reply (`final`: it calls no tool). */
+  async #finalize(
     turn: TurnContext,
     reply: AssistantMessage,
-    results: Message | undefined,
-    info: FinalizeInfo,
-    keep = false,
-  ): Promise<void> {
+    final: boolean,
+    step: number,
+  ): Promise<AssistantMessage> {
+    const info: FinalizeInfo = { final, step }
     const message = await runFinalize(this.#o.middleware, reply, turn, this.#run, info)
     this.#run.trace.record(AGENT_TRACE_STAGES.finalized, { ...info })
+    return message
+  }
+
+  #stepEnd(step: number, message: AssistantMessage, results?: Message): void {
     this.#emit({
       type: 'step-end',
-      step: info.step,
+      step,
       phase: 'agent',
       message,
       ...(results ? { toolResults: results } : {}),
     })
-    if (!keep) return
-    const batch = [message, ...(results ? [results] : [])]
-    this.#saved.push(...batch)
-    await this.#save(batch)
   }
 
-  /** Append a batch (with the run's user messages before the first one) to the session. */
-  async #save(batch: Message[]): Promise<void> {
-    if (!this.#session) return
-    const messages = [...this.#unsavedUser, ...batch]
-    await this.#session.append(messages)
-    this.#unsavedUser = []
+  /**
+   * Append one batch to the session (one durable write); the messages are the run's own new
+   * ones (`result.messages`) unless `input` (the user messages given to `runAgent`).
+   */
+  async #save(
+    messages: readonly Message[],
+    approvals: readonly ApprovalDraft[] = [],
+    input = false,
+  ): Promise<void> {
+    if (!input) this.#saved.push(...messages)
+    if (!this.#session || (messages.length === 0 && approvals.length === 0)) return
+    await this.#session.append(messages, approvals)
     this.#run.trace.record(AGENT_TRACE_STAGES.saved, {
       sessionId: this.#session.options.id,
-      appended: messages.length,
+      appended: messages.length + approvals.length,
       roles: messages.map((m) => m.role),
+      ...(approvals.length > 0 ? { approvals: approvals.map((a) => a.status) } : {}),
     })
   }
 
@@ -376,7 +447,9 @@ export class AgentLoop {
       stopReason: 'end_turn',
       usage: emptyUsage(),
     }
-    await this.#endStep(turn, reply, undefined, { final: true, step: 1 }, true)
+    const message = await this.#finalize(turn, reply, true, 1)
+    await this.#save([message])
+    this.#stepEnd(1, message)
     return this.#finish('clarify', undefined, { question, context })
   }
 
@@ -391,7 +464,7 @@ export class AgentLoop {
   #finish(
     stopReason: AgentStopReason,
     error?: ContextkitError,
-    clarify?: { question: string; context: string },
+    extra?: { question: string; context: string } | { pending: PendingApproval[] },
   ): AgentResult {
     const last = this.#saved.findLast((m) => m.role === 'assistant')
     const result: AgentResult = {
@@ -403,7 +476,7 @@ export class AgentLoop {
       warnings: [...this.#warnings],
       text: last ? textOf(last) : '',
       ...(this.#plan === undefined ? {} : { plan: this.#plan }),
-      ...(clarify ?? {}),
+      ...(extra ?? {}),
       ...(error ? { error } : {}),
     }
     this.#run.trace.record(AGENT_TRACE_STAGES.stop, {

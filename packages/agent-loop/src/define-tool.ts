@@ -31,6 +31,32 @@ export interface ToolContext {
  */
 export type ToolOutput = string | ReadonlyArray<TextBlock | ImageBlock> | unknown
 
+/** What an approval callback decides for one call: run it, pause for a person, or refuse it. */
+export type ApprovalDecision = 'allow' | 'ask' | 'deny'
+
+/** What an approval callback learns about the call besides its input. */
+export interface ApprovalContext {
+  /** The id of the call being decided. */
+  toolCallId: string
+  /** The run's id. */
+  runId: string
+}
+
+/**
+ * Whether a call may run without a person: `'allow'` (run it), `'ask'` (pause the run with
+ * `stopReason: 'awaiting_approval'` until `resume: { approvals }` decides), or a function of the
+ * validated input deciding per call (`'deny'` refuses it at once with an error result).
+ */
+export type ApprovalPolicy<Input = unknown> = 'allow' | 'ask' | ApprovalCallback<Input>
+
+/**
+ * An approval callback (written as a method type so a tool of a narrower input still is an
+ * `AgentTool`, as with `execute`).
+ */
+export type ApprovalCallback<Input = unknown> = {
+  decide(input: Input, context: ApprovalContext): ApprovalDecision | Promise<ApprovalDecision>
+}['decide']
+
 /** A tool the loop can run: a core `ToolDefinition` plus its zod input schema and executor. */
 export interface AgentTool<Input = unknown> extends ToolDefinition {
   /** Validates the model's input before `execute` sees it. */
@@ -40,6 +66,14 @@ export interface AgentTool<Input = unknown> extends ToolDefinition {
    * Absent: {@link DEFAULT_TOOL_TIMEOUT_MS}; `Infinity`: no limit.
    */
   readonly timeoutMs?: number
+  /**
+   * Running the same call twice does no harm (a read, a lookup). After a crash, a call of an
+   * idempotent tool that has no saved result is run again; any other such call gets an error
+   * result saying it was interrupted and may have run. Absent: `false`.
+   */
+  readonly idempotent?: boolean
+  /** Whether a call needs a person's approval first. Absent: `'allow'`. */
+  readonly approval?: ApprovalPolicy<Input>
   execute(input: Input, context: ToolContext): ToolOutput | Promise<ToolOutput>
 }
 
@@ -58,6 +92,17 @@ export interface DefineToolOptions<S extends z.ZodType> {
    * hang a run; `Infinity` turns the limit off.
    */
   timeoutMs?: number
+  /**
+   * `true` when running a call twice does no harm: after a crash, a call left without a result
+   * is run again instead of being reported as interrupted. Default `false`.
+   */
+  idempotent?: boolean
+  /**
+   * `'ask'` pauses the run before a call until a person decides (`resume: { approvals }`); a
+   * function decides per call from the validated input (`'allow'`, `'ask'` or `'deny'`).
+   * Default `'allow'`.
+   */
+  approval?: ApprovalPolicy<z.output<S>>
 }
 
 /** The time limit of a tool call when its tool gives none: 10 minutes. */
@@ -76,6 +121,17 @@ const OptionsSchema = z.strictObject({
   ),
   execute: z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function'),
   timeoutMs: z.number().int().positive().or(z.literal(Number.POSITIVE_INFINITY)).optional(),
+  idempotent: z.boolean().optional(),
+  approval: z
+    .union([
+      z.literal('allow'),
+      z.literal('ask'),
+      z.custom<(...args: never[]) => unknown>(
+        (v) => typeof v === 'function',
+        'expected a function',
+      ),
+    ])
+    .optional(),
 })
 
 /**
@@ -121,6 +177,8 @@ export function defineTool<S extends z.ZodType>(
     inputSchema: definition.inputSchema as JsonSchemaObject,
     input: options.input as z.ZodType<z.output<S>>,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.idempotent === undefined ? {} : { idempotent: options.idempotent }),
+    ...(options.approval === undefined ? {} : { approval: options.approval }),
     execute: options.execute,
   })
 }

@@ -72,6 +72,24 @@ export class ToolAbortedError extends AgentLoopError {
   static override readonly code: string = 'agent_loop_tool_aborted'
 }
 
+/**
+ * A person (`resume: { approvals }`), a tool's approval callback (`'deny'`), or a new user
+ * message sent instead of a decision refused the call: it never ran, and the model gets this
+ * error result with the reason. Code `agent_loop_tool_denied`.
+ */
+export class ToolDeniedError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_tool_denied'
+}
+
+/**
+ * The process stopped (a crash, a kill) while this call was running, and its tool is not
+ * `idempotent`, so a resumed run does not run it again: the model gets this error result
+ * saying the call may or may not have taken effect. Code `agent_loop_tool_interrupted`.
+ */
+export class ToolInterruptedError extends AgentLoopError {
+  static override readonly code: string = 'agent_loop_tool_interrupted'
+}
+
 /** The loop guard refused a call identical to the ones before it. */
 export class RepeatedToolCallError extends AgentLoopError {
   static override readonly code: string = 'agent_loop_repeated_call'

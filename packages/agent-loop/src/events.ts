@@ -71,6 +71,33 @@ export interface AgentWarning {
   source: string
 }
 
+/** A tool call that waits for a person's decision (`stopReason: 'awaiting_approval'`). */
+export interface PendingApproval {
+  toolCallId: string
+  tool: string
+  /** The call's input, as the model sent it. */
+  input: Record<string, unknown>
+}
+
+/**
+ * What a run took up from its session's unfinished last run, by tool call id (see the
+ * `run-resume` event). `state` is `reply` when the log ended with input the model had not
+ * answered (the model call is made again), `tools` when a reply's calls had no result.
+ */
+export interface ResumeSummary {
+  state: 'reply' | 'tools'
+  /** Calls of `idempotent` tools run again (they had no saved result). */
+  rerun: string[]
+  /** Calls that may have run before the crash: answered with `ToolInterruptedError`. */
+  interrupted: string[]
+  /** Calls approved (now run). */
+  approved: string[]
+  /** Calls denied (answered with `ToolDeniedError`). */
+  denied: string[]
+  /** Calls still waiting for a decision. */
+  pending: string[]
+}
+
 /** What a run produced. */
 export interface AgentResult {
   runId: string
@@ -95,6 +122,8 @@ export interface AgentResult {
   /** For `stopReason: 'clarify'`: the question for the user, and why it is asked. */
   question?: string
   context?: string
+  /** For `stopReason: 'awaiting_approval'`: the calls that wait for a person, in call order. */
+  pending?: PendingApproval[]
   /** For `stopReason: 'error'` (and an abort with a reason): what stopped the run. */
   error?: ContextkitError
 }
@@ -104,11 +133,13 @@ export type AgentPhase = 'plan' | 'agent'
 
 /**
  * Everything a run reports, in order, discriminated on `type`. `step` numbers the steps of the
- * agent loop from 1 (a step is one model call plus the tools it asked for; the plan call is step
- * 0); a retried call keeps its step.
+ * agent loop from 1 (a step is one model call plus the tools it asked for; the plan call, and
+ * the calls a resumed run finishes before its first model call, are step 0); a retried call
+ * keeps its step.
  */
 export type AgentEvent =
   | { type: 'run-start'; runId: string; model: string; sessionId?: string; historyMessages: number }
+  | ({ type: 'run-resume' } & ResumeSummary)
   | { type: 'step-start'; step: number; phase: AgentPhase }
   | { type: 'text-delta'; step: number; text: string }
   | { type: 'thinking-delta'; step: number; text: string }
@@ -132,6 +163,7 @@ export type AgentEvent =
       /** The run's so far (sums and hit rate). */
       total: AgentUsage
     }
+  | ({ type: 'tool-approval-requested'; step: number } & PendingApproval)
   | { type: 'warning'; warning: AgentWarning }
   | {
       type: 'retry'
@@ -158,6 +190,7 @@ export type AgentEvent =
 /** Names of the event types, for filtering without string literals. */
 export const AGENT_EVENT_TYPES = Object.freeze([
   'run-start',
+  'run-resume',
   'step-start',
   'text-delta',
   'thinking-delta',
@@ -166,6 +199,7 @@ export const AGENT_EVENT_TYPES = Object.freeze([
   'tool-call',
   'tool-result',
   'usage',
+  'tool-approval-requested',
   'warning',
   'retry',
   'step-end',

@@ -137,7 +137,7 @@ describe('middleware and the loop', () => {
     expect(result.text).toBe('Fine.')
   })
 
-  test('an error nobody recovers from: finalized (stopReason error), result error-stopped, nothing saved', async () => {
+  test('an error nobody recovers from: finalized (stopReason error), result error-stopped, only the user message saved', async () => {
     const log: Parameters<typeof testPrefill>[0] = []
     const store = memorySessionStore()
     const { provider } = await emulated([
@@ -156,7 +156,8 @@ describe('middleware and the loop', () => {
     expect(result.error).toMatchObject({ status: 500, code: 'agent_loop_provider_error' })
     expect((result.error as ProviderError).requestId).toMatch(/^req_/)
     expect(log.map(([, info, stop]) => [info, stop])).toEqual([[{ final: true, step: 1 }, 'error']])
-    expect(store.data.get('e1')).toBeUndefined()
+    // only the user's message is saved (before the call); the failed reply never is
+    expect(store.data.get('e1')?.map((e) => e.type)).toEqual(['session', 'message'])
     const events = await collect(run.events)
     expect(events.at(-1)).toMatchObject({ type: 'run-end', result: { stopReason: 'error' } })
   })

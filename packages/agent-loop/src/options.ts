@@ -104,6 +104,29 @@ export const RunAgentOptionsSchema = z.strictObject({
         .optional(),
     })
     .optional() as z.ZodOptional<z.ZodType<SessionOptions>>,
+  /**
+   * Take up the session's unfinished last run (needs `session`): `true` after a crash, or
+   * `{ approvals }` to decide the calls it paused on (`stopReason: 'awaiting_approval'`), by
+   * tool call id: `{ approve: true }` runs the call, `{ approve: false, reason? }` sends the
+   * model an error result with the reason. A run given new messages on a session whose last run
+   * is unfinished takes it up first anyway (calls still waiting are then denied). Default: off.
+   */
+  resume: z
+    .union([
+      z.literal(true),
+      z.strictObject({
+        approvals: z
+          .record(
+            z.string().min(1),
+            z.union([
+              z.strictObject({ approve: z.literal(true) }),
+              z.strictObject({ approve: z.literal(false), reason: z.string().optional() }),
+            ]),
+          )
+          .optional(),
+      }),
+    ])
+    .optional(),
   /** Where the loop and the middleware record what happens. Default: no trace. */
   trace: shaped<Trace>('a Trace', (t) => typeof t.record === 'function').optional(),
   /** Aborts the run (same as `abort()`). */
@@ -161,6 +184,9 @@ export const RunAgentOptionsSchema = z.strictObject({
   cache: z.enum(CACHE_MODES).optional(),
 })
 
+/** A person's decision on a call that waits for approval (`resume: { approvals }`). */
+export type ApprovalAnswer = { approve: true } | { approve: false; reason?: string }
+
 /** Options of `runAgent`. Only `provider`, `model` and `messages` are required. */
 export type RunAgentOptions = z.input<typeof RunAgentOptionsSchema>
 
@@ -178,6 +204,8 @@ export interface ResolvedOptions {
   thinking: ThinkingOptions | undefined
   workspace: string | undefined
   session: SessionOptions | undefined
+  /** The decisions given with `resume`, by tool call id (`{}` for `resume: true`); off: `undefined`. */
+  resume: { approvals: Readonly<Record<string, ApprovalAnswer>> } | undefined
   trace: Trace | undefined
   concurrency: number
   loopGuard: LoopGuardOptions | false | undefined
@@ -214,6 +242,12 @@ function toolMap(tools: readonly AgentTool[] | undefined): Map<string, AgentTool
  */
 export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
   const o = parseWith(RunAgentOptionsSchema, options, 'runAgent options')
+  if (o.resume !== undefined && o.session === undefined) {
+    throw new ValidationError(
+      'Invalid runAgent options: resume: a run can only be resumed from a session (give `session`)',
+      [{ path: 'resume', message: 'needs the session option' }],
+    )
+  }
   // the caller's own model, system and messages are used as given (the check does not copy them)
   const model =
     typeof options.model === 'string' ? getModelInfo(options.model) : (options.model as ModelInfo)
@@ -230,6 +264,10 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
     thinking: o.thinking,
     workspace: o.workspace,
     session: o.session,
+    resume:
+      o.resume === undefined
+        ? undefined
+        : { approvals: o.resume === true ? {} : (o.resume.approvals ?? {}) },
     trace: o.trace,
     concurrency: o.toolConcurrency ?? Number.POSITIVE_INFINITY,
     loopGuard: o.loopGuard,

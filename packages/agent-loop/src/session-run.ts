@@ -1,5 +1,7 @@
 import {
   type Message,
+  randomId,
+  type SessionApprovalEntry,
   type SessionEntry,
   type SessionStore,
   sessionHeader,
@@ -9,6 +11,10 @@ import {
 import type { AgentWarning } from './events.js'
 import { limitHistory } from './history.js'
 import { lastEntryId, sessionMessageEntries } from './session/entries.js'
+import { type RunState, runStateOf } from './session/run-state.js'
+
+/** An approval entry before it is placed in the log (id, parent and time are added on append). */
+export type ApprovalDraft = Omit<SessionApprovalEntry, 'type' | 'id' | 'parentId' | 'ts'>
 
 /** How much of a stored session is sent to the model. */
 export interface HistoryLimit {
@@ -33,40 +39,36 @@ function isEmptyReply(message: Message): boolean {
 }
 
 /**
- * One run's view of a session: loads the history (repaired and limited), then appends each
- * step's messages as one batch, chained by `parentId`, with the header first when the session is
- * new. A batch is never split, so a reader sees whole steps only.
+ * One run's view of a session: loads the log (its messages, and where its last run stands),
+ * then appends the run's messages write-ahead, each batch chained by `parentId`, with the header
+ * first when the session is new. A batch is written whole or not at all.
  */
 export class SessionRun {
   readonly options: SessionOptions
   #lastId: string | null = null
   #hasHeader = false
   #appended = 0
+  readonly #limit: { tokens: number; counter: TokenCounter }
 
-  private constructor(options: SessionOptions) {
+  private constructor(options: SessionOptions, limit: { tokens: number; counter: TokenCounter }) {
     this.options = options
+    this.#limit = limit
   }
 
-  /** Load the session: its messages after orphan repair and the history limit, and warnings. */
+  /** Load the session: its stored messages, its last run's state, and the load's warnings. */
   static async open(
     options: SessionOptions,
     defaults: { tokens: number; counter: TokenCounter },
   ): Promise<{
     session: SessionRun
-    history: Message[]
-    stored: number
+    messages: Message[]
+    state: RunState
     warnings: AgentWarning[]
   }> {
-    const session = new SessionRun(options)
+    const session = new SessionRun(options, defaults)
     const loaded = await options.store.load(options.id)
     session.#hasHeader = loaded.entries.some((e) => e.type === 'session')
     session.#lastId = lastEntryId(loaded.entries)
-    const all = sessionMessages(loaded.entries)
-    const limited = limitHistory(all, {
-      tokens: options.history?.tokens ?? defaults.tokens,
-      ...(options.history?.turns === undefined ? {} : { turns: options.history.turns }),
-      counter: defaults.counter,
-    })
     const warnings = loaded.warnings.map((w) => ({
       code: w.code,
       message: w.line === undefined ? w.message : `line ${w.line}: ${w.message}`,
@@ -74,26 +76,55 @@ export class SessionRun {
     }))
     return {
       session,
-      history: limited.filter((m) => !isEmptyReply(m)),
-      stored: all.length,
+      messages: sessionMessages(loaded.entries),
+      state: runStateOf(loaded.entries),
       warnings,
     }
   }
 
-  /** Entries appended by this run so far. */
+  /** The history sent to the model: `messages` after orphan repair and the history limit. */
+  history(messages: readonly Message[]): Message[] {
+    const limited = limitHistory(messages, {
+      tokens: this.options.history?.tokens ?? this.#limit.tokens,
+      ...(this.options.history?.turns === undefined ? {} : { turns: this.options.history.turns }),
+      counter: this.#limit.counter,
+    })
+    return limited.filter((m) => !isEmptyReply(m))
+  }
+
+  /** Entries appended by this run so far (the header not counted). */
   get appended(): number {
     return this.#appended
   }
 
-  /** Append messages as one batch (the header first when the session is new). */
-  async append(messages: readonly Message[], now: Date = new Date()): Promise<void> {
-    if (messages.length === 0) return
+  /**
+   * Append one batch: the header first when the session is new, then the approval entries, then
+   * the messages (one durable `append`; nothing when both are empty).
+   */
+  async append(
+    messages: readonly Message[],
+    approvals: readonly ApprovalDraft[] = [],
+    now: Date = new Date(),
+  ): Promise<void> {
+    if (messages.length === 0 && approvals.length === 0) return
     const entries: SessionEntry[] = this.#hasHeader ? [] : [sessionHeader(this.options.id, now)]
-    const added = sessionMessageEntries(messages, { parentId: this.#lastId, now: () => now })
+    let parentId = this.#lastId
+    for (const draft of approvals) {
+      const entry: SessionApprovalEntry = {
+        type: 'approval',
+        id: randomId(),
+        parentId,
+        ts: now.toISOString(),
+        ...draft,
+      }
+      entries.push(entry)
+      parentId = entry.id
+    }
+    const added = sessionMessageEntries(messages, { parentId, now: () => now })
     entries.push(...added)
     await this.options.store.append(this.options.id, entries)
     this.#hasHeader = true
-    this.#lastId = added[added.length - 1]?.id ?? this.#lastId
-    this.#appended += messages.length
+    this.#lastId = added[added.length - 1]?.id ?? parentId
+    this.#appended += approvals.length + added.length
   }
 }

@@ -5,7 +5,6 @@ import { sessionHeader, sessionMessages, textMessage } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { defineTool } from './define-tool.js'
-import { MISSING_TOOL_RESULT_TEXT } from './history.js'
 import { runAgent } from './run-agent.js'
 import { jsonlSessionStore } from './session/jsonl-store.js'
 import { emulated, memorySessionStore, onCleanup, wireText } from './test-support.js'
@@ -121,24 +120,28 @@ describe('runAgent({ session })', () => {
     }).result
     expect(result.stopReason).toBe('end_turn')
     const sent = bodies()[0]!.messages
-    // turn "one" is cut; turn "two" keeps its call, answered by an error result
+    // turn "one" is cut; turn "two" keeps its call: the run takes up the unfinished one first,
+    // answering the call (not idempotent) as interrupted, and saves that result
     expect(wireText(sent[0])).toBe('two')
     expect(sent[1]?.content).toEqual([
       { type: 'tool_use', id: 'toolu_orphan', name: 'note', input: { text: 'x' } },
     ])
+    const interrupted = expect.stringMatching(
+      /"note" was running\. It may or may not have taken effect/,
+    )
     expect(sent[2]?.content).toEqual([
       expect.objectContaining({
         type: 'tool_result',
         tool_use_id: 'toolu_orphan',
         is_error: true,
-        content: [{ type: 'text', text: MISSING_TOOL_RESULT_TEXT }],
+        content: [{ type: 'text', text: interrupted }],
       }),
       // the rolling prompt-cache breakpoint (cache: 'auto') sits on the last message
       { type: 'text', text: 'three', cache_control: { type: 'ephemeral' } },
     ])
   })
 
-  test('a store that fails to save ends the run with its error; the messages stay in the result', async () => {
+  test('a store that fails to save ends the run with its error before any call', async () => {
     const store = memorySessionStore()
     const failing = {
       ...store,
@@ -146,7 +149,7 @@ describe('runAgent({ session })', () => {
         throw new Error('disk full')
       },
     }
-    const { provider } = await emulated(['Hi.'])
+    const { provider, bodies } = await emulated(['Hi.'])
     const result = await runAgent({
       provider,
       model: 'claude-haiku-4-5',
@@ -155,6 +158,9 @@ describe('runAgent({ session })', () => {
     }).result
     expect(result.stopReason).toBe('error')
     expect(result.error?.code).toBe('agent_loop_error')
-    expect(result.messages.map((m) => m.role)).toEqual(['assistant'])
+    expect(result.error?.message).toContain('disk full')
+    // the user's message could not be made durable, so nothing was asked of the model
+    expect(bodies()).toHaveLength(0)
+    expect(result.messages).toEqual([])
   })
 })

@@ -28,6 +28,11 @@ export const AGENT_STOP_REASONS = Object.freeze([
   'stop_condition',
   /** The plan phase asked the user a question (`result.question`). */
   'clarify',
+  /**
+   * A tool call needs a person's approval (`approval: 'ask'`): the run paused with the calls in
+   * `result.pending`; `runAgent({ session, messages: [], resume: { approvals } })` finishes it.
+   */
+  'awaiting_approval',
   /** The run was aborted (`abort()` or `signal`). */
   'aborted',
   /** The run failed (`result.error`). */

@@ -1,6 +1,6 @@
 import type { Message, RunInfo, TextBlock, ToolCallBlock } from '@contextkit/core'
 import type { AgentTool } from './define-tool.js'
-import { RepeatedToolCallError, ToolInputError } from './errors.js'
+import { type AgentLoopError, RepeatedToolCallError, ToolInputError } from './errors.js'
 import type { AgentEvent } from './events.js'
 import type { LoopGuard, LoopGuardVerdict } from './loop-guard.js'
 import { runToolCalls } from './run-tools.js'
@@ -11,6 +11,8 @@ export interface ToolStepInput {
   calls: readonly ToolCallBlock[]
   /** Calls whose JSON input did not parse (id → why). */
   invalidCalls: ReadonlyMap<string, string>
+  /** Calls answered with this error instead of running (id → error): denied, interrupted. */
+  answered?: ReadonlyMap<string, AgentLoopError>
   guard: LoopGuard | undefined
   tools: ReadonlyMap<string, AgentTool>
   concurrency: number
@@ -32,6 +34,11 @@ export async function runToolStep(
   const { calls, step, run } = input
   const verdict: LoopGuardVerdict = input.guard?.check(calls) ?? { refused: new Map(), stop: false }
   calls.forEach((call, index) => {
+    const answer = input.answered?.get(call.id)
+    if (answer !== undefined) {
+      verdict.refused.set(index, answer)
+      return
+    }
     const problem = input.invalidCalls.get(call.id)
     if (problem !== undefined && !verdict.refused.has(index)) {
       verdict.refused.set(

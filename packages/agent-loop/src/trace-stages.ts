@@ -5,7 +5,7 @@
 export const AGENT_TRACE_STAGES = Object.freeze({
   /** `{ runId, model, sessionId?, historyMessages }` */
   runStart: 'agent:run-start',
-  /** `{ sessionId, entries, messages, kept, warnings }`: the session was loaded and limited. */
+  /** `{ sessionId, messages, state, warnings }`: the session was loaded (`state`: its last run, `idle`, `reply` or `tools`). */
   sessionLoaded: 'agent:session-loaded',
   /** `{ system, userSections, prefill, tools }`: what `runPrepare` produced. */
   prepared: 'agent:prepared',
@@ -36,6 +36,16 @@ export const AGENT_TRACE_STAGES = Object.freeze({
   recovered: 'agent:recovered',
   /** `{ step, id, tool, input, isError, code?, chars, durationMs }` */
   tool: 'agent:tool',
+  /**
+   * `{ step, id, tool, decision }`: a call's approval (`allow`, `ask`, `deny` from its policy;
+   * `approved` / `denied` from `resume: { approvals }` or a new message sent instead).
+   */
+  approval: 'agent:approval',
+  /**
+   * `{ state, rerun, interrupted, approved, denied, pending }`: the session's last run was
+   * unfinished and this run took it up first (see the `run-resume` event).
+   */
+  resumed: 'agent:resumed',
   /** `{ step, tool, repeats, action }`: the loop guard refused a repeated call. */
   loopGuard: 'agent:loop-guard',
   /** `{ final, step }`: middleware `finalize` ran on a reply. */

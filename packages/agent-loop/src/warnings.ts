@@ -19,6 +19,13 @@ export const AGENT_LOOP_WARNINGS = Object.freeze({
   unknownStopReason: 'agent_loop_unknown_stop_reason',
   /** The Anthropic API sent a content block this version does not know (left out). */
   blockDropped: 'agent_loop_block_dropped',
+  /**
+   * A tool's approval callback threw or returned something other than `'allow'`, `'ask'` or
+   * `'deny'`: the call waits for a person (`'ask'`), the safe side.
+   */
+  approvalFailed: 'agent_loop_approval_failed',
+  /** `resume: { approvals }` named a call that is not waiting for approval (ignored). */
+  approvalUnmatched: 'agent_loop_approval_unmatched',
   /** A completions server sent a `finish_reason` this version does not know. */
   unknownFinishReason: 'agent_loop_unknown_finish_reason',
   /** An OpenAI-compatible chat server sent a `finish_reason` this version does not know. */
