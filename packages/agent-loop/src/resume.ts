@@ -132,7 +132,10 @@ function interruptedError(call: ToolCallBlock): ToolInterruptedError {
   )
 }
 
-function warnUnmatched(input: FinishCallsInput): void {
+/** Warn about each decision in `approvals` that names no call waiting for one (it is ignored). */
+export function warnUnmatched(
+  input: Pick<FinishCallsInput, 'unanswered' | 'approvals' | 'warn'>,
+): void {
   const waiting = new Set(
     input.unanswered.filter((u) => u.approval?.status === 'requested').map((u) => u.call.id),
   )

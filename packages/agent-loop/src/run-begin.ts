@@ -1,7 +1,7 @@
 import type { Message, RunInfo } from '@contextkit/core'
 import type { AgentEvent, AgentWarning, PendingApproval, ResumeSummary } from './events.js'
 import type { ResolvedOptions } from './options.js'
-import { finishCalls } from './resume.js'
+import { finishCalls, warnUnmatched } from './resume.js'
 import type { RunState } from './session/run-state.js'
 import type { ApprovalDraft, SessionRun } from './session-run.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
@@ -47,6 +47,9 @@ export async function beginRun(input: BeginInput): Promise<Begun> {
   if (!opened) return { history: [] }
   const stored = [...opened.messages]
   const { state } = opened
+  if (state.kind !== 'tools') {
+    warnUnmatched({ unanswered: [], approvals: o.resume?.approvals ?? {}, warn: input.warn })
+  }
   if (state.kind === 'idle' && o.resume !== undefined && o.messages.length === 0) {
     return { stop: 'end_turn' }
   }

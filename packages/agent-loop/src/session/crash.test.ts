@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { expectedEntry } from './crash-entries.js'
 import { jsonlSessionStore } from './jsonl-store.js'
 import { SESSION_WARNING_CODES } from './lines.js'
-import { bundleCrashWriter, tempDir } from './test-support.js'
+import { bundleFixture, tempDir } from './test-support.js'
 
 let work: Awaited<ReturnType<typeof tempDir>>
 let writer: string
 
 beforeAll(async () => {
   work = await tempDir('crash')
-  writer = await bundleCrashWriter(work.dir)
+  writer = await bundleFixture('crash-writer', work.dir)
 })
 afterAll(() => work.cleanup())
 

@@ -11,11 +11,14 @@ export async function tempDir(label: string): Promise<{ dir: string; cleanup(): 
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
 }
 
-/** Bundle the crash writer into one plain `.mjs` file that `node` runs without a loader. */
-export async function bundleCrashWriter(outDir: string): Promise<string> {
-  const outfile = join(outDir, `crash-writer-${randomUUID()}.mjs`)
+/**
+ * Bundle a `*.fixture.ts` file of this folder (and what it imports) into one plain `.mjs` file
+ * that `node` runs without a loader, in `outDir`.
+ */
+export async function bundleFixture(name: string, outDir: string): Promise<string> {
+  const outfile = join(outDir, `${name}-${randomUUID()}.mjs`)
   await build({
-    entryPoints: [fileURLToPath(new URL('./crash-writer.fixture.ts', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL(`./${name}.fixture.ts`, import.meta.url))],
     outfile,
     bundle: true,
     platform: 'node',

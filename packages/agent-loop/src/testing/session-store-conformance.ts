@@ -6,6 +6,7 @@ import {
   sessionHeader,
   ValidationError,
 } from '@contextkit/core'
+import { approvalResume, approvalRoundTrip, crashResume } from './durable-checks.js'
 import { freshId, messageEntries, newSession, normalized } from './session-fixtures.js'
 
 /** Makes the store under test. Called once per check; stores may share storage (ids are unique). */
@@ -71,6 +72,18 @@ async function expectEntries(store: SessionStore, id: string, expected: readonly
 }
 
 const CHECKS: ReadonlyArray<readonly [string, Check]> = [
+  [
+    'approval entries round-trip with their optional fields',
+    (store, ids) => approvalRoundTrip(store, idFor(ids, 'approval')),
+  ],
+  [
+    'a run killed mid-tool resumes from the log: the idempotent call runs again, the other is answered as interrupted',
+    (store, ids) => crashResume(store, idFor(ids, 'crash-resume')),
+  ],
+  [
+    'a run paused for approval is finished by a later run',
+    (store, ids) => approvalResume(store, idFor(ids, 'approval-resume')),
+  ],
   [
     'an unknown id loads empty, is not listed and deletes as false',
     async (store, ids) => {
