@@ -1,5 +1,14 @@
 // @contextkit/agent-loop/testing: conformance checks for store implementations.
 
+export type { DurableCrashMatrixOptions, DurableWorkerArgs } from './durable-matrix.js'
+export { durableCrashMatrix, durableWorkerProcess } from './durable-matrix.js'
+export type { DurableWorkerOptions } from './durable-worker.js'
+export {
+  DURABLE_CALLS,
+  DURABLE_USER_MESSAGE,
+  durableScript,
+  durableWorker,
+} from './durable-worker.js'
 export type {
   ProviderCheckResult,
   ProviderConformanceReport,

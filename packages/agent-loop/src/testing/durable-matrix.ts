@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict'
+import type { ChildProcess } from 'node:child_process'
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Message, SessionEntry, SessionStore } from '@contextkit/core'
+import type { ApprovalAnswer } from '../options.js'
+import { runStateOf } from '../session/run-state.js'
+import { DURABLE_CALLS, DURABLE_USER_MESSAGE, durableWorker } from './durable-worker.js'
+
+/** What one worker process is told (as one JSON argument). */
+export interface DurableWorkerArgs {
+  sessionId: string
+  mode: 'run' | 'resume' | 'approve'
+  approvals?: Record<string, ApprovalAnswer>
+  effectsDir: string
+  baseURL: string
+}
+
+/**
+ * The body of a worker process: reads its {@link DurableWorkerArgs} from `argv[2]`, prints
+ * `ready`, runs {@link durableWorker} on the store `makeStore` gives, prints its result as one
+ * JSON line, and exits.
+ */
+export async function durableWorkerProcess(makeStore: () => SessionStore): Promise<void> {
+  const args = JSON.parse(process.argv[2] ?? '{}') as DurableWorkerArgs
+  process.stdout.write('ready\n')
+  const outcome = await durableWorker({ ...args, store: makeStore() })
+  process.stdout.write(`${JSON.stringify(outcome)}\n`)
+}
+
+/** Options of {@link durableCrashMatrix}. */
+export interface DurableCrashMatrixOptions {
+  /** Kills to land in all (workers killed before they ended). Default `200`. */
+  kills?: number
+  /** Trials run at the same time. Default `2`. */
+  lanes?: number
+  /** The emulator's URL; its script must be {@link durableScript}. */
+  baseURL: string
+  /** Start a worker process running {@link durableWorkerProcess} with `JSON.stringify(args)`. */
+  startWorker(args: DurableWorkerArgs): ChildProcess
+  /** The store's entries of a session (read in the test process). */
+  load(sessionId: string): Promise<SessionEntry[]>
+  /** Bodies of the requests the emulator received so far. */
+  requests(): readonly unknown[]
+  /** A directory for the side-effect files. */
+  workDir: string
+  /** Longest wait after `ready` before a kill, ms. Default `300`. */
+  maxKillDelayMs?: number
+}
+
+type Printed = { stopReason: string; pending: Array<{ toolCallId: string }>; error?: string }
+
+const DENY_REASON = 'out.txt is read-only today'
+
+/**
+ * The crash matrix of durable runs: trials of the 3-step scenario, each a chain of worker
+ * processes SIGKILLed at random instants after they start (mid stream, mid tool, mid append)
+ * and replaced by one that resumes (approving, or denying every third trial, when asked), until
+ * one ends the run. Checks after each trial: the run reached `end_turn`; the user's message is
+ * in the log once; every tool call has exactly one result; no side effect ran twice for one
+ * call; a denied call never ran and its reason reached the model. Resolves with the counts
+ * and, in `landed`, what state the kills left the log in.
+ */
+export async function durableCrashMatrix(
+  options: DurableCrashMatrixOptions,
+): Promise<{ trials: number; kills: number; landed: Record<string, number> }> {
+  const target = options.kills ?? 200
+  let kills = 0
+  let trials = 0
+  const landed: Record<string, number> = {}
+  const lane = async (): Promise<void> => {
+    while (kills < target) {
+      const n = trials++
+      const landedHere = await trial(
+        options,
+        n,
+        () => kills < target && Math.random() < 0.75,
+        landed,
+      )
+      kills += landedHere
+    }
+  }
+  await Promise.all(Array.from({ length: options.lanes ?? 2 }, lane))
+  return { trials, kills, landed }
+}
+
+/** Where a kill left the log: nothing saved, or the state of its last run. */
+function whereLanded(entries: readonly SessionEntry[]): string {
+  if (messagesOf(entries).length === 0) return 'before the user message'
+  const state = runStateOf(entries)
+  if (state.kind === 'tools') return 'mid tools'
+  return state.kind === 'reply' ? 'awaiting a reply' : 'after the answer'
+}
+
+const messagesOf = (entries: readonly SessionEntry[]): Message[] =>
+  entries.flatMap((e) => (e.type === 'message' ? [e.message] : []))
+
+async function trial(
+  options: DurableCrashMatrixOptions,
+  n: number,
+  mayKill: () => boolean,
+  landed: Record<string, number>,
+): Promise<number> {
+  const sessionId = `durable-${n}-${Date.now().toString(36)}`
+  const effectsDir = join(options.workDir, sessionId)
+  mkdirSync(effectsDir, { recursive: true })
+  const deny = n % 3 === 0
+  let kills = 0
+  let approvals: Record<string, ApprovalAnswer> | undefined
+  for (let attempt = 0; attempt < 60; attempt++) {
+    // the caller sends the user's message again only while the log does not hold it
+    const held = messagesOf(await options.load(sessionId)).length > 0
+    const mode = !held ? 'run' : approvals ? 'approve' : 'resume'
+    const args = { sessionId, mode, effectsDir, baseURL: options.baseURL } as const
+    const delay = mayKill() ? Math.random() * (options.maxKillDelayMs ?? 300) : undefined
+    const printed = await worker(
+      options.startWorker({ ...args, ...(approvals ? { approvals } : {}) }),
+      delay,
+    )
+    if (printed === 'killed') {
+      kills++
+      const where = whereLanded(await options.load(sessionId))
+      landed[where] = (landed[where] ?? 0) + 1
+      continue
+    }
+    if (printed.stopReason === 'end_turn') {
+      await check(options, sessionId, effectsDir, deny)
+      return kills
+    }
+    assert.equal(printed.stopReason, 'awaiting_approval', printed.error)
+    const decision: ApprovalAnswer = deny
+      ? { approve: false, reason: `${DENY_REASON} (${sessionId})` }
+      : { approve: true }
+    approvals = Object.fromEntries(printed.pending.map((p) => [p.toolCallId, decision]))
+  }
+  throw new Error(`trial ${sessionId} did not end in 60 workers`)
+}
+
+/** Wait for the worker; kill it `delay` ms after it is ready (when given). */
+async function worker(proc: ChildProcess, delay: number | undefined): Promise<Printed | 'killed'> {
+  let out = ''
+  let err = ''
+  proc.stderr?.on('data', (d: Buffer) => {
+    err += d.toString()
+  })
+  const exited = new Promise<string | number | null>((resolve) =>
+    proc.once('exit', (code, signal) => resolve(signal ?? code)),
+  )
+  const ready = new Promise<void>((resolve) => {
+    proc.stdout?.on('data', (d: Buffer) => {
+      out += d.toString()
+      if (out.includes('ready\n')) resolve()
+    })
+  })
+  await Promise.race([ready, exited])
+  if (delay !== undefined) {
+    await sleep(delay)
+    proc.kill('SIGKILL')
+  }
+  const code = await exited
+  if (code === 'SIGKILL') return 'killed'
+  const line = out.split('\n').find((l) => l.startsWith('{'))
+  if (!line) throw new Error(`a worker exited (${code}) without a result: ${err}`)
+  return JSON.parse(line) as Printed
+}
+
+async function check(
+  options: DurableCrashMatrixOptions,
+  sessionId: string,
+  effectsDir: string,
+  deny: boolean,
+): Promise<void> {
+  const messages = messagesOf(await options.load(sessionId))
+  const asked = messages.flatMap((m) =>
+    m.role === 'user' && m.content[0]?.type === 'text' ? [m.content[0].text] : [],
+  )
+  assert.deepEqual(asked, [DURABLE_USER_MESSAGE], "the user's message is in the log, once")
+  const results: Record<string, number> = {}
+  for (const m of messages) {
+    for (const b of m.content) {
+      if (b.type === 'tool_call') results[b.id] ??= 0
+      if (b.type === 'tool_result') results[b.toolCallId] = (results[b.toolCallId] ?? 0) + 1
+    }
+  }
+  const once = Object.fromEntries(Object.values(DURABLE_CALLS).map((id) => [id, 1]))
+  assert.deepEqual(results, once, `${sessionId}: every tool call has exactly one result`)
+  assert.equal(messages.at(-1)?.role, 'assistant', `${sessionId}: the log ends with the answer`)
+  for (const file of readdirSync(effectsDir)) {
+    const runs = readFileSync(join(effectsDir, file), 'utf8').trim().split('\n').length
+    assert.equal(runs, 1, `${sessionId}: ${file} ran ${runs} times`)
+  }
+  if (!deny) return
+  assert.ok(
+    !readdirSync(effectsDir).includes(`write-${DURABLE_CALLS.write}`),
+    'a denied call never runs',
+  )
+  const reason = `${DENY_REASON} (${sessionId})`
+  const seen = options.requests().some((body) => JSON.stringify(body).includes(reason))
+  assert.ok(seen, `${sessionId}: the denial's reason reached the model`)
+}

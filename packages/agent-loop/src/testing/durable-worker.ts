@@ -1,0 +1,126 @@
+import { appendFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { type SessionStore, textMessage } from '@contextkit/core'
+import * as z from 'zod'
+import { defineTool } from '../define-tool.js'
+import type { ApprovalAnswer } from '../options.js'
+import { runAgent } from '../run-agent.js'
+
+/** The user's message of the durable-run scenario. */
+export const DURABLE_USER_MESSAGE = 'Do the task.'
+
+/** The calls of the scenario's two tool steps, by id (the model is told to use these ids). */
+export const DURABLE_CALLS = Object.freeze({
+  lookup: 'toolu_look',
+  send: 'toolu_send',
+  write: 'toolu_write',
+})
+
+/**
+ * The scripted model of the durable-run scenario, for testkit's emulator (`script`): the step is
+ * read from the replies the request already holds, so a repeated call gets the same answer.
+ * Step 1 calls `lookup` (idempotent) and `send` (not), step 2 calls `write` (needs approval),
+ * step 3 answers.
+ */
+export function durableScript(request: { messages: ReadonlyArray<{ role: string }> }) {
+  const replies = request.messages.filter((m) => m.role === 'assistant').length
+  const transport = { chunkDelayMs: 1, writeSize: 8 }
+  if (replies === 0) {
+    return {
+      text: 'Looking it up and telling Bob.',
+      toolUse: [
+        { id: DURABLE_CALLS.lookup, name: 'lookup', input: { q: 'x' } },
+        { id: DURABLE_CALLS.send, name: 'send', input: { to: 'bob' } },
+      ],
+      transport,
+    }
+  }
+  if (replies === 1) {
+    return {
+      text: 'Writing the file.',
+      toolUse: { id: DURABLE_CALLS.write, name: 'write', input: { path: 'out.txt' } },
+      transport,
+    }
+  }
+  return { text: 'All done.', transport }
+}
+
+/** Options of {@link durableWorker}. */
+export interface DurableWorkerOptions {
+  store: SessionStore
+  sessionId: string
+  /** The emulator's URL (the real `@anthropic-ai/sdk` is pointed at it). */
+  baseURL: string
+  /** `run` sends the user's message; `resume` resumes; `approve` resumes with `approvals`. */
+  mode: 'run' | 'resume' | 'approve'
+  approvals?: Record<string, ApprovalAnswer>
+  /** Where the side-effect files go: one line per execution, in `<tool>-<call id>`. */
+  effectsDir: string
+}
+
+/**
+ * One worker of the durable-run crash matrix: a single `runAgent` call of the scenario on
+ * `store`, meant to run in a child process that the test kills at random instants. Tools:
+ * `lookup` (idempotent), `send` (not; its side effect is written before it sleeps, so a kill
+ * mid-tool leaves it done and unreported), `write` (`approval: 'ask'`). Needs
+ * `@anthropic-ai/sdk` (loaded on call).
+ */
+export async function durableWorker(options: DurableWorkerOptions) {
+  const { default: Anthropic } = await import('@anthropic-ai/sdk')
+  const { anthropicProvider } = await import('../anthropic/anthropic-provider.js')
+  const effect = (name: string, id: string): void =>
+    appendFileSync(join(options.effectsDir, `${name}-${id}`), `${process.pid}\n`)
+  const client = new Anthropic({ apiKey: 'test', baseURL: options.baseURL, maxRetries: 0 })
+  const result = await runAgent({
+    provider: anthropicProvider({ client, retryDelayMs: 1 }),
+    model: 'claude-haiku-4-5',
+    tools: scenarioTools(effect),
+    session: { store: options.store, id: options.sessionId },
+    messages: options.mode === 'run' ? [textMessage('user', DURABLE_USER_MESSAGE)] : [],
+    ...(options.mode === 'run'
+      ? {}
+      : { resume: options.mode === 'approve' ? { approvals: options.approvals ?? {} } : true }),
+  }).result
+  return {
+    stopReason: result.stopReason,
+    pending: result.pending ?? [],
+    ...(result.error ? { error: result.error.message } : {}),
+  }
+}
+
+function scenarioTools(effect: (name: string, id: string) => void) {
+  return [
+    defineTool({
+      name: 'lookup',
+      description: 'Look something up',
+      input: z.object({ q: z.string() }),
+      idempotent: true,
+      execute: async ({ q }) => {
+        await sleep(Math.random() * 10)
+        return `found ${q}`
+      },
+    }),
+    defineTool({
+      name: 'send',
+      description: 'Send a message',
+      input: z.object({ to: z.string() }),
+      execute: async ({ to }, { toolCallId }) => {
+        effect('send', toolCallId)
+        await sleep(Math.random() * 10)
+        return `sent to ${to}`
+      },
+    }),
+    defineTool({
+      name: 'write',
+      description: 'Write a file',
+      input: z.object({ path: z.string() }),
+      approval: 'ask',
+      execute: async ({ path }, { toolCallId }) => {
+        effect('write', toolCallId)
+        await sleep(Math.random() * 5)
+        return `wrote ${path}`
+      },
+    }),
+  ]
+}
