@@ -40,3 +40,9 @@ test('the README /openai example (parallel calls streamed in pieces) runs and pr
   expect(expected.length).toBe(3)
   expect(logs).toEqual(expected)
 })
+
+test('the README durable-runs example (pause for approval, resume) runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:durable -->')
+  expect(expected).toHaveLength(3)
+  expect(logs).toEqual(expected)
+})
