@@ -72,7 +72,7 @@ export interface AgentWarning {
 }
 
 /** A tool call that waits for a person's decision (`stopReason: 'awaiting_approval'`). */
-export interface PendingApproval {
+export type PendingApproval = {
   toolCallId: string
   tool: string
   /** The call's input, as the model sent it. */
@@ -84,7 +84,7 @@ export interface PendingApproval {
  * `run-resume` event). `state` is `reply` when the log ended with input the model had not
  * answered (the model call is made again), `tools` when a reply's calls had no result.
  */
-export interface ResumeSummary {
+export type ResumeSummary = {
   state: 'reply' | 'tools'
   /** Calls of `idempotent` tools run again (they had no saved result). */
   rerun: string[]
