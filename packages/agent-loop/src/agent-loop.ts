@@ -17,10 +17,9 @@ import {
   textOf,
   type Usage,
 } from '@contextkit/core'
-import { approvalDecisions, deniedError } from './approval.js'
 import { RunTokenCounter } from './budget.js'
 import { toolDefinition } from './define-tool.js'
-import { AgentAbortedError, AgentLoopError } from './errors.js'
+import { AgentLoopError, abortError } from './errors.js'
 import {
   type AgentCallUsage,
   type AgentEvent,
@@ -30,6 +29,7 @@ import {
   type PendingApproval,
   withCacheHitRate,
 } from './events.js'
+import { type GatedTools, runGatedTools } from './gated-tools.js'
 import { LoopGuard, type LoopGuardVerdict } from './loop-guard.js'
 import { type CallContext, type CallResult, callModel } from './model-call.js'
 import type { ResolvedOptions } from './options.js'
@@ -38,9 +38,8 @@ import { beginRun, type OpenedSession } from './run-begin.js'
 import { safeRecord, warningTrace } from './run-trace.js'
 import { addUsage, interruptedReply, runUsage } from './run-usage.js'
 import { type ApprovalDraft, SessionRun } from './session-run.js'
-import { firstStop, type StopState } from './stop-conditions.js'
-import { type AgentStopReason, conditionStopReason, replyStopReason } from './stop-reasons.js'
-import { runToolStep } from './tool-step.js'
+import { checkStopConditions } from './stop-conditions.js'
+import { type AgentStopReason, replyStopReason } from './stop-reasons.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 
 /** How a step ended: the turn to go on with, or the run's end. */
@@ -281,65 +280,33 @@ export class AgentLoop {
     this.#stepEnd(step, message, results)
     if (pending.length > 0)
       return { end: this.#finish('awaiting_approval', undefined, { pending }) }
-    const { stop, failure } = this.#decideStop(step, reply, calls, results, verdict)
+    const { stop, failure } = this.#decideStop(step, reply, calls, verdict)
     if (!stop) return { turn }
     return {
       end: this.#finish(stop, failure ?? (stop === 'aborted' ? this.#abortError() : undefined)),
     }
   }
 
-  /**
-   * The tool half of a step: each call's approval, the calls that may run (a denied one gets its
-   * error result), then one durable append of the requests for approval and the results.
-   */
-  async #tools(
+  /** The tool half of a step ({@link runGatedTools}), saving through this run's session. */
+  #tools(
     calls: ToolCallBlock[],
     invalidCalls: ReadonlyMap<string, string>,
     step: number,
     guard: LoopGuard | undefined,
-  ): Promise<{ results?: Message; verdict: LoopGuardVerdict; pending: PendingApproval[] }> {
-    const decisions = await approvalDecisions(calls, {
-      tools: this.#o.tools,
-      refused: new Set(invalidCalls.keys()),
-      runId: this.#runId,
-      warn: this.#warn,
-    })
-    const pending: PendingApproval[] = []
-    const answered = new Map<string, AgentLoopError>()
-    for (const call of calls) {
-      const decision = decisions.get(call.id) ?? 'allow'
-      if (decision !== 'allow') {
-        this.#run.trace.record(AGENT_TRACE_STAGES.approval, {
-          step,
-          id: call.id,
-          tool: call.name,
-          decision,
-        })
-      }
-      if (decision === 'deny') answered.set(call.id, deniedError(call, undefined))
-      if (decision !== 'ask') continue
-      const waiting = { toolCallId: call.id, tool: call.name, input: call.input }
-      pending.push(waiting)
-      this.#emit({ type: 'tool-approval-requested', step, ...waiting })
-    }
-    const asked = new Set(pending.map((p) => p.toolCallId))
-    const runnable = calls.filter((c) => !asked.has(c.id))
-    const { results, verdict } = await runToolStep({
-      calls: runnable,
+  ): Promise<GatedTools> {
+    return runGatedTools({
+      calls,
       invalidCalls,
-      answered,
+      step,
       guard,
       tools: this.#o.tools,
       concurrency: this.#o.concurrency,
       signal: this.#signal,
       run: this.#run,
-      step,
       emit: this.#emit,
+      warn: this.#warn,
+      save: (messages, approvals) => this.#save(messages, approvals),
     })
-    const kept = results.content.length > 0 ? results : undefined
-    const drafts = pending.map((p) => ({ ...p, status: 'requested' as const }))
-    await this.#save(kept ? [kept] : [], drafts)
-    return { ...(kept ? { results: kept } : {}), verdict, pending }
   }
 
   /** The step's model call, with its `step-start` and `usage` events and its trace record. */
@@ -372,29 +339,18 @@ export class AgentLoop {
     step: number,
     reply: AssistantMessage,
     calls: ToolCallBlock[],
-    results: Message | undefined,
     verdict: LoopGuardVerdict,
   ): { stop?: AgentStopReason; failure?: ContextkitError } {
     if (this.#signal.aborted) return { stop: 'aborted' }
     if (verdict.stop) return { stop: 'loop_detected' }
-    const state: StopState = {
+    return checkStopConditions(this.#o.conditions, {
       steps: step,
       lastReply: reply,
       lastToolCalls: calls,
       toolCalls: this.#toolCalls,
       messages: [...this.#saved],
       usage: this.#usage,
-    }
-    try {
-      const fired = firstStop(this.#o.conditions, state)
-      return fired ? { stop: conditionStopReason(fired.stopReason) } : {}
-    } catch (error) {
-      // a custom condition threw: the step still ends whole, then the run stops
-      const failure = new AgentLoopError(`A stop condition threw: ${describeError(error)}`, {
-        cause: error,
-      })
-      return { stop: 'error', failure }
-    }
+    })
   }
 
   /** Middleware `finalize` on a reply (`final`: it calls no tool). */
@@ -454,11 +410,7 @@ export class AgentLoop {
   }
 
   #abortError(): ContextkitError | undefined {
-    const reason: unknown = this.#signal.reason
-    if (ContextkitError.isInstance(reason)) return reason
-    if (reason === undefined || (reason instanceof Error && reason.name === 'AbortError'))
-      return undefined
-    return new AgentAbortedError(`The run was aborted: ${describeError(reason)}`, { cause: reason })
+    return abortError(this.#signal)
   }
 
   #finish(

@@ -1,4 +1,4 @@
-import { ContextkitError, type ContextkitErrorOptions } from '@contextkit/core'
+import { ContextkitError, type ContextkitErrorOptions, describeError } from '@contextkit/core'
 
 /** Base class of the errors the agent loop raises on purpose (codes start with `agent_loop_`). */
 export class AgentLoopError extends ContextkitError {
@@ -129,4 +129,16 @@ export class RequestBuildError extends AgentLoopError {
 /** The run was aborted; `result.error` holds this when the abort came with a reason. */
 export class AgentAbortedError extends AgentLoopError {
   static override readonly code: string = 'agent_loop_aborted'
+}
+
+/**
+ * The error a run aborted by `signal` reports: the reason itself when it is a `ContextkitError`,
+ * none for a plain abort, else an {@link AgentAbortedError} naming the reason.
+ */
+export function abortError(signal: AbortSignal): ContextkitError | undefined {
+  const reason: unknown = signal.reason
+  if (ContextkitError.isInstance(reason)) return reason
+  if (reason === undefined || (reason instanceof Error && reason.name === 'AbortError'))
+    return undefined
+  return new AgentAbortedError(`The run was aborted: ${describeError(reason)}`, { cause: reason })
 }

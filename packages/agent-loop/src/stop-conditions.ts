@@ -1,11 +1,15 @@
 import {
   type AssistantMessage,
   assertObject,
+  describeError,
   invalidArgument,
   type Message,
   type ToolCallBlock,
   type Usage,
 } from '@contextkit/core'
+
+import { AgentLoopError } from './errors.js'
+import { type AgentStopReason, conditionStopReason } from './stop-reasons.js'
 
 /** What a stop condition sees after each step (a model call plus its tool calls). */
 export interface StopState {
@@ -118,4 +122,24 @@ export function firstStop(
   state: StopState,
 ): StopCondition | undefined {
   return conditions.find((c) => c.test(state))
+}
+
+/**
+ * The first of `conditions` that fires on `state`, as the run's stop reason; a condition that
+ * throws stops the run with `error` and an `AgentLoopError` naming what it threw (the step has
+ * ended whole by then).
+ */
+export function checkStopConditions(
+  conditions: readonly StopCondition[],
+  state: StopState,
+): { stop?: AgentStopReason; failure?: AgentLoopError } {
+  try {
+    const fired = firstStop(conditions, state)
+    return fired ? { stop: conditionStopReason(fired.stopReason) } : {}
+  } catch (error) {
+    const failure = new AgentLoopError(`A stop condition threw: ${describeError(error)}`, {
+      cause: error,
+    })
+    return { stop: 'error', failure }
+  }
 }

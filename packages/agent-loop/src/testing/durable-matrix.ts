@@ -3,7 +3,14 @@ import type { ChildProcess } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Message, SessionEntry, SessionStore } from '@contextkit/core'
+import {
+  assertObject,
+  assertString,
+  invalidArgument,
+  type Message,
+  type SessionEntry,
+  type SessionStore,
+} from '@contextkit/core'
 import type { ApprovalAnswer } from '../options.js'
 import { runStateOf } from '../session/run-state.js'
 import { DURABLE_CALLS, DURABLE_USER_MESSAGE, durableWorker } from './durable-worker.js'
@@ -23,6 +30,14 @@ export interface DurableWorkerArgs {
  * JSON line, and exits.
  */
 export async function durableWorkerProcess(makeStore: () => SessionStore): Promise<void> {
+  if (typeof makeStore !== 'function') {
+    invalidArgument(
+      'durableWorkerProcess',
+      'makeStore',
+      'a function returning a SessionStore',
+      makeStore,
+    )
+  }
   const args = JSON.parse(process.argv[2] ?? '{}') as DurableWorkerArgs
   process.stdout.write('ready\n')
   const outcome = await durableWorker({ ...args, store: makeStore() })
@@ -65,6 +80,7 @@ const DENY_REASON = 'out.txt is read-only today'
 export async function durableCrashMatrix(
   options: DurableCrashMatrixOptions,
 ): Promise<{ trials: number; kills: number; landed: Record<string, number> }> {
+  checkMatrixOptions(options)
   const target = options.kills ?? 200
   let kills = 0
   let trials = 0
@@ -83,6 +99,23 @@ export async function durableCrashMatrix(
   }
   await Promise.all(Array.from({ length: options.lanes ?? 2 }, lane))
   return { trials, kills, landed }
+}
+
+function checkMatrixOptions(options: DurableCrashMatrixOptions): void {
+  const fn = 'durableCrashMatrix'
+  assertObject(options, fn, 'options')
+  assertString(options.baseURL, fn, 'options.baseURL')
+  assertString(options.workDir, fn, 'options.workDir')
+  for (const name of ['startWorker', 'load', 'requests'] as const) {
+    if (typeof options[name] !== 'function')
+      invalidArgument(fn, `options.${name}`, 'a function', options[name])
+  }
+  for (const name of ['kills', 'lanes', 'maxKillDelayMs'] as const) {
+    const value = options[name]
+    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
+      invalidArgument(fn, `options.${name}`, 'a positive integer or undefined', value)
+    }
+  }
 }
 
 /** Where a kill left the log: nothing saved, or the state of its last run. */

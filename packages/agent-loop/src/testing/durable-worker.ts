@@ -1,7 +1,14 @@
 import { appendFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type SessionStore, textMessage } from '@contextkit/core'
+import {
+  assertArray,
+  assertObject,
+  assertString,
+  invalidArgument,
+  type SessionStore,
+  textMessage,
+} from '@contextkit/core'
 import * as z from 'zod'
 import { defineTool } from '../define-tool.js'
 import type { ApprovalAnswer } from '../options.js'
@@ -24,6 +31,8 @@ export const DURABLE_CALLS = Object.freeze({
  * step 3 answers.
  */
 export function durableScript(request: { messages: ReadonlyArray<{ role: string }> }) {
+  assertObject(request, 'durableScript', 'request')
+  assertArray(request.messages, 'durableScript', 'request.messages')
   const replies = request.messages.filter((m) => m.role === 'assistant').length
   const transport = { chunkDelayMs: 1, writeSize: 8 }
   if (replies === 0) {
@@ -67,6 +76,15 @@ export interface DurableWorkerOptions {
  * `@anthropic-ai/sdk` (loaded on call).
  */
 export async function durableWorker(options: DurableWorkerOptions) {
+  const fn = 'durableWorker'
+  assertObject(options, fn, 'options')
+  assertObject(options.store, fn, 'options.store')
+  for (const name of ['sessionId', 'baseURL', 'effectsDir'] as const) {
+    assertString(options[name], fn, `options.${name}`)
+  }
+  if (!['run', 'resume', 'approve'].includes(options.mode)) {
+    invalidArgument(fn, 'options.mode', "'run', 'resume' or 'approve'", options.mode)
+  }
   const { default: Anthropic } = await import('@anthropic-ai/sdk')
   const { anthropicProvider } = await import('../anthropic/anthropic-provider.js')
   const effect = (name: string, id: string): void =>
@@ -97,7 +115,7 @@ function scenarioTools(effect: (name: string, id: string) => void) {
       input: z.object({ q: z.string() }),
       idempotent: true,
       execute: async ({ q }) => {
-        await sleep(Math.random() * 10)
+        await sleep(10 + Math.random() * 20)
         return `found ${q}`
       },
     }),
@@ -107,7 +125,7 @@ function scenarioTools(effect: (name: string, id: string) => void) {
       input: z.object({ to: z.string() }),
       execute: async ({ to }, { toolCallId }) => {
         effect('send', toolCallId)
-        await sleep(Math.random() * 10)
+        await sleep(10 + Math.random() * 20)
         return `sent to ${to}`
       },
     }),
@@ -118,7 +136,7 @@ function scenarioTools(effect: (name: string, id: string) => void) {
       approval: 'ask',
       execute: async ({ path }, { toolCallId }) => {
         effect('write', toolCallId)
-        await sleep(Math.random() * 5)
+        await sleep(10 + Math.random() * 20)
         return `wrote ${path}`
       },
     }),
