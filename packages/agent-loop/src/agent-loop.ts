@@ -18,6 +18,8 @@ import {
   type Usage,
 } from '@contextkit/core'
 import { RunTokenCounter } from './budget.js'
+import { Compactor } from './compaction/compactor.js'
+import { ToolResultClipper } from './compaction/tool-result-clip.js'
 import { toolDefinition } from './define-tool.js'
 import { AgentAbortedError, AgentLoopError } from './errors.js'
 import {
@@ -68,6 +70,8 @@ export class AgentLoop {
   #session: SessionRun | undefined
   #plan: string | undefined
   #run!: RunInfo
+  /** Keeps requests inside the window (`compaction`); none when compaction is off. */
+  readonly #compactor: Compactor | undefined
 
   constructor(
     options: ResolvedOptions,
@@ -79,6 +83,9 @@ export class AgentLoop {
     this.#signal = signal
     this.#channel = channel
     this.#runId = runId
+    this.#compactor = options.compaction
+      ? new Compactor(options.compaction, options.provider)
+      : undefined
   }
 
   #emit = (event: AgentEvent): void => this.#channel.push(event)
@@ -169,6 +176,7 @@ export class AgentLoop {
         this.#calls.push({ ...withCacheHitRate(usage, o.model.pricing), step, phase })
       },
       cache: { mode: o.cache, warnedDropped: false },
+      clip: new ToolResultClipper(o.toolResultMaxTokens, counter.asCounter()),
     }
   }
 
@@ -282,14 +290,17 @@ export class AgentLoop {
   async #call(ctx: CallContext, turn: TurnContext, step: number): Promise<CallResult> {
     const pricing = this.#o.model.pricing
     this.#emit({ type: 'step-start', step, phase: 'agent' })
-    const result = await callModel(ctx, {
+    const spec = {
       turn,
       extra: this.#sent,
       opensReply: step === 1,
       maxTokens: this.#o.maxTokens,
       step,
-      phase: 'agent',
-    })
+      phase: 'agent' as const,
+    }
+    const result = this.#compactor
+      ? await this.#compactor.call(ctx, spec)
+      : await callModel(ctx, spec)
     this.#steps++
     const usage = withCacheHitRate(result.reply.usage, pricing)
     this.#emit({ type: 'usage', step, usage, total: withCacheHitRate(this.#usage, pricing) })
@@ -362,6 +373,7 @@ export class AgentLoop {
     const messages = [...this.#unsavedUser, ...batch]
     await this.#session.append(messages)
     this.#unsavedUser = []
+    await this.#compactor?.persist(this.#session, this.#warn)
     this.#run.trace.record(AGENT_TRACE_STAGES.saved, {
       sessionId: this.#session.options.id,
       appended: messages.length,

@@ -1,5 +1,7 @@
 import {
   type Message,
+  randomId,
+  type SessionCompactionEntry,
   type SessionEntry,
   type SessionStore,
   sessionHeader,
@@ -8,6 +10,7 @@ import {
 } from '@contextkit/core'
 import type { AgentWarning } from './events.js'
 import { limitHistory } from './history.js'
+import { applyCompaction } from './session/apply-compaction.js'
 import { lastEntryId, sessionMessageEntries } from './session/entries.js'
 
 /** How much of a stored session is sent to the model. */
@@ -42,6 +45,8 @@ export class SessionRun {
   #lastId: string | null = null
   #hasHeader = false
   #appended = 0
+  /** Entry ids of the messages loaded or appended by this run (for compaction entries). */
+  readonly #ids = new WeakMap<Message, string>()
 
   private constructor(options: SessionOptions) {
     this.options = options
@@ -61,21 +66,24 @@ export class SessionRun {
     const loaded = await options.store.load(options.id)
     session.#hasHeader = loaded.entries.some((e) => e.type === 'session')
     session.#lastId = lastEntryId(loaded.entries)
-    const all = sessionMessages(loaded.entries)
+    for (const e of loaded.entries) if (e.type === 'message') session.#ids.set(e.message, e.id)
+    const compacted = applyCompaction(loaded.entries)
+    const all = compacted.messages
     const limited = limitHistory(all, {
       tokens: options.history?.tokens ?? defaults.tokens,
       ...(options.history?.turns === undefined ? {} : { turns: options.history.turns }),
       counter: defaults.counter,
     })
-    const warnings = loaded.warnings.map((w) => ({
+    const warnings = [...loaded.warnings, ...compacted.warnings].map((w) => ({
       code: w.code,
       message: w.line === undefined ? w.message : `line ${w.line}: ${w.message}`,
       source: 'session',
     }))
+    const history = limited.filter((m) => !isEmptyReply(m))
     return {
       session,
-      history: limited.filter((m) => !isEmptyReply(m)),
-      stored: all.length,
+      history: compacted.summary === undefined ? history : [compacted.summary, ...history],
+      stored: sessionMessages(loaded.entries).length,
       warnings,
     }
   }
@@ -95,5 +103,28 @@ export class SessionRun {
     this.#hasHeader = true
     this.#lastId = added[added.length - 1]?.id ?? this.#lastId
     this.#appended += messages.length
+    messages.forEach((m, i) => this.#ids.set(m, (added[i] as SessionEntry).id))
+  }
+
+  /** The entry id of a message this run loaded or appended. */
+  idOf(message: Message): string | undefined {
+    return this.#ids.get(message)
+  }
+
+  /** Append a `compaction` entry (summary + first kept entry id) after the last entry. */
+  async appendCompaction(
+    entry: Omit<SessionCompactionEntry, 'type' | 'id' | 'parentId' | 'ts'>,
+    now: Date = new Date(),
+  ): Promise<void> {
+    const id = randomId()
+    const compaction: SessionCompactionEntry = {
+      type: 'compaction',
+      id,
+      parentId: this.#lastId,
+      ts: now.toISOString(),
+      ...entry,
+    }
+    await this.options.store.append(this.options.id, [compaction])
+    this.#lastId = id
   }
 }
