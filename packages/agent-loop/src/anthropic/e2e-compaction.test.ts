@@ -6,13 +6,20 @@ import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { SUMMARY_SYSTEM_PROMPT } from '../compaction/summarize.js'
 import { defineTool } from '../define-tool.js'
+import { ContextIrreducibleError, ContextTooLongError } from '../errors.js'
 import type { AgentEvent, AgentUsage } from '../events.js'
 import { repairOrphans } from '../history.js'
 import { runAgent } from '../run-agent.js'
 import { jsonlSessionStore } from '../session/jsonl-store.js'
 import { tempDir } from '../session/test-support.js'
 import { maxSteps } from '../stop-conditions.js'
-import { collect, emulated, onCleanup, wireText } from '../test-support.js'
+import {
+  collect,
+  emulated,
+  memorySessionStore,
+  onCleanup,
+  wireText,
+} from '../test-support.js'
 
 const WINDOW = 20_000
 const model = { ...getModelInfo('claude-sonnet-4-6'), contextWindow: WINDOW }
@@ -138,4 +145,77 @@ describe('compaction end to end', () => {
     expect(sent.length).toBeLessThan(all.length / 5)
     expect(JSON.stringify(sent)).not.toContain('chunk 1 line')
   }, 60_000)
+
+  test('overflow: an estimate that undercounts hits one 400, compacts once, retries and finishes', async () => {
+    const { dir, cleanup } = await tempDir('compaction-overflow-')
+    onCleanup(cleanup)
+    const { provider, emulator } = await emulated(scripted(8), { models: emulatorModels })
+    // counts half of what the emulator counts: the threshold never fires, the API refuses first
+    const under = { id: 'under', kind: 'estimate' as const, count: (t: string) => Math.ceil(t.length / 8) }
+    const run = runAgent({
+      provider,
+      model,
+      system: 'You read logs carefully.',
+      messages: [textMessage('user', 'Read 8 chunks.')],
+      tools: [readChunk],
+      tokenCounter: under,
+      stopWhen: maxSteps(100),
+      session: { store: jsonlSessionStore(dir), id: 'overflow' },
+    })
+    const events = await collect(run.events)
+    const result = await run.result
+    expect(result.error).toBeUndefined()
+    expect(result.stopReason).toBe('end_turn')
+    const refused = emulator.requests.filter((r) => r.path === '/v1/messages' && r.status === 400)
+    expect(refused).toHaveLength(1)
+    expect(JSON.stringify(refused[0]?.body)).toContain('chunk 1 line')
+    const ends = events.flatMap((e) => (e.type === 'compaction-end' ? [e] : []))
+    expect(ends.map((e) => e.reason)).toEqual(['overflow'])
+    // the loop's trailing-turn rule and middleware recovery left the 400 alone
+    expect(events.filter((e) => e.type === 'retry')).toEqual([])
+    expect(result.warnings).toEqual([])
+  })
+
+  test('irreducible: a system prompt over the window ends typed with no provider call', async () => {
+    const { provider, emulator } = await emulated(['never sent'], { models: emulatorModels })
+    const result = await runAgent({
+      provider,
+      model,
+      system: `Rules: ${'be exact. '.repeat(10_000)}`,
+      messages: [textMessage('user', 'Hi')],
+      compaction: {},
+    }).result
+    expect(result.stopReason).toBe('error')
+    expect(result.error?.code).toBe('context_irreducible')
+    expect(ContextIrreducibleError.isInstance(result.error)).toBe(true)
+    expect(emulator.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(0)
+  })
+
+  test('irreducible: a 1 MB user message in a session ends typed with no provider call', async () => {
+    const { provider, emulator } = await emulated(['never sent'], { models: emulatorModels })
+    const result = await runAgent({
+      provider,
+      model,
+      messages: [textMessage('user', 'x'.repeat(1_000_000))],
+      session: { store: memorySessionStore(), id: 'big' },
+    }).result
+    expect(result.error?.code).toBe('context_irreducible')
+    expect(emulator.requests).toHaveLength(0)
+  })
+
+  test('irreducible after one attempt: a system prompt the estimate undercounts', async () => {
+    const { provider, emulator } = await emulated(['never answered'], { models: emulatorModels })
+    const under = { id: 'under', kind: 'estimate' as const, count: (t: string) => Math.ceil(t.length / 8) }
+    const result = await runAgent({
+      provider,
+      model,
+      system: `Rules: ${'be exact. '.repeat(10_000)}`,
+      messages: [textMessage('user', 'Hi')],
+      tokenCounter: under,
+      compaction: {},
+    }).result
+    expect(result.error?.code).toBe('context_irreducible')
+    expect(ContextTooLongError.isInstance(result.error?.cause)).toBe(true)
+    expect(emulator.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(1)
+  })
 })
