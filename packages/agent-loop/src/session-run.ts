@@ -103,7 +103,7 @@ export class SessionRun {
     this.#hasHeader = true
     this.#lastId = added[added.length - 1]?.id ?? this.#lastId
     this.#appended += messages.length
-    messages.forEach((m, i) => this.#ids.set(m, (added[i] as SessionEntry).id))
+    for (const [i, m] of messages.entries()) this.#ids.set(m, (added[i] as SessionEntry).id)
   }
 
   /** The entry id of a message this run loaded or appended. */

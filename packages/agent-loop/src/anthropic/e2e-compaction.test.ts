@@ -13,13 +13,7 @@ import { runAgent } from '../run-agent.js'
 import { jsonlSessionStore } from '../session/jsonl-store.js'
 import { tempDir } from '../session/test-support.js'
 import { maxSteps } from '../stop-conditions.js'
-import {
-  collect,
-  emulated,
-  memorySessionStore,
-  onCleanup,
-  wireText,
-} from '../test-support.js'
+import { collect, emulated, memorySessionStore, onCleanup, wireText } from '../test-support.js'
 
 const WINDOW = 20_000
 const model = { ...getModelInfo('claude-sonnet-4-6'), contextWindow: WINDOW }
@@ -51,7 +45,10 @@ function scripted(steps: number) {
     }
     agentCalls++
     if (agentCalls <= steps) {
-      return { text: `Reading ${agentCalls}.`, toolUse: { name: 'read_chunk', input: { n: agentCalls } } }
+      return {
+        text: `Reading ${agentCalls}.`,
+        toolUse: { name: 'read_chunk', input: { n: agentCalls } },
+      }
     }
     return 'All chunks read.'
   }
@@ -118,7 +115,10 @@ describe('compaction end to end', () => {
 
     // the session on disk still holds every original message, and the compaction entries
     const raw = await readFile(store.pathOf('long'), 'utf8')
-    const lines = raw.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string })
+    const lines = raw
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string })
     expect(lines.filter((l) => l.type === 'compaction')).toHaveLength(ends.length)
     const loaded = await store.load('long')
     const all = sessionMessages(loaded.entries)
@@ -151,7 +151,11 @@ describe('compaction end to end', () => {
     onCleanup(cleanup)
     const { provider, emulator } = await emulated(scripted(8), { models: emulatorModels })
     // counts half of what the emulator counts: the threshold never fires, the API refuses first
-    const under = { id: 'under', kind: 'estimate' as const, count: (t: string) => Math.ceil(t.length / 8) }
+    const under = {
+      id: 'under',
+      kind: 'estimate' as const,
+      count: (t: string) => Math.ceil(t.length / 8),
+    }
     const run = runAgent({
       provider,
       model,
@@ -205,7 +209,11 @@ describe('compaction end to end', () => {
 
   test('irreducible after one attempt: a system prompt the estimate undercounts', async () => {
     const { provider, emulator } = await emulated(['never answered'], { models: emulatorModels })
-    const under = { id: 'under', kind: 'estimate' as const, count: (t: string) => Math.ceil(t.length / 8) }
+    const under = {
+      id: 'under',
+      kind: 'estimate' as const,
+      count: (t: string) => Math.ceil(t.length / 8),
+    }
     const result = await runAgent({
       provider,
       model,

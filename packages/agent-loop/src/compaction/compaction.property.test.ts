@@ -15,7 +15,10 @@ import { SUMMARY_SYSTEM_PROMPT } from './summarize.js'
 const scenario = fc.record({
   window: fc.integer({ min: 2_000, max: 30_000 }),
   /** Tool result sizes in emulator tokens (⌈chars / 4⌉), as shares of the window. */
-  results: fc.array(fc.double({ min: 0.001, max: 0.45, noNaN: true }), { minLength: 1, maxLength: 14 }),
+  results: fc.array(fc.double({ min: 0.001, max: 0.45, noNaN: true }), {
+    minLength: 1,
+    maxLength: 14,
+  }),
   systemShare: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 1.3, noNaN: true })),
   userShare: fc.double({ min: 0, max: 0.3, noNaN: true }),
   at: fc.double({ min: 0.3, max: 1, noNaN: true }),
@@ -47,7 +50,11 @@ describe('compaction bounds (property)', () => {
           execute: ({ n }) => `r${n} ${'y'.repeat(4 * (sizes[n - 1] ?? 1))}`,
         })
         const store = memorySessionStore()
-        const model = { ...getModelInfo('claude-sonnet-4-6'), contextWindow: s.window, maxOutput: 256 }
+        const model = {
+          ...getModelInfo('claude-sonnet-4-6'),
+          contextWindow: s.window,
+          maxOutput: 256,
+        }
         const options = {
           provider,
           model,
@@ -60,7 +67,9 @@ describe('compaction bounds (property)', () => {
         }
         const run = runAgent({
           ...options,
-          messages: [textMessage('user', `go ${'u'.repeat(Math.floor(4 * s.userShare * s.window))}`)],
+          messages: [
+            textMessage('user', `go ${'u'.repeat(Math.floor(4 * s.userShare * s.window))}`),
+          ],
         })
         const events = await collect(run.events)
         const result = await run.result
@@ -84,7 +93,8 @@ describe('compaction bounds (property)', () => {
         if (s.resume && result.stopReason === 'end_turn') {
           // the resumed run starts from summary + tail, and the API accepts it as it is
           const before = emulator.requests.length
-          const next = await runAgent({ ...options, messages: [textMessage('user', 'again')] }).result
+          const next = await runAgent({ ...options, messages: [textMessage('user', 'again')] })
+            .result
           expect(['end_turn', 'error']).toContain(next.stopReason)
           if (next.stopReason === 'error') expect(next.error?.code).toBe('context_irreducible')
           else expect(emulator.requests.slice(before).filter((r) => r.status !== 200)).toEqual([])

@@ -27,7 +27,9 @@ const call = (id: string): Message => ({
 })
 const result = (id: string, text = 'ok'): Message => ({
   role: 'user',
-  content: [{ type: 'tool_result', toolCallId: id, content: [{ type: 'text', text }], isError: false }],
+  content: [
+    { type: 'tool_result', toolCallId: id, content: [{ type: 'text', text }], isError: false },
+  ],
 })
 
 /** A random history of user turns with tool steps (pairs whole). */
@@ -105,7 +107,11 @@ describe('summary messages and serialization', () => {
 })
 
 describe('applyCompaction', () => {
-  const messages = [textMessage('user', 'one'), textMessage('assistant', 'two'), textMessage('user', 'three')]
+  const messages = [
+    textMessage('user', 'one'),
+    textMessage('assistant', 'two'),
+    textMessage('user', 'three'),
+  ]
   const entries = (): SessionEntry[] => [
     { type: 'session', version: 1, id: 's', createdAt: 't' },
     ...sessionMessageEntries(messages, { newId: counter() }),
@@ -127,7 +133,14 @@ describe('applyCompaction', () => {
     const list = [
       ...entries(),
       compaction('e2'),
-      { type: 'custom', id: 'c', parentId: 'k1', ts: 't', customType: 'x', data: 1 } as SessionEntry,
+      {
+        type: 'custom',
+        id: 'c',
+        parentId: 'k1',
+        ts: 't',
+        customType: 'x',
+        data: 1,
+      } as SessionEntry,
       {
         type: 'approval',
         id: 'p',
@@ -150,7 +163,11 @@ describe('applyCompaction', () => {
   })
 
   test('an entry naming an unknown id is ignored with a warning (the one before it applies)', () => {
-    const applied = applyCompaction([...entries(), compaction('e3', 'k1'), compaction('nope', 'k2')])
+    const applied = applyCompaction([
+      ...entries(),
+      compaction('e3', 'k1'),
+      compaction('nope', 'k2'),
+    ])
     expect(applied.warnings.map((w) => w.code)).toEqual([AGENT_LOOP_WARNINGS.compactionUnknownId])
     expect(applied.messages).toHaveLength(1)
     const none = applyCompaction([...entries(), compaction('nope')])
@@ -163,7 +180,9 @@ describe('applyCompaction', () => {
     const list = [
       ...entries(),
       compaction('e3'),
-      ...sessionMessageEntries([textMessage('assistant', 'x'.repeat(4_000))], { newId: () => 'e4' }),
+      ...sessionMessageEntries([textMessage('assistant', 'x'.repeat(4_000))], {
+        newId: () => 'e4',
+      }),
     ]
     await store.append('s', list)
     const { provider, bodies } = await emulated(['fine'])

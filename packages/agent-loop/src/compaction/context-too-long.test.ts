@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk'
-import { getModelInfo, type TurnContext, textMessage } from '@contextkit/core'
+import { getModelInfo, type TurnContext } from '@contextkit/core'
 import { isPrefillRejection } from '@contextkit/prefill'
 import { startAnthropicEmulator } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
@@ -14,14 +14,17 @@ import { asContextTooLong, isContextTooLong } from './context-too-long.js'
 
 const tooLongBody = {
   type: 'error',
-  error: { type: 'invalid_request_error', message: 'prompt is too long: 208656 tokens > 200000 maximum' },
+  error: {
+    type: 'invalid_request_error',
+    message: 'prompt is too long: 208656 tokens > 200000 maximum',
+  },
 }
 
 const model = { ...getModelInfo('claude-haiku-4-5'), contextWindow: 1_000 }
 
 function request(text: string): ProviderRequest {
   return {
-    messages: [textMessage('user', text)],
+    messages: [{ role: 'user', content: [{ type: 'text', text }] }],
     system: [],
     stopSequences: [],
     cacheMarkersApplied: 0,
@@ -65,7 +68,9 @@ describe('context too long', () => {
     // the same words in another status or type are not it
     expect(isContextTooLong(new ProviderError('x', { status: 413, body: tooLongBody }))).toBe(false)
     expect(
-      isContextTooLong(new ProviderError('x', { status: 400, errorType: 'api_error', body: tooLongBody })),
+      isContextTooLong(
+        new ProviderError('x', { status: 400, errorType: 'api_error', body: tooLongBody }),
+      ),
     ).toBe(false)
     const openAi = new ProviderError('x', { status: 400, errorType: 'context_length_exceeded' })
     expect(isContextTooLong(openAi)).toBe(true)
@@ -87,23 +92,38 @@ describe('context too long', () => {
 
   test('the OpenAI chat provider maps context_length_exceeded to context_too_long', async () => {
     const emulator = await tinyEmulator()
-    const provider = openAIChatProvider({ baseURL: `${emulator.url}/v1`, apiKey: 'k', retryDelayMs: 1 })
+    const provider = openAIChatProvider({
+      baseURL: `${emulator.url}/v1`,
+      apiKey: 'k',
+      retryDelayMs: 1,
+    })
     const error = await lastError(provider, request('word '.repeat(2_000)))
     expect(error.code).toBe('context_too_long')
   })
 
   test('the completions provider error mapping', () => {
-    const error = asContextTooLong(httpError('http://x', 400, JSON.stringify(tooLongBody), undefined))
+    const error = asContextTooLong(
+      httpError('http://x', 400, JSON.stringify(tooLongBody), undefined),
+    )
     expect(error.code).toBe('context_too_long')
-    const other = asContextTooLong(httpError('http://x', 400, '{"error":{"message":"bad"}}', undefined))
+    const other = asContextTooLong(
+      httpError('http://x', 400, '{"error":{"message":"bad"}}', undefined),
+    )
     expect(other.code).toBe('agent_loop_provider_error')
   })
 
   test('the trailing-turn fallback and the prefill rejection check leave it alone', () => {
     const error = asContextTooLong(
-      new ProviderError('x', { status: 400, errorType: 'invalid_request_error', body: tooLongBody }),
+      new ProviderError('x', {
+        status: 400,
+        errorType: 'invalid_request_error',
+        body: tooLongBody,
+      }),
     )
-    const prefilled = { ...request('Hi'), messages: [textMessage('user', 'Hi'), textMessage('assistant', '{')] }
+    const prefilled = {
+      ...request('Hi'),
+      messages: [textMessage('user', 'Hi'), textMessage('assistant', '{')],
+    }
     const turn = { model, prefill: '{', messages: [] } as unknown as TurnContext
     expect(withoutTrailingTurn(error, turn, prefilled)).toBeUndefined()
     // the same 400 with another message is still the trailing-turn rule's

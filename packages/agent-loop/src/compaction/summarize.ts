@@ -46,7 +46,9 @@ const SERIALIZED_TOOL_RESULT_CHARS = 2_000
 export function summaryMessage(summary: string): Message {
   return {
     role: 'user',
-    content: [{ type: 'text', text: `${COMPACTION_SUMMARY_PREFIX}\n<summary>\n${summary}\n</summary>` }],
+    content: [
+      { type: 'text', text: `${COMPACTION_SUMMARY_PREFIX}\n<summary>\n${summary}\n</summary>` },
+    ],
   }
 }
 
@@ -139,7 +141,9 @@ export async function summarizeWithModel(
   const formatted = formatter.buildMessages(
     [{ role: 'user', content: [{ type: 'text', text: summaryRequestText(input) }] }],
     {
-      system: [{ id: 'compaction-summary', text: SUMMARY_SYSTEM_PROMPT, priority: 1, cache: 'stable' }],
+      system: [
+        { id: 'compaction-summary', text: SUMMARY_SYSTEM_PROMPT, priority: 1, cache: 'stable' },
+      ],
       model,
     },
   )

@@ -1,7 +1,7 @@
 import { TIMED_OUT, within } from '@contextkit/core'
+import { asContextTooLong } from '../compaction/context-too-long.js'
 import { connectionError, httpError } from '../completions/completion-errors.js'
 import { SseReader } from '../completions/sse-reader.js'
-import { asContextTooLong } from '../compaction/context-too-long.js'
 import { ProviderError } from '../errors.js'
 import type { ProviderEvent } from '../provider.js'
 import type { AttemptOutcome } from '../provider-retry.js'

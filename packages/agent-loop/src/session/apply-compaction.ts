@@ -1,9 +1,4 @@
-import {
-  assertArray,
-  type Message,
-  type SessionEntry,
-  type SessionWarning,
-} from '@contextkit/core'
+import { assertArray, type Message, type SessionEntry, type SessionWarning } from '@contextkit/core'
 import { summaryMessage } from '../compaction/summarize.js'
 import { AGENT_LOOP_WARNINGS } from '../warnings.js'
 

@@ -6,6 +6,7 @@ import {
   sessionHeader,
   ValidationError,
 } from '@contextkit/core'
+import { compactionRoundTrip } from './compaction-check.js'
 import { freshId, messageEntries, newSession, normalized } from './session-fixtures.js'
 
 /** Makes the store under test. Called once per check; stores may share storage (ids are unique). */
@@ -310,6 +311,7 @@ const CHECKS: ReadonlyArray<readonly [string, Check]> = [
       await expectEntries(store, id, entries)
     },
   ],
+  ['a compaction entry round-trips and applies as summary + kept tail', compactionRoundTrip],
 ]
 
 /**
