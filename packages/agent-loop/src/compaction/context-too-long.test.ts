@@ -120,9 +120,12 @@ describe('context too long', () => {
         body: tooLongBody,
       }),
     )
-    const prefilled = {
+    const prefilled: ProviderRequest = {
       ...request('Hi'),
-      messages: [textMessage('user', 'Hi'), textMessage('assistant', '{')],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+        { role: 'assistant', content: [{ type: 'text', text: '{' }] },
+      ],
     }
     const turn = { model, prefill: '{', messages: [] } as unknown as TurnContext
     expect(withoutTrailingTurn(error, turn, prefilled)).toBeUndefined()
