@@ -40,3 +40,9 @@ test('the README /openai example (parallel calls streamed in pieces) runs and pr
   expect(expected.length).toBe(3)
   expect(logs).toEqual(expected)
 })
+
+test('the README compaction example (a 6,000-token window) runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:compaction -->')
+  expect(expected.length).toBe(2)
+  expect(logs).toEqual(expected)
+})
