@@ -15,7 +15,9 @@ const counter = new RunTokenCounter(createTokenCounter({ model }))
 const clip = new ToolResultClipper(Math.floor(model.contextWindow / 4), counter.asCounter())
 const turn = createTurnContext({
   model,
-  system: [{ id: 'system', text: 'You are careful.', priority: 1, cache: 'stable', required: true }],
+  system: [
+    { id: 'system', text: 'You are careful.', priority: 1, cache: 'stable', required: true },
+  ],
   messages: [...history(200), textMessage('user', 'Which files parse orders?')],
   tools: tools(20).map(toolDefinition),
 })

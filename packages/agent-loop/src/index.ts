@@ -30,6 +30,7 @@ export {
   SUMMARY_SYSTEM_PROMPT,
   serializeConversation,
   summaryMessage,
+  summaryOf,
 } from './compaction/summarize.js'
 export type { AgentTool, DefineToolOptions, ToolContext, ToolOutput } from './define-tool.js'
 export { DEFAULT_TOOL_TIMEOUT_MS, defineTool, toolDefinition } from './define-tool.js'
