@@ -1,12 +1,19 @@
 import Anthropic from '@anthropic-ai/sdk'
-import { AGENT_TRACE_STAGES } from '@contextkit/agent-loop'
+import { AGENT_TRACE_STAGES, summaryMessage } from '@contextkit/agent-loop'
+import { createTokenCounter, createTurnContext, getModelInfo, textMessage } from '@contextkit/core'
 import { type AnthropicEmulator, startAnthropicEmulator } from '@contextkit/testkit'
 import fc from 'fast-check'
 import picocolors from 'picocolors'
 import { afterEach, expect, test } from 'vitest'
 import { createDemoWorkspace, type DemoWorkspace } from '../demo-workspace.js'
 import { type EmbeddedTurnOptions, runEmbeddedTurn } from '../embedded-runner.js'
-import { BUDGET_ROWS, type BudgetChart, bar, renderBudgetChart } from './budget-chart.js'
+import {
+  BUDGET_ROWS,
+  type BudgetChart,
+  bar,
+  buildBudgetChart,
+  renderBudgetChart,
+} from './budget-chart.js'
 import { BudgetChartCollector } from './budget-collector.js'
 import { offlineScenario } from './offline-scenario.js'
 
@@ -140,4 +147,28 @@ test('sections that exist but did not fit say "dropped to fit", never that they 
   expect(row(chart, 'context-hint').detail).toBe('dropped to fit: context-metadata')
   expect(row(chart, 'bootstrap').detail).not.toContain('in the workspace')
   expect(row(chart, 'context-hint').detail).not.toBe('no context file')
+})
+
+test('a compacted history shows its summary on a row of its own, apart from the history', () => {
+  const counter = createTokenCounter()
+  const turn = createTurnContext({
+    model: getModelInfo('claude-haiku-4-5'),
+    messages: [
+      summaryMessage('## Task\nRead the logs.'),
+      textMessage('assistant', 'Read chunk 9.'),
+      textMessage('user', 'Go on.'),
+    ],
+  })
+  const event = { budget: 1_000, tokens: 0, kept: [], omissions: [] }
+  const chart = buildBudgetChart({ turn, event, maxTokens: 1024, counter })
+  expect(row(chart, 'summary').tokens).toBeGreaterThan(0)
+  expect(row(chart, 'summary').detail).toBe('the compacted history before the kept messages')
+  expect(row(chart, 'history').detail).toBe('1 messages')
+  const fresh = buildBudgetChart({
+    turn: { ...turn, messages: turn.messages.slice(1) },
+    event,
+    maxTokens: 1024,
+    counter,
+  })
+  expect(row(fresh, 'summary')).toMatchObject({ tokens: 0, detail: 'no compaction yet' })
 })

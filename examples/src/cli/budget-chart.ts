@@ -1,5 +1,10 @@
-import { messageTokens, OMISSION_NOTICE_ID, PLAN_SECTION_ID } from '@contextkit/agent-loop'
-import type { Omission, Section, TokenCounter, TurnContext } from '@contextkit/core'
+import {
+  messageTokens,
+  OMISSION_NOTICE_ID,
+  PLAN_SECTION_ID,
+  summaryOf,
+} from '@contextkit/agent-loop'
+import type { Message, Omission, Section, TokenCounter, TurnContext } from '@contextkit/core'
 import { type Colors, num } from './terminal.js'
 
 /** The rows of the chart, in the order a request is built. */
@@ -7,6 +12,7 @@ export const BUDGET_ROWS = [
   'system',
   'bootstrap',
   'resumption',
+  'summary',
   'history',
   'message',
   'context-hint',
@@ -23,6 +29,7 @@ const LABELS: Readonly<Record<BudgetRowKey, string>> = {
   system: 'system',
   bootstrap: 'bootstrap files',
   resumption: 'resumption',
+  summary: 'summary',
   history: 'history',
   message: 'your message',
   'context-hint': 'context-file hint',
@@ -211,7 +218,10 @@ export function buildBudgetChart(input: BudgetChartInput): BudgetChart {
     }
   }
   const messages = turn.messages
-  const history = messages.slice(0, -1)
+  // a compacted session opens with the summary of what came before its kept tail
+  const summary = messages.length > 1 ? summaryOf(messages[0]) : undefined
+  const summaryTokens = summary === undefined ? 0 : messageTokens(messages[0] as Message, counter)
+  const history = messages.slice(summary === undefined ? 0 : 1, -1)
   const current = messages.at(-1)
   const historyTokens = history.reduce((sum, m) => sum + messageTokens(m, counter), 0)
   const messageTokensNow = current ? messageTokens(current, counter) : 0
@@ -223,6 +233,16 @@ export function buildBudgetChart(input: BudgetChartInput): BudgetChart {
   const rows: BudgetRow[] = BUDGET_ROWS.map((key) => {
     const label = LABELS[key]
     switch (key) {
+      case 'summary':
+        return {
+          key,
+          label,
+          tokens: summaryTokens,
+          detail:
+            summary === undefined
+              ? 'no compaction yet'
+              : 'the compacted history before the kept messages',
+        }
       case 'history': {
         const s = input.session
         const detail =

@@ -18,6 +18,8 @@ import {
   type Usage,
 } from '@contextkit/core'
 import { RunTokenCounter } from './budget.js'
+import { Compactor } from './compaction/compactor.js'
+import { ToolResultClipper } from './compaction/tool-result-clip.js'
 import { toolDefinition } from './define-tool.js'
 import { AgentLoopError, abortError } from './errors.js'
 import {
@@ -48,8 +50,8 @@ type StepOutcome = { turn: TurnContext } | { end: AgentResult }
 /**
  * One run of the agent loop; {@link AgentLoop.run} never rejects. A run is: open the session,
  * prepare the turn (middleware), the plan phase when asked, then steps until a stop. A step is
- * one model call ({@link AgentLoop.#call}), the tools it asked for, the stop decision, and the
- * step's messages finalized and saved as one batch ({@link AgentLoop.#endStep}).
+ * one model call ({@link AgentLoop.#call}), the reply finalized and saved before its tools run,
+ * the tools and their results saved, and the stop decision.
  */
 export class AgentLoop {
   readonly #o: ResolvedOptions
@@ -68,6 +70,8 @@ export class AgentLoop {
   #session: SessionRun | undefined
   #plan: string | undefined
   #run!: RunInfo
+  /** Keeps requests inside the window (`compaction`); none when compaction is off. */
+  readonly #compactor: Compactor | undefined
 
   constructor(
     options: ResolvedOptions,
@@ -79,6 +83,9 @@ export class AgentLoop {
     this.#signal = signal
     this.#channel = channel
     this.#runId = runId
+    this.#compactor = options.compaction
+      ? new Compactor(options.compaction, options.provider)
+      : undefined
   }
 
   #emit = (event: AgentEvent): void => this.#channel.push(event)
@@ -148,7 +155,7 @@ export class AgentLoop {
     this.#session = opened.session
     this.#run.trace.record(AGENT_TRACE_STAGES.sessionLoaded, {
       sessionId: options.id,
-      messages: opened.messages.length,
+      messages: opened.stored,
       state: opened.state.kind,
       warnings: warnings.length,
     })
@@ -184,6 +191,7 @@ export class AgentLoop {
         this.#calls.push({ ...withCacheHitRate(usage, o.model.pricing), step, phase })
       },
       cache: { mode: o.cache, warnedDropped: false },
+      clip: new ToolResultClipper(o.toolResultMaxTokens, counter.asCounter()),
     }
   }
 
@@ -313,14 +321,17 @@ export class AgentLoop {
   async #call(ctx: CallContext, turn: TurnContext, step: number): Promise<CallResult> {
     const pricing = this.#o.model.pricing
     this.#emit({ type: 'step-start', step, phase: 'agent' })
-    const result = await callModel(ctx, {
+    const spec = {
       turn,
       extra: this.#sent,
       opensReply: step === 1,
       maxTokens: this.#o.maxTokens,
       step,
-      phase: 'agent',
-    })
+      phase: 'agent' as const,
+    }
+    const result = this.#compactor
+      ? await this.#compactor.call(ctx, spec)
+      : await callModel(ctx, spec)
     this.#steps++
     const usage = withCacheHitRate(result.reply.usage, pricing)
     this.#emit({ type: 'usage', step, usage, total: withCacheHitRate(this.#usage, pricing) })
@@ -388,6 +399,7 @@ export class AgentLoop {
     if (!input) this.#saved.push(...messages)
     if (!this.#session || (messages.length === 0 && approvals.length === 0)) return
     await this.#session.append(messages, approvals)
+    await this.#compactor?.persist(this.#session, this.#warn)
     this.#run.trace.record(AGENT_TRACE_STAGES.saved, {
       sessionId: this.#session.options.id,
       appended: messages.length + approvals.length,

@@ -142,3 +142,24 @@ export function abortError(signal: AbortSignal): ContextkitError | undefined {
     return undefined
   return new AgentAbortedError(`The run was aborted: ${describeError(reason)}`, { cause: reason })
 }
+
+/**
+ * The provider refused the request because the prompt is longer than the model's context window:
+ * the Anthropic API's 400 `invalid_request_error` whose message starts `prompt is too long`, or an
+ * OpenAI-style `context_length_exceeded`. Never retryable as it is (the same request fails the
+ * same way); the loop compacts the history once and sends the call again (see `compaction`).
+ * Code `context_too_long`.
+ */
+export class ContextTooLongError extends ProviderError {
+  static override readonly code: string = 'context_too_long'
+}
+
+/**
+ * What cannot be left out of a request (system prompt, tool definitions and the user message
+ * that opens the newest turn) is already larger than the model's context window, so no
+ * compaction can make the request fit; the run ends with this error without a call, or after at
+ * most one compaction attempt. Code `context_irreducible`.
+ */
+export class ContextIrreducibleError extends AgentLoopError {
+  static override readonly code: string = 'context_irreducible'
+}

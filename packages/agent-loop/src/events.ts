@@ -186,6 +186,29 @@ export type AgentEvent =
       toolResults?: Message
     }
   | { type: 'run-end'; result: AgentResult }
+  /** The history is being summarized before the step's call (see `runAgent({ compaction })`). */
+  | {
+      type: 'compaction-start'
+      step: number
+      reason: CompactionReason
+      /** The request's estimated input tokens before the compaction. */
+      beforeTokens: number
+    }
+  /** The history was summarized: the step's call sends the summary and the kept tail. */
+  | {
+      type: 'compaction-end'
+      step: number
+      reason: CompactionReason
+      beforeTokens: number
+      /** The request's estimated input tokens after the compaction. */
+      afterTokens: number
+    }
+
+/**
+ * Why the history was compacted: its estimate passed `compaction.at` (`threshold`), or the
+ * provider refused the prompt as longer than the window (`overflow`).
+ */
+export type CompactionReason = 'threshold' | 'overflow'
 
 /** Names of the event types, for filtering without string literals. */
 export const AGENT_EVENT_TYPES = Object.freeze([
@@ -204,6 +227,8 @@ export const AGENT_EVENT_TYPES = Object.freeze([
   'retry',
   'step-end',
   'run-end',
+  'compaction-start',
+  'compaction-end',
 ] as const satisfies ReadonlyArray<AgentEvent['type']>)
 
 /**

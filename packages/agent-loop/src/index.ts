@@ -14,12 +14,32 @@ export {
   placeCacheBreakpoints,
   TOOLS_CACHE_MIN_TOKENS,
 } from './cache-breakpoints.js'
+export type {
+  CompactionOptions,
+  SummarizeInput,
+  Summarizer,
+} from './compaction/compaction-options.js'
+export {
+  DEFAULT_COMPACTION_AT,
+  DEFAULT_KEEP_RECENT_TOKENS,
+  MIN_COMPACTION_GAIN,
+} from './compaction/compaction-options.js'
+export { asContextTooLong, isContextTooLong } from './compaction/context-too-long.js'
+export {
+  COMPACTION_SUMMARY_PREFIX,
+  SUMMARY_SYSTEM_PROMPT,
+  serializeConversation,
+  summaryMessage,
+  summaryOf,
+} from './compaction/summarize.js'
 export type { AgentTool, DefineToolOptions, ToolContext, ToolOutput } from './define-tool.js'
 export { DEFAULT_TOOL_TIMEOUT_MS, defineTool, toolDefinition } from './define-tool.js'
 export type { ProviderErrorOptions } from './errors.js'
 export {
   AgentAbortedError,
   AgentLoopError,
+  ContextIrreducibleError,
+  ContextTooLongError,
   PlanError,
   ProviderError,
   RepeatedToolCallError,
@@ -40,6 +60,7 @@ export type {
   AgentRunUsage,
   AgentUsage,
   AgentWarning,
+  CompactionReason,
 } from './events.js'
 export { AGENT_EVENT_TYPES, cacheHitRate } from './events.js'
 export type { LimitHistoryOptions } from './history.js'
@@ -65,6 +86,8 @@ export type { AgentRun } from './run-agent.js'
 export { runAgent } from './run-agent.js'
 export type { RunToolCallsOptions, ToolOutcome } from './run-tools.js'
 export { runToolCalls } from './run-tools.js'
+export type { AppliedCompaction } from './session/apply-compaction.js'
+export { applyCompaction } from './session/apply-compaction.js'
 export type { SessionMessageEntriesOptions } from './session/entries.js'
 export { lastEntryId, sessionMessageEntries } from './session/entries.js'
 export { SessionIoError, SessionLockError } from './session/errors.js'

@@ -21,6 +21,7 @@ import {
   placeCacheBreakpoints,
   stableFirst,
 } from './cache-breakpoints.js'
+import type { ToolResultClipper } from './compaction/tool-result-clip.js'
 import { type ProviderError, RequestBuildError } from './errors.js'
 import type { AgentEvent, AgentPhase, AgentWarning } from './events.js'
 import type { ModelProvider, ProviderRequest } from './provider.js'
@@ -52,6 +53,8 @@ export interface CallContext {
   cache: CacheState
   /** Ids of sections already reported as dropped in this run (one warning each). */
   droppedWarned?: Set<string>
+  /** Cuts oversized tool results in requests (`toolResultMaxTokens`); none: sent whole. */
+  clip?: ToolResultClipper
 }
 
 /** One model call to make. */
@@ -159,9 +162,10 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
 /** One attempt: count, build, trace and send the request; the reply continues a trailing turn. */
 async function attemptCall(
   ctx: CallContext,
-  spec: CallSpec,
-  turn: TurnContext,
+  given: CallSpec,
+  givenTurn: TurnContext,
 ): Promise<{ reply: AssistantMessage; outcome: StreamReplyOutcome; request: ProviderRequest }> {
+  const { spec, turn } = clipped(ctx, given, givenTurn)
   await countSections(ctx, spec, turn)
   const built = buildRequest(ctx, spec, turn)
   const { request, formatter } = built
@@ -184,6 +188,23 @@ async function attemptCall(
   }
   ctx.addUsage(reply.usage, spec.step, spec.phase)
   return { reply, outcome, request }
+}
+
+/**
+ * The call with oversized tool results cut (`ctx.clip`): only the request carries the clipped
+ * text; the run's messages and the session keep it whole.
+ */
+function clipped(
+  ctx: CallContext,
+  spec: CallSpec,
+  turn: TurnContext,
+): { spec: CallSpec; turn: TurnContext } {
+  const clip = ctx.clip
+  if (!clip) return { spec, turn }
+  return {
+    spec: { ...spec, extra: spec.extra.map((m) => clip.message(m)) },
+    turn: { ...turn, messages: clip.messages(turn.messages) as Message[] },
+  }
 }
 
 /** The budget, cache and request trace records of one attempt, and the formatter's warnings. */

@@ -17,6 +17,12 @@ import {
 import type { Formatter } from '@contextkit/formatters'
 import * as z from 'zod'
 import { CACHE_MODES, type CacheMode } from './cache-breakpoints.js'
+import {
+  CompactionOptionsSchema,
+  defaultToolResultMaxTokens,
+  type ResolvedCompaction,
+  resolveCompaction,
+} from './compaction/compaction-options.js'
 import type { AgentTool } from './define-tool.js'
 import type { LoopGuardOptions } from './loop-guard.js'
 import type { PlanOptions } from './plan.js'
@@ -182,6 +188,17 @@ export const RunAgentOptionsSchema = z.strictObject({
    * its own (only the messages' own `cacheBreakpoint`s).
    */
   cache: z.enum(CACHE_MODES).optional(),
+  /**
+   * Summarize older history when a request nears the context window (see `CompactionOptions`).
+   * Default: on for runs with a `session`, off otherwise; `false` turns it off.
+   */
+  compaction: CompactionOptionsSchema.optional(),
+  /**
+   * A tool result longer than this many tokens is sent as its head and tail with a marker saying
+   * how much was left out (the run's messages and the session keep it whole). Default: a quarter
+   * of the context window.
+   */
+  toolResultMaxTokens: positiveInt().optional(),
 })
 
 /** A person's decision on a call that waits for approval (`resume: { approvals }`). */
@@ -214,6 +231,8 @@ export interface ResolvedOptions {
   tokenCounter: TokenCounter | undefined
   vars: Record<string, unknown>
   cache: CacheMode
+  compaction: ResolvedCompaction | undefined
+  toolResultMaxTokens: number
 }
 
 function systemSections(system: RunAgentOptions['system']): Section[] {
@@ -276,5 +295,7 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
     tokenCounter: o.tokenCounter,
     vars: { ...(o.vars ?? {}) },
     cache: o.cache ?? 'auto',
+    compaction: resolveCompaction(options.compaction, model, o.session !== undefined),
+    toolResultMaxTokens: o.toolResultMaxTokens ?? defaultToolResultMaxTokens(model),
   }
 }

@@ -46,3 +46,9 @@ test('the README durable-runs example (pause for approval, resume) runs and prin
   expect(expected).toHaveLength(3)
   expect(logs).toEqual(expected)
 })
+
+test('the README compaction example (a 6,000-token window) runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:compaction -->')
+  expect(expected.length).toBe(2)
+  expect(logs).toEqual(expected)
+})

@@ -27,6 +27,8 @@ describe('required sections', () => {
       system: `You are careful. Safety rules: ${'never do harm. '.repeat(40)}`,
       tools: [huge],
       messages: hello,
+      // sent whole: the default (a quarter of the window) would clip the result and the run fit
+      toolResultMaxTokens: 10_000,
     }).result
     expect(result.stopReason).toBe('error')
     expect(RequiredSectionsError.isInstance(result.error)).toBe(true)

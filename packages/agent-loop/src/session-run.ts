@@ -2,6 +2,7 @@ import {
   type Message,
   randomId,
   type SessionApprovalEntry,
+  type SessionCompactionEntry,
   type SessionEntry,
   type SessionStore,
   sessionHeader,
@@ -10,6 +11,7 @@ import {
 } from '@contextkit/core'
 import type { AgentWarning } from './events.js'
 import { limitHistory } from './history.js'
+import { applyCompaction } from './session/apply-compaction.js'
 import { lastEntryId, sessionMessageEntries } from './session/entries.js'
 import { type RunState, runStateOf } from './session/run-state.js'
 
@@ -49,6 +51,10 @@ export class SessionRun {
   #hasHeader = false
   #appended = 0
   readonly #limit: { tokens: number; counter: TokenCounter }
+  /** Entry ids of the messages loaded or appended by this run (for compaction entries). */
+  readonly #ids = new WeakMap<Message, string>()
+  /** The newest compaction's summary, standing in for the messages before its kept tail. */
+  #summary: Message | undefined
 
   private constructor(options: SessionOptions, limit: { tokens: number; counter: TokenCounter }) {
     this.options = options
@@ -61,7 +67,10 @@ export class SessionRun {
     defaults: { tokens: number; counter: TokenCounter },
   ): Promise<{
     session: SessionRun
+    /** The messages from the newest compaction's kept tail on (all of them when none). */
     messages: Message[]
+    /** Message entries in the whole log. */
+    stored: number
     state: RunState
     warnings: AgentWarning[]
   }> {
@@ -69,27 +78,35 @@ export class SessionRun {
     const loaded = await options.store.load(options.id)
     session.#hasHeader = loaded.entries.some((e) => e.type === 'session')
     session.#lastId = lastEntryId(loaded.entries)
-    const warnings = loaded.warnings.map((w) => ({
+    for (const e of loaded.entries) if (e.type === 'message') session.#ids.set(e.message, e.id)
+    const compacted = applyCompaction(loaded.entries)
+    session.#summary = compacted.summary
+    const warnings = [...loaded.warnings, ...compacted.warnings].map((w) => ({
       code: w.code,
       message: w.line === undefined ? w.message : `line ${w.line}: ${w.message}`,
       source: 'session',
     }))
     return {
       session,
-      messages: sessionMessages(loaded.entries),
+      messages: compacted.messages,
+      stored: sessionMessages(loaded.entries).length,
       state: runStateOf(loaded.entries),
       warnings,
     }
   }
 
-  /** The history sent to the model: `messages` after orphan repair and the history limit. */
+  /**
+   * The history sent to the model: the compaction summary (when the session has one), then
+   * `messages` after orphan repair and the history limit (which never drops the summary).
+   */
   history(messages: readonly Message[]): Message[] {
     const limited = limitHistory(messages, {
       tokens: this.options.history?.tokens ?? this.#limit.tokens,
       ...(this.options.history?.turns === undefined ? {} : { turns: this.options.history.turns }),
       counter: this.#limit.counter,
     })
-    return limited.filter((m) => !isEmptyReply(m))
+    const kept = limited.filter((m) => !isEmptyReply(m))
+    return this.#summary === undefined ? kept : [this.#summary, ...kept]
   }
 
   /** Entries appended by this run so far (the header not counted). */
@@ -126,5 +143,28 @@ export class SessionRun {
     this.#hasHeader = true
     this.#lastId = added[added.length - 1]?.id ?? parentId
     this.#appended += approvals.length + added.length
+    for (const [i, m] of messages.entries()) this.#ids.set(m, (added[i] as SessionEntry).id)
+  }
+
+  /** The entry id of a message this run loaded or appended. */
+  idOf(message: Message): string | undefined {
+    return this.#ids.get(message)
+  }
+
+  /** Append a `compaction` entry (summary + first kept entry id) after the last entry. */
+  async appendCompaction(
+    entry: Omit<SessionCompactionEntry, 'type' | 'id' | 'parentId' | 'ts'>,
+    now: Date = new Date(),
+  ): Promise<void> {
+    const id = randomId()
+    const compaction: SessionCompactionEntry = {
+      type: 'compaction',
+      id,
+      parentId: this.#lastId,
+      ts: now.toISOString(),
+      ...entry,
+    }
+    await this.options.store.append(this.options.id, [compaction])
+    this.#lastId = id
   }
 }

@@ -52,6 +52,11 @@ export const AGENT_TRACE_STAGES = Object.freeze({
   finalized: 'agent:finalized',
   /** `{ sessionId, appended, roles }`: entries appended to the session. */
   saved: 'agent:saved',
+  /**
+   * `{ step, reason, beforeTokens, afterTokens, summarized, kept, summaryTokens }`: the history
+   * was compacted (see `runAgent({ compaction })`).
+   */
+  compacted: 'agent:compacted',
   /** `{ stopReason, steps, error? }`: the run ended. */
   stop: 'agent:stop',
 } as const)

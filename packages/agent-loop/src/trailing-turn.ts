@@ -1,5 +1,5 @@
 import type { ContentBlock, TurnContext } from '@contextkit/core'
-import type { ProviderError } from './errors.js'
+import { ContextTooLongError, type ProviderError } from './errors.js'
 import type { ProviderRequest } from './provider.js'
 
 /**
@@ -43,13 +43,15 @@ export function continueTrailingTurn(
  * `turn.prefill` (`dropped` says whether one was left out). It reads the request's shape and the
  * error's status and type, never its wording; when the 400 had another cause, the second attempt
  * gets the same 400 and the run ends with it. Returns `undefined` when the rule does not apply or
- * would change nothing.
+ * would change nothing, and for a {@link ContextTooLongError} (a prompt over the window is no
+ * trailing-turn refusal; the loop compacts instead).
  */
 export function withoutTrailingTurn(
   error: ProviderError,
   turn: TurnContext,
   request: ProviderRequest,
 ): { turn: TurnContext; dropped: boolean } | undefined {
+  if (error.code === ContextTooLongError.code) return undefined
   if (error.status !== 400 || error.errorType !== 'invalid_request_error') return undefined
   if (request.messages[request.messages.length - 1]?.role !== 'assistant') return undefined
   if (!turn.model.supportsPrefill && turn.prefill === undefined) return undefined

@@ -30,4 +30,15 @@ export const AGENT_LOOP_WARNINGS = Object.freeze({
   unknownFinishReason: 'agent_loop_unknown_finish_reason',
   /** An OpenAI-compatible chat server sent a `finish_reason` this version does not know. */
   chatUnknownFinishReason: 'openai_unknown_finish_reason',
+  /**
+   * A compaction freed less than a tenth of the context window: threshold compaction is off for
+   * the rest of the run (overflow compaction still applies).
+   */
+  compactionIneffective: 'agent_loop_compaction_ineffective',
+  /** The summarizer failed; the history was sent as it was. */
+  compactionFailed: 'agent_loop_compaction_failed',
+  /** A compaction could not be written to the session (its first kept message has no entry id). */
+  compactionNotSaved: 'agent_loop_compaction_not_saved',
+  /** A session's compaction entry names an entry id the session does not hold; it was ignored. */
+  compactionUnknownId: 'agent_loop_compaction_unknown_id',
 } as const)

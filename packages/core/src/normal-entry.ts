@@ -35,10 +35,13 @@ export function isNormalSessionEntry(value: unknown): value is SessionEntry {
       )
     case 'compaction':
       return (
-        hasKeys(value, COMPACTION_KEYS, 6) &&
+        onlyKeys(value, COMPACTION_KEYS) &&
         base(value) &&
         typeof value.summary === 'string' &&
-        nonEmpty(value.firstKeptId)
+        nonEmpty(value.firstKeptId) &&
+        optionalCount(value, 'tokensBefore') &&
+        optionalCount(value, 'tokensAfter') &&
+        (!('reason' in value) || value.reason === 'threshold' || value.reason === 'overflow')
       )
     default:
       return false
@@ -50,7 +53,17 @@ type Rec = Record<string, unknown>
 const BASE_KEYS = new Set(['type', 'id', 'parentId', 'ts', 'message'])
 const HEADER_KEYS = new Set(['type', 'version', 'id', 'createdAt'])
 const CUSTOM_KEYS = new Set(['type', 'id', 'parentId', 'ts', 'customType', 'data'])
-const COMPACTION_KEYS = new Set(['type', 'id', 'parentId', 'ts', 'summary', 'firstKeptId'])
+const COMPACTION_KEYS = new Set([
+  'type',
+  'id',
+  'parentId',
+  'ts',
+  'summary',
+  'firstKeptId',
+  'tokensBefore',
+  'tokensAfter',
+  'reason',
+])
 const MESSAGE_KEYS = new Set(['role', 'content', 'participant', 'cacheBreakpoint'])
 const REPLY_KEYS = new Set([...MESSAGE_KEYS, 'stopReason', 'stopSequence', 'usage'])
 const USAGE_KEYS = new Set(['input', 'output', 'cacheRead', 'cacheWrite'])
@@ -122,6 +135,11 @@ function isUsage(value: unknown): boolean {
     count(value.cacheRead) &&
     count(value.cacheWrite)
   )
+}
+
+/** `key` is absent or a count (an optional `z.number().int().nonnegative()`). */
+function optionalCount(value: Rec, key: string): boolean {
+  return !(key in value) || count(value[key])
 }
 
 function count(value: unknown): boolean {

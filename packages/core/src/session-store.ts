@@ -55,12 +55,23 @@ export const SessionMessageEntrySchema = z.object({
 })
 export type SessionMessageEntry = z.infer<typeof SessionMessageEntrySchema>
 
-/** A summary standing in for the entries before `firstKeptId` (reserved for compaction). */
+/**
+ * A summary standing in for the message entries before `firstKeptId`, written by compaction
+ * (agent-loop's `runAgent({ compaction })`). The entries stay in the session; a loader sends the
+ * summary, then the messages from `firstKeptId` on.
+ */
 export const SessionCompactionEntrySchema = z.object({
   type: z.literal('compaction'),
   ...EntryBase,
   summary: z.string(),
+  /** The id of the first message entry kept as it is. */
   firstKeptId: z.string().min(1),
+  /** The request's estimated input tokens before the compaction. */
+  tokensBefore: z.number().int().nonnegative().optional(),
+  /** The request's estimated input tokens after it. */
+  tokensAfter: z.number().int().nonnegative().optional(),
+  /** Why it was compacted: the estimate passed the threshold, or the provider refused the prompt. */
+  reason: z.enum(['threshold', 'overflow']).optional(),
 })
 export type SessionCompactionEntry = z.infer<typeof SessionCompactionEntrySchema>
 

@@ -1,4 +1,5 @@
 import { assertObject, describeError } from '@contextkit/core'
+import { asContextTooLong } from '../compaction/context-too-long.js'
 import { ProviderError } from '../errors.js'
 
 /**
@@ -105,15 +106,17 @@ export function toProviderError(thrown: unknown, context: ProviderErrorContext):
     errorType === 'connection' && !midStream && context.baseURL
       ? `Could not reach the Anthropic API at ${context.baseURL}${code ? ` (${code})` : ''}: ${what}`
       : `Anthropic ${where} error (${errorType}): ${what}`
-  return new ProviderError(message, {
-    ...(context.baseURL === undefined
-      ? {}
-      : { details: { url: context.baseURL, ...(code ? { code } : {}) } }),
-    cause: thrown,
-    errorType,
-    retryable,
-    ...(status === undefined ? {} : { status }),
-    ...(requestId === undefined ? {} : { requestId }),
-    ...(isApiError && body !== undefined ? { body } : {}),
-  })
+  return asContextTooLong(
+    new ProviderError(message, {
+      ...(context.baseURL === undefined
+        ? {}
+        : { details: { url: context.baseURL, ...(code ? { code } : {}) } }),
+      cause: thrown,
+      errorType,
+      retryable,
+      ...(status === undefined ? {} : { status }),
+      ...(requestId === undefined ? {} : { requestId }),
+      ...(isApiError && body !== undefined ? { body } : {}),
+    }),
+  )
 }

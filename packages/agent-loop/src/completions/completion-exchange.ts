@@ -1,4 +1,5 @@
 import { TIMED_OUT, within } from '@contextkit/core'
+import { asContextTooLong } from '../compaction/context-too-long.js'
 import { ProviderError } from '../errors.js'
 import type { ProviderEvent, ProviderRequest } from '../provider.js'
 import { abortedProviderError } from '../provider-retry.js'
@@ -56,7 +57,7 @@ export async function* completionExchange(
     response.headers.get('x-request-id') ?? response.headers.get('request-id') ?? undefined
   if (!response.ok) {
     const text = await response.text().catch(() => '')
-    yield fail(httpError(exchange.url, response.status, text, requestId))
+    yield fail(asContextTooLong(httpError(exchange.url, response.status, text, requestId)))
     return
   }
   const assembler = new CompletionAssembler(request.stopSequences, requestId)

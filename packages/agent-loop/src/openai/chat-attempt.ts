@@ -1,4 +1,5 @@
 import { TIMED_OUT, within } from '@contextkit/core'
+import { asContextTooLong } from '../compaction/context-too-long.js'
 import { connectionError, httpError } from '../completions/completion-errors.js'
 import { SseReader } from '../completions/sse-reader.js'
 import { ProviderError } from '../errors.js'
@@ -87,7 +88,9 @@ export async function* chatAttempt(
       response.headers.get('x-request-id') ?? response.headers.get('request-id') ?? undefined
     if (!response.ok) {
       const text = await response.text().catch(() => '')
-      const error = withErrorCode(httpError(o.url, response.status, text, requestId, CHAT_SERVER))
+      const error = asContextTooLong(
+        withErrorCode(httpError(o.url, response.status, text, requestId, CHAT_SERVER)),
+      )
       const wait = retryAfter(response.headers)
       return { kind: 'failed', error, ...(wait === undefined ? {} : { retryAfterMs: wait }) }
     }

@@ -6,6 +6,7 @@ import {
   sessionHeader,
   ValidationError,
 } from '@contextkit/core'
+import { compactionRoundTrip } from './compaction-check.js'
 import { approvalResume, approvalRoundTrip, crashResume } from './durable-checks.js'
 import { freshId, messageEntries, newSession, normalized } from './session-fixtures.js'
 
@@ -323,6 +324,7 @@ const CHECKS: ReadonlyArray<readonly [string, Check]> = [
       await expectEntries(store, id, entries)
     },
   ],
+  ['a compaction entry round-trips and applies as summary + kept tail', compactionRoundTrip],
 ]
 
 /**

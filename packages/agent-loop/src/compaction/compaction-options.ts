@@ -1,0 +1,100 @@
+import { getModelInfo, type Message, type ModelInfo, ModelInfoSchema } from '@contextkit/core'
+import * as z from 'zod'
+
+/** What a summarizer is given (see {@link CompactionOptions.summarize}). */
+export interface SummarizeInput {
+  /** The messages the summary replaces, oldest first (the first may be an earlier summary). */
+  messages: readonly Message[]
+  /** The earlier summary among `messages`, when the history was compacted before. */
+  previousSummary?: string
+  /** `messages` serialized as plain text (`serializeConversation`), each line tagged by role. */
+  conversation: string
+  /** The most tokens the summary should take. */
+  maxTokens: number
+  /** Fires when the run is aborted. */
+  signal: AbortSignal
+}
+
+/** A summarizer of your own: the summary text for the messages it is given. */
+export type Summarizer = (input: SummarizeInput) => Promise<string>
+
+/** Default share of the context window at which the history is compacted before a call. */
+export const DEFAULT_COMPACTION_AT = 0.8
+/** Default tokens of the newest messages kept as they are (clamped: see {@link CompactionOptions}). */
+export const DEFAULT_KEEP_RECENT_TOKENS = 20_000
+/** Default share of the context window a single tool result may take in a request. */
+export const DEFAULT_TOOL_RESULT_SHARE = 0.25
+/**
+ * The least share of the context window a compaction must free. One that frees less turns
+ * threshold compaction off for the rest of the run (a warning says so), so it is never repeated.
+ */
+export const MIN_COMPACTION_GAIN = 0.1
+
+/** The `compaction` option of `runAgent` (checked strictly, like every option). */
+export const CompactionOptionsSchema = z.union([
+  z.literal(false),
+  z.strictObject({
+    /** Share of the context window the request's estimate must pass to compact. Default `0.8`. */
+    at: z.number().gt(0).max(1).optional(),
+    /**
+     * Tokens of the newest messages kept as they are. Default `20000`, clamped to a quarter of
+     * `at` × the window, so each compaction frees at least three quarters of the threshold.
+     */
+    keepRecentTokens: z.number().int().nonnegative().optional(),
+    /** `'model'` (default): the run's provider writes the summary; or your own function. */
+    summarize: z
+      .union([
+        z.literal('model'),
+        z.custom<Summarizer>((v) => typeof v === 'function', 'expected "model" or a function'),
+      ])
+      .optional(),
+    /** The model that writes the summary (same provider). Default: the run's model. */
+    model: z.union([z.string().min(1), ModelInfoSchema]).optional(),
+    /** Compactions one step may make (threshold and overflow together). Default `1`. */
+    maxAttemptsPerStep: z.number().int().positive().optional(),
+  }),
+])
+
+/** Options of compaction: `false` turns it off. See {@link CompactionOptionsSchema}. */
+export type CompactionOptions = z.input<typeof CompactionOptionsSchema>
+
+/** Compaction options with every default resolved. */
+export interface ResolvedCompaction {
+  at: number
+  keepRecentTokens: number
+  summarize: 'model' | Summarizer
+  model: ModelInfo
+  maxAttemptsPerStep: number
+}
+
+/**
+ * Resolve `compaction` against the run's model: `undefined` when off (`false`, or not given for a
+ * run without a session).
+ */
+export function resolveCompaction(
+  options: CompactionOptions | undefined,
+  model: ModelInfo,
+  hasSession: boolean,
+): ResolvedCompaction | undefined {
+  if (options === false || (options === undefined && !hasSession)) return undefined
+  const o = options ?? {}
+  const at = o.at ?? DEFAULT_COMPACTION_AT
+  const clamp = Math.floor((at * model.contextWindow) / 4)
+  return {
+    at,
+    keepRecentTokens: Math.min(o.keepRecentTokens ?? DEFAULT_KEEP_RECENT_TOKENS, clamp),
+    summarize: o.summarize ?? 'model',
+    model:
+      o.model === undefined
+        ? model
+        : typeof o.model === 'string'
+          ? getModelInfo(o.model)
+          : (o.model as ModelInfo),
+    maxAttemptsPerStep: o.maxAttemptsPerStep ?? 1,
+  }
+}
+
+/** The default `toolResultMaxTokens`: a quarter of the context window. */
+export function defaultToolResultMaxTokens(model: ModelInfo): number {
+  return Math.max(1, Math.floor(model.contextWindow * DEFAULT_TOOL_RESULT_SHARE))
+}

@@ -1,0 +1,249 @@
+import {
+  type AssistantMessage,
+  describeError,
+  emptyUsage,
+  type Message,
+  type TurnContext,
+} from '@contextkit/core'
+import { ContextIrreducibleError, ContextTooLongError } from '../errors.js'
+import type { CompactionReason } from '../events.js'
+import { type CallContext, type CallResult, type CallSpec, callModel } from '../model-call.js'
+import type { ModelProvider } from '../provider.js'
+import type { SessionRun } from '../session-run.js'
+import { AGENT_TRACE_STAGES } from '../trace-stages.js'
+import { AGENT_LOOP_WARNINGS } from '../warnings.js'
+import { MIN_COMPACTION_GAIN, type ResolvedCompaction } from './compaction-options.js'
+import { compactionDue, estimateRequest, selectCut } from './select-cut.js'
+import {
+  clipToTokens,
+  serializeConversation,
+  summarizeWithModel,
+  summaryMessage,
+  summaryOf,
+} from './summarize.js'
+
+/** A compaction made in the current step, written to the session after the step's batch. */
+interface PendingCompaction {
+  summary: string
+  firstKept: Message
+  beforeTokens: number
+  afterTokens: number
+  reason: CompactionReason
+}
+
+/** The messages a call sends: the turn's (or the compacted base) and this run's after them. */
+interface View {
+  turn: TurnContext
+  extra: readonly Message[]
+}
+
+function emptyReply(): AssistantMessage {
+  return { role: 'assistant', content: [], stopReason: 'end_turn', usage: emptyUsage() }
+}
+
+/**
+ * Keeps a run's requests inside the model's context window by summarizing older history, with
+ * hard bounds: at most `maxAttemptsPerStep` compactions per step, a threshold compaction only
+ * after a successful model step since the last one, threshold compaction off for good once a
+ * compaction frees less than {@link MIN_COMPACTION_GAIN} of the window, and a typed
+ * {@link ContextIrreducibleError} (no provider call) when what cannot be removed is over the
+ * window. So no summarize loop is possible.
+ */
+export class Compactor {
+  readonly #o: ResolvedCompaction
+  readonly #provider: ModelProvider
+  /** The compacted history (summary + kept tail), replacing the turn's messages. */
+  #base: Message[] | undefined
+  /** How many of the run's own messages (`extra`) the base already holds. */
+  #consumed = 0
+  #armed = true
+  #thresholdOn = true
+  #step = -1
+  #attempts = 0
+  #pending: PendingCompaction | undefined
+  /** Compactions made in this run. */
+  compactions = 0
+
+  constructor(options: ResolvedCompaction, provider: ModelProvider) {
+    this.#o = options
+    this.#provider = provider
+  }
+
+  /** {@link callModel} with the pre-call check, threshold compaction and one overflow retry. */
+  async call(ctx: CallContext, spec: CallSpec): Promise<CallResult> {
+    if (spec.step !== this.#step) {
+      this.#step = spec.step
+      this.#attempts = 0
+    }
+    const window = spec.turn.model.contextWindow
+    let view = this.#view(ctx, spec)
+    const estimate = this.#estimate(ctx, view)
+    if (estimate.floor > window) return this.#irreducible(spec, estimate.floor, window)
+    const over = estimate.total > window
+    if ((this.#thresholdOn || over) && this.#armed && this.#canAttempt()) {
+      if (over || compactionDue(estimate.total, this.#o.at, window)) {
+        if (await this.#compact(ctx, spec, view, 'threshold', estimate.total))
+          view = this.#view(ctx, spec)
+      }
+    }
+    let result = await callModel(ctx, { ...spec, ...view })
+    if (
+      result.kind === 'failed' &&
+      ContextTooLongError.isInstance(result.error) &&
+      this.#canAttempt()
+    ) {
+      const before = this.#estimate(ctx, view).total
+      if (!(await this.#compact(ctx, spec, view, 'overflow', before)))
+        return { ...result, error: this.#irreducibleError(result.error, before, window) }
+      view = this.#view(ctx, spec)
+      result = await callModel(ctx, { ...spec, ...view })
+    }
+    if (result.kind === 'done') this.#armed = true
+    return result
+  }
+
+  /** Write the step's compaction (if any) to the session, after the step's batch. */
+  async persist(session: SessionRun | undefined, warn: CallContext['warn']): Promise<void> {
+    const pending = this.#pending
+    this.#pending = undefined
+    if (!pending || !session) return
+    const firstKeptId = session.idOf(pending.firstKept)
+    if (firstKeptId === undefined) {
+      warn({
+        code: AGENT_LOOP_WARNINGS.compactionNotSaved,
+        message: 'The compaction was not saved: its first kept message has no session entry',
+        source: 'loop',
+      })
+      return
+    }
+    await session.appendCompaction({
+      summary: pending.summary,
+      firstKeptId,
+      tokensBefore: pending.beforeTokens,
+      tokensAfter: pending.afterTokens,
+      reason: pending.reason,
+    })
+  }
+
+  #canAttempt(): boolean {
+    return this.#attempts < this.#o.maxAttemptsPerStep
+  }
+
+  #view(ctx: CallContext, spec: CallSpec): View {
+    const base = this.#base
+    const messages = base ?? spec.turn.messages
+    const extra = base ? spec.extra.slice(this.#consumed) : spec.extra
+    const clip = ctx.clip
+    if (!clip) return { turn: { ...spec.turn, messages: [...messages] }, extra }
+    return {
+      turn: { ...spec.turn, messages: clip.messages(messages) as Message[] },
+      extra: extra.map((m) => clip.message(m)),
+    }
+  }
+
+  #estimate(ctx: CallContext, view: View) {
+    const all = view.extra.length > 0 ? [...view.turn.messages, ...view.extra] : view.turn.messages
+    return estimateRequest(view.turn, all, ctx.counter)
+  }
+
+  #irreducibleError(cause: unknown, tokens: number, window: number): ContextIrreducibleError {
+    return new ContextIrreducibleError(
+      `The system prompt, the tool definitions and the newest turn need ~${tokens} tokens, over the model's ${window}-token context window; no compaction can make the request fit`,
+      { ...(cause === undefined ? {} : { cause }), details: { tokens, contextWindow: window } },
+    )
+  }
+
+  #irreducible(spec: CallSpec, tokens: number, window: number): CallResult {
+    const error = this.#irreducibleError(undefined, tokens, window)
+    return { kind: 'failed', reply: emptyReply(), turn: spec.turn, error }
+  }
+
+  /** Summarize the history before the cut; `false` when nothing was (or could be) compacted. */
+  async #compact(
+    ctx: CallContext,
+    spec: CallSpec,
+    view: View,
+    reason: CompactionReason,
+    beforeTokens: number,
+  ): Promise<boolean> {
+    const messages = [...view.turn.messages, ...view.extra]
+    const cut = selectCut(messages, this.#o.keepRecentTokens, (m) => ctx.counter.message(m))
+    if (cut === undefined) return false
+    this.#attempts++
+    this.#armed = false
+    const step = spec.step
+    ctx.emit({ type: 'compaction-start', step, reason, beforeTokens })
+    const summarized = messages.slice(0, cut)
+    const summary = await this.#summarize(ctx, spec, summarized)
+    if (summary === undefined) {
+      ctx.emit({ type: 'compaction-end', step, reason, beforeTokens, afterTokens: beforeTokens })
+      return false
+    }
+    const firstKept = messages[cut] as Message
+    this.#base = [summaryMessage(summary), ...messages.slice(cut)]
+    this.#consumed = spec.extra.length
+    this.compactions++
+    const afterTokens = this.#estimate(ctx, this.#view(ctx, spec)).total
+    ctx.emit({ type: 'compaction-end', step, reason, beforeTokens, afterTokens })
+    ctx.run.trace.record(AGENT_TRACE_STAGES.compacted, {
+      step,
+      reason,
+      beforeTokens,
+      afterTokens,
+      summarized: cut,
+      kept: messages.length - cut,
+      summaryTokens: ctx.counter.text(summary),
+    })
+    this.#pending = { summary, firstKept, beforeTokens, afterTokens, reason }
+    const window = spec.turn.model.contextWindow
+    if (this.#thresholdOn && beforeTokens - afterTokens < MIN_COMPACTION_GAIN * window) {
+      this.#thresholdOn = false
+      ctx.warn({
+        code: AGENT_LOOP_WARNINGS.compactionIneffective,
+        message: `A compaction freed ${beforeTokens - afterTokens} tokens, less than ${MIN_COMPACTION_GAIN * 100}% of the ${window}-token window: threshold compaction is off for the rest of the run`,
+        source: 'loop',
+      })
+    }
+    return true
+  }
+
+  /** The summary text, or `undefined` (with a warning) when the summarizer failed. */
+  async #summarize(
+    ctx: CallContext,
+    spec: CallSpec,
+    summarized: readonly Message[],
+  ): Promise<string | undefined> {
+    const model = this.#o.model
+    const maxTokens = Math.min(model.maxOutput, Math.max(256, Math.floor(model.contextWindow / 10)))
+    const previousSummary = summaryOf(summarized[0])
+    const conversation = clipToTokens(
+      serializeConversation(summarized),
+      Math.floor(model.contextWindow * 0.6),
+      ctx.counter.counter,
+    )
+    const input = {
+      messages: summarized,
+      ...(previousSummary === undefined ? {} : { previousSummary }),
+      conversation,
+      maxTokens,
+      signal: ctx.signal,
+    }
+    try {
+      if (this.#o.summarize !== 'model') {
+        const text = await this.#o.summarize(input)
+        if (typeof text !== 'string') throw new TypeError('the summarizer did not return a string')
+        return text
+      }
+      const { text, usage } = await summarizeWithModel(this.#provider, model, input)
+      ctx.addUsage(usage, spec.step, spec.phase)
+      return text
+    } catch (error) {
+      ctx.warn({
+        code: AGENT_LOOP_WARNINGS.compactionFailed,
+        message: `The history could not be summarized: ${describeError(error)}`,
+        source: 'loop',
+      })
+      return undefined
+    }
+  }
+}

@@ -1,0 +1,167 @@
+import {
+  type ContentBlock,
+  describeError,
+  emptyUsage,
+  type Message,
+  type ModelInfo,
+  type TokenCounter,
+  type Usage,
+} from '@contextkit/core'
+import { formatterFor } from '@contextkit/formatters'
+import { ProviderError } from '../errors.js'
+import type { ModelProvider } from '../provider.js'
+import type { SummarizeInput } from './compaction-options.js'
+
+/**
+ * The system prompt of the default summarizer. The conversation is sent as plain text inside
+ * `<conversation>` tags (see {@link serializeConversation}), so the model reads it as a document
+ * rather than a dialogue to continue.
+ */
+export const SUMMARY_SYSTEM_PROMPT = `You write the working memory of an AI agent whose conversation no longer fits its context window. You are given the older part of the conversation inside <conversation> tags (and, when there is one, the summary written at the previous compaction inside <previous-summary> tags). Do not continue the conversation and do not answer any question in it: output only the summary.
+
+Write it under these headings, keeping every item short and concrete:
+## Task
+What the user asked for, in their words where it matters, with any constraints or preferences they gave.
+## Progress
+What is done, what is in progress, what is blocked.
+## Decisions
+Choices made and why.
+## Open questions
+What is still unknown or waiting for the user.
+## Files and tools
+Exact file paths, function names, commands and identifiers touched, and the outcome of each tool call that still matters (results, errors with their exact message).
+## Next steps
+What the agent was about to do.
+
+Keep everything from the previous summary that is still true. Never invent facts.`
+
+/** The text that opens the summary message sent in place of the compacted history. */
+export const COMPACTION_SUMMARY_PREFIX =
+  'The conversation before this point was compacted into the following summary:'
+
+/** Characters of one tool result kept when a conversation is serialized for the summarizer. */
+const SERIALIZED_TOOL_RESULT_CHARS = 2_000
+
+/** The user message that stands in for the compacted history. */
+export function summaryMessage(summary: string): Message {
+  return {
+    role: 'user',
+    content: [
+      { type: 'text', text: `${COMPACTION_SUMMARY_PREFIX}\n<summary>\n${summary}\n</summary>` },
+    ],
+  }
+}
+
+/** The summary in a message made by {@link summaryMessage}; `undefined` for any other message. */
+export function summaryOf(message: Message | undefined): string | undefined {
+  if (message?.role !== 'user' || message.content.length !== 1) return undefined
+  const block = message.content[0]
+  if (block?.type !== 'text' || !block.text.startsWith(COMPACTION_SUMMARY_PREFIX)) return undefined
+  const text = block.text.slice(COMPACTION_SUMMARY_PREFIX.length)
+  return text.replace(/^\s*<summary>\n?/, '').replace(/\n?<\/summary>\s*$/, '')
+}
+
+function clipChars(text: string, max: number): string {
+  if (text.length <= max) return text
+  return `${text.slice(0, max)} [… ${text.length - max} more characters]`
+}
+
+function blockLine(role: Message['role'], block: ContentBlock): string | undefined {
+  switch (block.type) {
+    case 'text':
+      return `[${role === 'user' ? 'User' : 'Assistant'}]: ${block.text}`
+    case 'thinking':
+      return `[Assistant thinking]: ${block.thinking}`
+    case 'tool_call':
+      return `[Assistant tool call]: ${block.name}(${JSON.stringify(block.input)})`
+    case 'tool_result': {
+      const text = block.content.map((p) => (p.type === 'text' ? p.text : '[image]')).join('\n')
+      const tag = block.isError ? 'Tool error' : 'Tool result'
+      return `[${tag}]: ${clipChars(text, SERIALIZED_TOOL_RESULT_CHARS)}`
+    }
+    case 'image':
+      return `[${role === 'user' ? 'User' : 'Assistant'} image]`
+    default:
+      return undefined
+  }
+}
+
+/**
+ * A conversation as plain text for a summarizer: one line per block, tagged `[User]:`,
+ * `[Assistant]:`, `[Assistant thinking]:`, `[Assistant tool call]:`, `[Tool result]:` (cut to
+ * 2,000 characters each); an earlier summary message is left out (it goes in
+ * `<previous-summary>`).
+ */
+export function serializeConversation(messages: readonly Message[]): string {
+  const lines: string[] = []
+  for (const message of messages) {
+    if (summaryOf(message) !== undefined) continue
+    for (const block of message.content) {
+      const line = blockLine(message.role, block)
+      if (line !== undefined) lines.push(line)
+    }
+  }
+  return lines.join('\n\n')
+}
+
+/**
+ * Cut `text` to about `maxTokens` (head and tail kept, a marker between saying how much was left
+ * out), so the summary call itself always fits the window.
+ */
+export function clipToTokens(text: string, maxTokens: number, counter: TokenCounter): string {
+  const tokens = counter.count(text)
+  if (tokens <= maxTokens) return text
+  const keep = Math.max(0, Math.floor((text.length * maxTokens) / tokens) - 80)
+  const head = Math.ceil(keep / 2)
+  const tail = keep - head
+  const left = text.length - head - tail
+  return `${text.slice(0, head)}\n[… ${left} characters (~${tokens - maxTokens} tokens) left out …]\n${tail > 0 ? text.slice(-tail) : ''}`
+}
+
+/** The user message of the default summarizer's request. */
+export function summaryRequestText(input: SummarizeInput): string {
+  const previous =
+    input.previousSummary === undefined
+      ? ''
+      : `<previous-summary>\n${input.previousSummary}\n</previous-summary>\n\n`
+  return `${previous}<conversation>\n${input.conversation}\n</conversation>\n\nWrite the summary now (at most about ${input.maxTokens} tokens).`
+}
+
+/**
+ * The default summarizer: one call to `provider` with {@link SUMMARY_SYSTEM_PROMPT} and the
+ * serialized conversation, no tools; resolves the reply's text and its usage. A provider error is
+ * thrown as the `ProviderError` it is.
+ */
+export async function summarizeWithModel(
+  provider: ModelProvider,
+  model: ModelInfo,
+  input: SummarizeInput,
+): Promise<{ text: string; usage: Usage }> {
+  const formatter = formatterFor(model)
+  const formatted = formatter.buildMessages(
+    [{ role: 'user', content: [{ type: 'text', text: summaryRequestText(input) }] }],
+    {
+      system: [
+        { id: 'compaction-summary', text: SUMMARY_SYSTEM_PROMPT, priority: 1, cache: 'stable' },
+      ],
+      model,
+    },
+  )
+  let text = ''
+  let usage = emptyUsage()
+  try {
+    for await (const event of provider.stream(
+      { ...formatted, model, maxTokens: input.maxTokens },
+      { signal: input.signal },
+    )) {
+      if (event.type === 'text-delta') text += event.text
+      else if (event.type === 'retry') text = ''
+      else if (event.type === 'error') throw event.error
+      else if (event.type === 'finish') usage = event.usage
+    }
+  } catch (error) {
+    if (ProviderError.isInstance(error)) throw error
+    throw new ProviderError(`The summary call failed: ${describeError(error)}`, { cause: error })
+  }
+  return { text: text.trim(), usage }
+}

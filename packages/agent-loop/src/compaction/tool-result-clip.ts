@@ -1,0 +1,89 @@
+import type { ContentBlock, Message, TokenCounter, ToolResultBlock } from '@contextkit/core'
+
+/** The marker put where the middle of an oversized tool result was left out. */
+export function clippedMarker(chars: number, tokens: number): string {
+  return `\n[… ${chars} characters (~${tokens} tokens) of this tool result were left out to fit the context window …]\n`
+}
+
+/**
+ * Cuts oversized tool results to head + tail with a marker saying how much was left out, for the
+ * requests only: the run's messages and the session keep the full text. Each message is clipped
+ * once and the clipped copy is kept (same object on every call), so token counts and prompt-cache
+ * prefixes stay stable from call to call.
+ */
+export class ToolResultClipper {
+  readonly maxTokens: number
+  readonly #counter: TokenCounter
+  readonly #memo = new WeakMap<Message, Message>()
+  readonly #lists = new WeakMap<readonly Message[], readonly Message[]>()
+
+  constructor(maxTokens: number, counter: TokenCounter) {
+    this.maxTokens = maxTokens
+    this.#counter = counter
+  }
+
+  /** `message` with its oversized tool results clipped (the same object when none is). */
+  message(message: Message): Message {
+    let out = this.#memo.get(message)
+    if (out === undefined) {
+      out = this.#clip(message)
+      this.#memo.set(message, out)
+    }
+    return out
+  }
+
+  /** A list with each message clipped (the same list when nothing changed; memoized per list). */
+  messages(messages: readonly Message[]): readonly Message[] {
+    let out = this.#lists.get(messages)
+    if (out === undefined) {
+      let changed = false
+      const clipped = messages.map((m) => {
+        const c = this.message(m)
+        if (c !== m) changed = true
+        return c
+      })
+      out = changed ? clipped : messages
+      this.#lists.set(messages, out)
+    }
+    return out
+  }
+
+  #clip(message: Message): Message {
+    if (message.role !== 'user' || !message.content.some((b) => b.type === 'tool_result'))
+      return message
+    let changed = false
+    const content = message.content.map((block): ContentBlock => {
+      if (block.type !== 'tool_result') return block
+      const clipped = this.#clipResult(block)
+      if (clipped !== block) changed = true
+      return clipped
+    })
+    return changed ? { ...message, content } : message
+  }
+
+  #clipResult(block: ToolResultBlock): ToolResultBlock {
+    let changed = false
+    const content = block.content.map((part) => {
+      if (part.type !== 'text') return part
+      const text = clipText(part.text, this.maxTokens, this.#counter)
+      if (text !== part.text) changed = true
+      return { ...part, text }
+    })
+    return changed ? { ...block, content } : block
+  }
+}
+
+/**
+ * `text` cut to about `maxTokens`: its head (two thirds) and tail (one third) with
+ * {@link clippedMarker} between; the text itself when it fits.
+ */
+export function clipText(text: string, maxTokens: number, counter: TokenCounter): string {
+  const tokens = counter.count(text)
+  if (!(tokens > maxTokens)) return text
+  const keep = Math.max(0, Math.floor((text.length * maxTokens) / tokens) - 120)
+  const head = Math.ceil((keep * 2) / 3)
+  const tail = keep - head
+  const left = text.length - keep
+  const leftTokens = Math.max(1, Math.round((left * tokens) / text.length))
+  return text.slice(0, head) + clippedMarker(left, leftTokens) + (tail > 0 ? text.slice(-tail) : '')
+}
