@@ -89,26 +89,23 @@ class SpanRecorder {
     this.#options = options
   }
 
+  /** What each stage does (other stages are ignored). */
+  readonly #handlers: Readonly<Record<string, (data: Record<string, unknown>) => void>> = {
+    [AGENT_TRACE_STAGES.runStart]: (data) => this.#start(data),
+    [AGENT_TRACE_STAGES.request]: (data) => this.#request(data),
+    [AGENT_TRACE_STAGES.reply]: (data) => this.#reply(data),
+    [AGENT_TRACE_STAGES.plan]: (data) =>
+      this.#endCall('plan:0', { 'contextkit.plan.action': str(data.action) ?? 'none' }),
+    [AGENT_TRACE_STAGES.recovered]: (data) =>
+      this.#callEvent(data, 'contextkit.recovered', { by: str(data.by) ?? '' }),
+    [AGENT_TRACE_STAGES.tool]: (data) => this.#tool(data),
+    [AGENT_TRACE_STAGES.loopGuard]: (data) => this.#runEvent(AGENT_TRACE_STAGES.loopGuard, data),
+    [CORE_TRACE_STAGES.warning]: (data) => this.#runEvent(CORE_TRACE_STAGES.warning, data),
+    [AGENT_TRACE_STAGES.stop]: (data) => this.#stop(data),
+  }
+
   record(stage: string, data: Record<string, unknown>): void {
-    switch (stage) {
-      case AGENT_TRACE_STAGES.runStart:
-        return this.#start(data)
-      case AGENT_TRACE_STAGES.request:
-        return this.#request(data)
-      case AGENT_TRACE_STAGES.reply:
-        return this.#reply(data)
-      case AGENT_TRACE_STAGES.plan:
-        return this.#endCall('plan:0', { 'contextkit.plan.action': str(data.action) ?? 'none' })
-      case AGENT_TRACE_STAGES.recovered:
-        return this.#callEvent(data, 'contextkit.recovered', { by: str(data.by) ?? '' })
-      case AGENT_TRACE_STAGES.tool:
-        return this.#tool(data)
-      case AGENT_TRACE_STAGES.loopGuard:
-      case CORE_TRACE_STAGES.warning:
-        return this.#runEvent(stage, data)
-      case AGENT_TRACE_STAGES.stop:
-        return this.#stop(data)
-    }
+    if (Object.hasOwn(this.#handlers, stage)) this.#handlers[stage]?.(data)
   }
 
   #start(data: Record<string, unknown>): void {
