@@ -40,3 +40,15 @@ test('the README /openai example (parallel calls streamed in pieces) runs and pr
   expect(expected.length).toBe(3)
   expect(logs).toEqual(expected)
 })
+
+test('the README /mcp example (an in-process MCP server’s tool, one call refused by its schema) runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:mcp -->')
+  expect(expected.length).toBe(4)
+  expect(logs).toEqual(expected)
+})
+
+test('the README /otel example (GenAI spans of a tool round trip) runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:otel -->')
+  expect(expected.length).toBe(4)
+  expect(logs).toEqual(expected)
+})

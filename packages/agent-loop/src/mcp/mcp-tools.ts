@@ -1,11 +1,8 @@
 import { assertOptions, ContextkitError, describeError, invalidArgument } from '@contextkit/core'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import {
-  type CallToolResult,
-  ErrorCode,
-  type Tool,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js'
+// types only: importing this entry never loads @modelcontextprotocol/sdk (an optional peer)
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
+import * as z from 'zod'
 import { type AgentTool, DEFAULT_TOOL_TIMEOUT_MS } from '../define-tool.js'
 import { jsonSchemaTool } from '../json-schema-tool.js'
 import { McpConnectionError, McpRequestError } from './errors.js'
@@ -64,6 +61,16 @@ export interface McpToolset {
 const NAME_CHARS = /[^a-zA-Z0-9_-]/g
 const MAX_PAGES = 1000
 const LIST_CHANGED = 'notifications/tools/list_changed'
+/** JSON-RPC error code of the SDK's `ErrorCode.ConnectionClosed`. */
+const CONNECTION_CLOSED = -32000
+/**
+ * The `notifications/tools/list_changed` notification, for `setNotificationHandler` (the SDK
+ * takes any zod object schema with a literal `method`, as its own `ToolListChangedNotificationSchema`).
+ */
+const ListChangedSchema = z.object({
+  method: z.literal(LIST_CHANGED),
+  params: z.optional(z.looseObject({})),
+})
 const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** An error of the client as one of ours: connection gone, or the server refused. */
@@ -71,7 +78,7 @@ function mcpFailure(error: unknown, client: McpClient, what: string): Contextkit
   if (ContextkitError.isInstance(error)) return error
   const code = (error as { code?: unknown } | null)?.code
   const message = `${what}: ${describeError(error)}`
-  if (code === ErrorCode.ConnectionClosed || client.transport === undefined) {
+  if (code === CONNECTION_CLOSED || client.transport === undefined) {
     return new McpConnectionError(message, { cause: error })
   }
   return new McpRequestError(message, {
@@ -234,7 +241,7 @@ export async function mcpTools(
     })
     return running
   }
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+  client.setNotificationHandler(ListChangedSchema, async () => {
     if (closed) return
     try {
       const tools = await refresh()

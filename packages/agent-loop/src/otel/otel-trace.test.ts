@@ -201,6 +201,39 @@ describe('otelTrace', () => {
     expect(inner.events.map((e) => e.stage)).toContain('agent:stop')
   })
 
+  test('an explicit parent context is used, and its other values reach the children', async () => {
+    const { provider: model } = await emulated([
+      { toolUse: { name: 'lookup', input: { word: 'x' } } },
+      'Done.',
+    ])
+    const outer = tracer.startSpan('outer')
+    const key = Symbol('tenant')
+    const parent = trace.setSpan(context.active(), outer).setValue(key, 'acme')
+    const seen: unknown[] = []
+    const spy = new Proxy(tracer, {
+      get: (target, prop) =>
+        prop === 'startSpan'
+          ? (name: string, options: unknown, ctx?: import('@opentelemetry/api').Context) => {
+              seen.push(ctx?.getValue(key))
+              return target.startSpan(name, options as never, ctx)
+            }
+          : Reflect.get(target, prop),
+    })
+    const run = runAgent({
+      provider: model,
+      model: 'claude-haiku-4-5',
+      messages: [textMessage('user', 'Hi')],
+      tools: [lookup],
+      trace: otelTrace(spy, { parent }),
+    })
+    await run.result
+    outer.end()
+    const spans = exporter.getFinishedSpans()
+    const [root] = byOp(spans, OPERATION.invokeAgent)
+    expect(parentOf(root!)).toBe(outer.spanContext().spanId)
+    expect(seen).toEqual(['acme', 'acme', 'acme', 'acme'])
+  })
+
   test('the attribute names are the GenAI semantic conventions’ own', () => {
     expect(GEN_AI).toMatchObject({
       operation: semconv.ATTR_GEN_AI_OPERATION_NAME,

@@ -1,16 +1,10 @@
 import { assertOptions, CORE_TRACE_STAGES, invalidArgument, type Trace } from '@contextkit/core'
-import {
-  type Attributes,
-  type Context,
-  context,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from '@opentelemetry/api'
+// types only: importing this entry never loads @opentelemetry/api (an optional peer), so it
+// works, and requires, wherever the tracer came from
+import type { Attributes, Context, Span, SpanOptions, Tracer } from '@opentelemetry/api'
 import { AGENT_TRACE_STAGES } from '../trace-stages.js'
 import { GEN_AI, OPERATION, usageAttributes } from './attributes.js'
+import { contextWithSpan, SPAN_KIND, STATUS_ERROR } from './otel-context.js'
 
 /** What {@link otelTrace} takes besides the tracer. */
 export interface OtelTraceOptions {
@@ -57,7 +51,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  * const run = runAgent({ provider, model, messages, tools, trace: otelTrace(tracer) })
  */
 export function otelTrace(tracer: Tracer, options: OtelTraceOptions = {}): Trace {
-  if (typeof tracer !== 'object' || tracer === null || typeof tracer.startSpan !== 'function') {
+  const t = tracer as Partial<Tracer> | null
+  if (typeof t?.startSpan !== 'function' || typeof t.startActiveSpan !== 'function') {
     invalidArgument('otelTrace', 'tracer', 'an OpenTelemetry Tracer (trace.getTracer(…))', tracer)
   }
   assertOptions(options, 'otelTrace', 'options')
@@ -119,12 +114,16 @@ class SpanRecorder {
       'contextkit.run.id': str(data.runId),
       'contextkit.history_messages': num(data.historyMessages),
     }
-    const parent = this.#options.parent ?? context.active()
+    const { parent } = this.#options
     const name = agentName ? `${OPERATION.invokeAgent} ${agentName}` : OPERATION.invokeAgent
-    const span = this.#tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent)
+    const options: SpanOptions = { kind: SPAN_KIND.internal, attributes }
+    // without a parent, startActiveSpan starts the span in the active context, as startSpan would
+    const span = parent
+      ? this.#tracer.startSpan(name, options, parent)
+      : this.#tracer.startActiveSpan(name, options, (s: Span) => s)
     this.#run = {
       span,
-      ctx: trace.setSpan(parent, span),
+      ctx: contextWithSpan(span, parent),
       calls: new Map(),
       usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
     }
@@ -151,7 +150,7 @@ class SpanRecorder {
       'contextkit.formatter': str(data.formatter),
     }
     const name = model ? `${OPERATION.chat} ${model}` : OPERATION.chat
-    const span = this.#tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, run.ctx)
+    const span = this.#tracer.startSpan(name, { kind: SPAN_KIND.client, attributes }, run.ctx)
     run.calls.set(key, { span, attempts: 1 })
   }
 
@@ -221,13 +220,13 @@ class SpanRecorder {
     }
     const span = this.#tracer.startSpan(
       `${OPERATION.executeTool} ${tool}`,
-      { kind: SpanKind.INTERNAL, attributes, startTime: end - num(data.durationMs) },
+      { kind: SPAN_KIND.internal, attributes, startTime: end - num(data.durationMs) },
       run.ctx,
     )
     if (data.isError === true) {
       const code = str(data.code) ?? 'tool_error'
       span.setAttribute(GEN_AI.errorType, code)
-      span.setStatus({ code: SpanStatusCode.ERROR, message: `the tool call failed (${code})` })
+      span.setStatus({ code: STATUS_ERROR, message: `the tool call failed (${code})` })
     }
     span.end(end)
   }
@@ -274,5 +273,5 @@ function jsonText(value: unknown): string {
 function failSpan(span: Span, code: string, message: string): void {
   span.setAttribute(GEN_AI.errorType, code)
   span.recordException({ name: code, message })
-  span.setStatus({ code: SpanStatusCode.ERROR, message })
+  span.setStatus({ code: STATUS_ERROR, message })
 }
