@@ -55,3 +55,10 @@ test('isError throws McpToolError with the server’s text (or a default)', () =
     /reported an error without saying why/,
   )
 })
+
+test('a value that is not a result is a ValidationError; junk content never throws', () => {
+  expect(() => mcpResultContent(null as never)).toThrow(/mcpResultContent: result must be/)
+  expect(mcpResultContent({ content: [null, { type: 'resource' }] } as never)).toEqual([
+    { type: 'text', text: '[a resource without content left out]' },
+  ])
+})

@@ -1,4 +1,9 @@
-import { type ImageBlock, ImageMediaTypeSchema, type TextBlock } from '@contextkit/core'
+import {
+  assertObject,
+  type ImageBlock,
+  ImageMediaTypeSchema,
+  type TextBlock,
+} from '@contextkit/core'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { McpToolError } from './errors.js'
 
@@ -29,6 +34,7 @@ function contentBlock(block: McpContent): Block {
     }
     case 'resource': {
       const r = block.resource
+      if (typeof r !== 'object' || r === null) return text('[a resource without content left out]')
       if ('text' in r && typeof r.text === 'string') return text(`Resource <${r.uri}>:\n${r.text}`)
       const mime = r.mimeType ?? 'application/octet-stream'
       if ('blob' in r && mime.startsWith('image/'))
@@ -59,11 +65,14 @@ function json(value: unknown): string | undefined {
  * model reads what the server said.
  */
 export function mcpResultContent(result: CallToolResult | { toolResult: unknown }): Block[] {
+  assertObject(result, 'mcpResultContent', 'result')
   if (!('content' in result) && 'toolResult' in result) {
     return [text(json(result.toolResult) ?? '')]
   }
   const r = result as CallToolResult
-  const blocks = (Array.isArray(r.content) ? r.content : []).map(contentBlock)
+  const blocks = (Array.isArray(r.content) ? r.content : [])
+    .filter((b): b is McpContent => typeof b === 'object' && b !== null)
+    .map(contentBlock)
   const structured = r.structuredContent === undefined ? undefined : json(r.structuredContent)
   if (structured !== undefined && !blocks.some((b) => b.type === 'text')) {
     blocks.push(text(structured))
