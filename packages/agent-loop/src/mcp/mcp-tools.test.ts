@@ -167,6 +167,24 @@ describe('mcpTools', () => {
     expect(await readdir(markers)).toEqual(['cancelled-1'])
   })
 
+  test('aborting the run cancels the running call on the server', async () => {
+    const { client, markers } = await connect()
+    const mcp = await mcpTools(client)
+    const { provider } = await emulated([{ toolUse: { name: 'slow', input: {} } }, 'unused'])
+    const run = runAgent({
+      provider,
+      model: 'claude-haiku-4-5',
+      messages: [textMessage('user', 'Go')],
+      tools: [...mcp.tools],
+    })
+    for await (const e of run.events) if (e.type === 'tool-call') setTimeout(() => run.abort(), 100)
+    expect((await run.result).stopReason).toBe('aborted')
+    for (let i = 0; i < 100 && !existsSync(join(markers, 'cancelled-1')); i++) {
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    expect(await readdir(markers)).toEqual(['cancelled-1'])
+  })
+
   test('a server that crashes mid-call gives a typed error result and the run goes on', async () => {
     const { client } = await connect()
     const mcp = await mcpTools(client, { prefix: 'mcp_' })
