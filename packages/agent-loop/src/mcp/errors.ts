@@ -11,7 +11,7 @@ export class McpToolError extends AgentLoopError {
 
 /**
  * The connection to the MCP server is gone (the server process exited or crashed mid-call, the
- * transport was closed) or was never open. The call becomes an error result and the run goes
+ * transport was closed, an HTTP server cannot be reached) or was never open. The call becomes an error result and the run goes
  * on. Code `agent_loop_mcp_connection`.
  */
 export class McpConnectionError extends AgentLoopError {

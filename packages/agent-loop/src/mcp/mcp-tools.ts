@@ -78,12 +78,14 @@ function mcpFailure(error: unknown, client: McpClient, what: string): Contextkit
   if (ContextkitError.isInstance(error)) return error
   const code = (error as { code?: unknown } | null)?.code
   const message = `${what}: ${describeError(error)}`
-  if (code === CONNECTION_CLOSED || client.transport === undefined) {
+  // a JSON-RPC error has a numeric code (the server answered, or the SDK timed the request out);
+  // anything else is the transport failing: not connected, a refused fetch, a broken pipe
+  if (typeof code !== 'number' || code === CONNECTION_CLOSED || client.transport === undefined) {
     return new McpConnectionError(message, { cause: error })
   }
   return new McpRequestError(message, {
     cause: error,
-    details: typeof code === 'number' ? { mcpCode: code } : {},
+    details: { mcpCode: code },
   })
 }
 
