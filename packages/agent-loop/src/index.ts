@@ -69,6 +69,8 @@ export {
   messageTokens,
   repairOrphans,
 } from './history.js'
+export type { JsonSchemaToolOptions } from './json-schema-tool.js'
+export { jsonSchemaTool } from './json-schema-tool.js'
 export type { LoopGuardOptions, LoopGuardVerdict } from './loop-guard.js'
 export { LoopGuard } from './loop-guard.js'
 export type { RunAgentOptions } from './options.js'

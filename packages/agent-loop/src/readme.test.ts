@@ -52,3 +52,15 @@ test('the README compaction example (a 6,000-token window) runs and prints what 
   expect(expected.length).toBe(2)
   expect(logs).toEqual(expected)
 })
+
+test('the README /mcp example (an in-process MCP server’s tool, one call refused by its schema) runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:mcp -->')
+  expect(expected.length).toBe(4)
+  expect(logs).toEqual(expected)
+})
+
+test('the README /otel example (GenAI spans of a tool round trip) runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:otel -->')
+  expect(expected.length).toBe(4)
+  expect(logs).toEqual(expected)
+})

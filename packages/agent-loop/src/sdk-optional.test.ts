@@ -12,7 +12,7 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url))
 
 // Needs the built package (`pnpm build` runs before the tests in `pnpm test`).
 test.skipIf(!existsSync(join(dist, 'index.js')))(
-  'importing the package (any entry) never loads @anthropic-ai/sdk nor the AI SDK',
+  'importing the package (any entry) never loads @anthropic-ai/sdk, the AI SDK, the MCP SDK nor the OpenTelemetry API',
   async () => {
     const dir = await mkdtemp(join(tmpdir(), 'sdk-optional-'))
     try {
@@ -20,7 +20,7 @@ test.skipIf(!existsSync(join(dist, 'index.js')))(
       await writeFile(
         join(dir, 'hooks.mjs'),
         `export async function resolve(specifier, context, next) {
-  const sdk = ['@anthropic-ai/sdk', '@ai-sdk/', 'ai']
+  const sdk = ['@anthropic-ai/sdk', '@ai-sdk/', 'ai', '@modelcontextprotocol/', '@opentelemetry/']
   if (sdk.some((p) => specifier === p || specifier.startsWith(p.endsWith('/') ? p : p + '/'))) {
     throw new Error('the SDK was loaded: ' + specifier)
   }
@@ -41,6 +41,8 @@ test.skipIf(!existsSync(join(dist, 'index.js')))(
         './completions',
         './openai',
         './ai-sdk',
+        './mcp',
+        './otel',
       ].map((subpath) => pathToFileURL(join(dist, '..', file(pkg.exports[subpath]!))).href)
       const script = `import { register } from 'node:module'
 register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)})
@@ -50,19 +52,27 @@ const anthropic = await import(${JSON.stringify(entries[2])})
 const completions = await import(${JSON.stringify(entries[3])})
 const openai = await import(${JSON.stringify(entries[4])})
 const aiSdk = await import(${JSON.stringify(entries[5])})
+const mcp = await import(${JSON.stringify(entries[6])})
+const otel = await import(${JSON.stringify(entries[7])})
 const control = await import('@anthropic-ai/sdk').then(() => 'loaded', (e) => e.message)
 const control2 = await import('@ai-sdk/provider').then(() => 'loaded', (e) => e.message)
-console.log(typeof main.runAgent, typeof testing.scriptedProvider, typeof anthropic.anthropicProvider, typeof anthropic.anthropicTokenCounter, typeof anthropic.refreshModels, typeof completions.openAICompatibleCompletionsProvider, typeof openai.openAIChatProvider, typeof aiSdk.aiSdkProvider)
+const control3 = await import('@modelcontextprotocol/sdk/types.js').then(() => 'loaded', (e) => e.message)
+const control4 = await import('@opentelemetry/api').then(() => 'loaded', (e) => e.message)
+console.log(typeof main.runAgent, typeof testing.scriptedProvider, typeof anthropic.anthropicProvider, typeof anthropic.anthropicTokenCounter, typeof anthropic.refreshModels, typeof completions.openAICompatibleCompletionsProvider, typeof openai.openAIChatProvider, typeof aiSdk.aiSdkProvider, typeof mcp.mcpTools, typeof otel.otelTrace)
 console.log(control)
-console.log(control2)`
+console.log(control2)
+console.log(control3)
+console.log(control4)`
       const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
         cwd: dir,
       })
       // the hook works: a direct import of the SDK is refused by it
       expect(stdout.trim().split('\n')).toEqual([
-        'function function function function function function function function',
+        'function function function function function function function function function function',
         'the SDK was loaded: @anthropic-ai/sdk',
         'the SDK was loaded: @ai-sdk/provider',
+        'the SDK was loaded: @modelcontextprotocol/sdk/types.js',
+        'the SDK was loaded: @opentelemetry/api',
       ])
     } finally {
       await rm(dir, { recursive: true, force: true })
