@@ -5,5 +5,6 @@ export default defineProject({
     name: 'examples',
     include: ['src/**/*.test.ts'],
     setupFiles: ['../test-utils/fc-seed.ts'],
+    benchmark: { include: ['bench/**/*.bench.ts'] },
   },
 })

@@ -98,6 +98,19 @@ describe('contextMetadata middleware', () => {
     expect(twice.userSections[0]!.text).toContain('Source: x.csv')
   })
 
+  test('an unchanged context renders its hint once; each run gets its own section', async () => {
+    const mw = contextMetadata({ contextVar: 'data' })
+    const turn = (data: string) => createTurnContext({ model, vars: { data } })
+    const first = await runPrepare([mw], turn(ndjson), createRunInfo())
+    const second = await runPrepare([mw], turn(ndjson), createRunInfo())
+    const [a, b] = [first.userSections[0]!, second.userSections[0]!]
+    expect(b).toEqual(a)
+    expect(b).not.toBe(a) // a caller changing one run's section never changes the next run's
+    if (a.shorter) expect(b.shorter).not.toBe(a.shorter)
+    const other = await runPrepare([mw], turn(`${ndjson}${ndjson}`), createRunInfo())
+    expect(other.userSections[0]!.text).toContain('4 records')
+  })
+
   test('a changed file is analyzed again', async () => {
     const path = join(dir, 'grow.ndjson')
     writeFileSync(path, ndjson)

@@ -100,6 +100,24 @@ export function contextMetadata(options: ContextMetadataOptions = {}): ContextMi
     return meta
   }
 
+  // the hint of the last analysis: an unchanged context gives the same texts on every run
+  let rendered: { meta: ContextMetadata; contextRef: string | null; section: Section } | undefined
+  const sectionOf = (meta: ContextMetadata, contextRef: string | null): Section => {
+    if (rendered?.meta !== meta || rendered.contextRef !== contextRef) {
+      const hint = { ...o.hint, contextRef }
+      const text = formatContextHint(meta, { ...hint, style: 'auto' })
+      const shorter = [
+        formatContextHint(meta, { ...hint, style: 'inline' }),
+        formatContextHint(meta, { ...hint, style: 'brief' }),
+      ].filter((form, i, all) => form.length < text.length && all.indexOf(form) === i)
+      const section: Section = { id: sectionId, text, priority, cache }
+      if (shorter.length > 0) section.shorter = shorter
+      rendered = { meta, contextRef, section }
+    }
+    const { shorter, ...section } = rendered.section
+    return shorter ? { ...section, shorter: [...shorter] } : section
+  }
+
   return {
     name: 'context-metadata',
     async prepare(turn, run) {
@@ -122,23 +140,14 @@ export function contextMetadata(options: ContextMetadataOptions = {}): ContextMi
         recordWarning(run, 'context-metadata', error)
         return turn
       }
-      const hint = {
-        ...o.hint,
-        contextRef: o.hint?.contextRef !== undefined ? o.hint.contextRef : ref,
-      }
-      const text = formatContextHint(meta, { ...hint, style: 'auto' })
-      const shorter = [
-        formatContextHint(meta, { ...hint, style: 'inline' }),
-        formatContextHint(meta, { ...hint, style: 'brief' }),
-      ].filter((form, i, all) => form.length < text.length && all.indexOf(form) === i)
-      const section: Section = { id: sectionId, text, priority, cache }
-      if (shorter.length > 0) section.shorter = shorter
+      const contextRef = o.hint?.contextRef !== undefined ? o.hint.contextRef : ref
+      const section = sectionOf(meta, contextRef)
       run.trace.record(CONTEXT_METADATA_TRACE_STAGES.analyzed, {
         format: meta.format,
         chars: meta.chars,
         lines: meta.lines,
         recordCount: meta.recordCount,
-        contextRef: hint.contextRef,
+        contextRef,
         ms: Math.round((performance.now() - started) * 100) / 100,
       })
       return {

@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises'
 import {
   assertFiniteNumber,
   assertOptions,
@@ -7,10 +8,16 @@ import {
   type Section,
 } from '@contextkit/core'
 import * as z from 'zod'
-import { FileNotFoundError } from './errors.js'
+import { FileNotFoundError, type RootUnavailableError } from './errors.js'
 import { fenceCode } from './fence.js'
 import type { SkippedFile } from './preloaded-files.js'
-import { readWithinRoot } from './read-within-root.js'
+import type { ReadCache } from './read-cache.js'
+import {
+  type ResolvedLimits,
+  readResolved,
+  resolveLimits,
+  resolveRoot,
+} from './read-within-root.js'
 import { safeCut } from './text-lines.js'
 
 /** The workspace files OpenClaw loads into "Project Context", in this order. */
@@ -130,19 +137,51 @@ export async function loadBootstrapFiles(
 ): Promise<BootstrapFiles> {
   const opts = parseWith(BootstrapOptionsSchema, options, 'loadBootstrapFiles options')
   parseWith(NamesSchema, names, 'loadBootstrapFiles names')
+  return loadBootstrapChecked(workspace, names, bootstrapLimits(opts), opts)
+}
+
+/** The read limits of bootstrap files under checked `options`. @internal */
+export function bootstrapLimits(options: BootstrapOptions): ResolvedLimits {
+  return resolveLimits(
+    {
+      maxBytes: options.maxBytes ?? 2_097_152,
+      ...(options.deny === undefined ? {} : { deny: options.deny }),
+    },
+    'loadBootstrapFiles options',
+  )
+}
+
+/**
+ * {@link loadBootstrapFiles} with checked `options` and `limits` from {@link bootstrapLimits}:
+ * the workspace is resolved once for all names, and with a `cache` an unchanged file is neither
+ * read nor rendered again (its section text is the same string as on the last run). @internal
+ */
+export async function loadBootstrapChecked(
+  workspace: string,
+  names: readonly string[],
+  limits: ResolvedLimits,
+  opts: BootstrapOptions,
+  cache?: ReadCache,
+  resolved?: Promise<string | RootUnavailableError>,
+): Promise<BootstrapFiles> {
   const maxChars = opts.maxChars ?? 20_000
   const out: BootstrapFiles = { sections: [], loaded: [], missing: [], skipped: [], truncated: [] }
+  const root = await (resolved ?? resolveRoot(workspace))
+  const present = typeof root === 'string' ? await entryNames(root) : undefined
   const results = await Promise.all(
     names.map((name) =>
-      readWithinRoot(workspace, name, {
-        maxBytes: opts.maxBytes ?? 2_097_152,
-        ...(opts.deny === undefined ? {} : { deny: opts.deny }),
-      }),
+      present && !name.includes('/') && !present.has(entryKey(name))
+        ? undefined
+        : readResolved(root, name, limits, cache),
     ),
   )
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!
-    const result = results[i]!
+    const result = results[i]
+    if (result === undefined) {
+      out.missing.push(name) // not in the workspace's listing: nothing to open
+      continue
+    }
     if (!result.ok) {
       if (result.error.code === FileNotFoundError.code) out.missing.push(name)
       else out.skipped.push({ path: name, reason: result.error.code, error: result.error })
@@ -152,24 +191,63 @@ export async function loadBootstrapFiles(
       out.skipped.push({ path: name, reason: 'empty' })
       continue
     }
-    const cut = truncateHeadTail(result.file.text, maxChars, {
-      name,
-      ...(opts.headRatio === undefined ? {} : { headRatio: opts.headRatio }),
-      ...(opts.tailRatio === undefined ? {} : { tailRatio: opts.tailRatio }),
-    })
-    if (cut.cut) {
-      out.truncated.push({ name, chars: result.file.text.length, keptChars: cut.keptChars })
-    }
-    const heading = out.sections.length === 0 ? `${PROJECT_CONTEXT_HEADING}\n\n` : ''
+    const first = out.sections.length === 0
+    const render = () => renderBootstrap(name, result.file.text, maxChars, opts, first)
+    const { text, truncated } = cache
+      ? cache.derive(
+          result.file,
+          `bootstrap:${first}:${maxChars}:${opts.headRatio}:${opts.tailRatio}:${name}`,
+          render,
+        )
+      : render()
+    if (truncated) out.truncated.push({ ...truncated })
     out.sections.push({
       id: `bootstrap:${name}`,
-      // fenced, the fence longer than any backtick run inside: no line of one file can pose as
-      // another file's heading (or close the fence early)
-      text: `${heading}## ${escapeForPrompt(name)}\n\n${fenceCode(cut.text.trimEnd(), 'markdown')}`,
+      text,
       priority: opts.priority ?? 80,
       cache: 'stable',
     })
     out.loaded.push(name)
   }
   return out
+}
+
+/** How a name is compared with the workspace's entries: case and Unicode form folded. */
+function entryKey(name: string): string {
+  return name.normalize('NFC').toLowerCase()
+}
+
+/**
+ * The names in `dir` (folded by {@link entryKey}, so a case-insensitive file system still finds
+ * `agents.md` for `AGENTS.md`), or `undefined` when it cannot be listed (every name is then
+ * opened). One `readdir` instead of a failed `open` per missing bootstrap file.
+ */
+async function entryNames(dir: string): Promise<Set<string> | undefined> {
+  try {
+    return new Set((await readdir(dir)).map(entryKey))
+  } catch {
+    return undefined
+  }
+}
+
+/** One bootstrap section's text, and how it was cut when it was. */
+function renderBootstrap(
+  name: string,
+  fileText: string,
+  maxChars: number,
+  opts: BootstrapOptions,
+  first: boolean,
+): { text: string; truncated?: TruncatedFile } {
+  const cut = truncateHeadTail(fileText, maxChars, {
+    name,
+    ...(opts.headRatio === undefined ? {} : { headRatio: opts.headRatio }),
+    ...(opts.tailRatio === undefined ? {} : { tailRatio: opts.tailRatio }),
+  })
+  const heading = first ? `${PROJECT_CONTEXT_HEADING}\n\n` : ''
+  // fenced, the fence longer than any backtick run inside: no line of one file can pose as
+  // another file's heading (or close the fence early)
+  const text = `${heading}## ${escapeForPrompt(name)}\n\n${fenceCode(cut.text.trimEnd(), 'markdown')}`
+  return cut.cut
+    ? { text, truncated: { name, chars: fileText.length, keptChars: cut.keptChars } }
+    : { text }
 }

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import {
@@ -177,5 +177,37 @@ describe('preload middleware', () => {
     )
     expect(out.userSections.map((s) => s.id)).toEqual(['plan'])
     expect(trace.byStage('warning')[0]!.data).toMatchObject({ code: 'unexpected' })
+  })
+
+  test('runs over unchanged files give the same sections; a file changed in between is seen', async () => {
+    // older than the cache's racy window, so the second run is served from the cache
+    await new Promise((resolve) => setTimeout(resolve, 2100))
+    const mw = preload({ references: ['src/App.jsx'] })
+    const run = () => runPrepare([mw], baseTurn(), createRunInfo({ workspace: ws }))
+    const first = await run()
+    const second = await run()
+    expect(second.system).toEqual(first.system)
+    expect(second.userSections).toEqual(first.userSections)
+
+    // same sizes, modification times put back: still seen (the change time moved)
+    const agents = path.join(ws, 'AGENTS.md')
+    const app = path.join(ws, 'src', 'App.jsx')
+    const [agentsStat, appStat] = await Promise.all([stat(agents), stat(app)])
+    await writeFile(agents, 'Keep changes large.\n')
+    await writeFile(app, 'export const App = () => 42\n')
+    await utimes(agents, agentsStat.atime, agentsStat.mtime)
+    await utimes(app, appStat.atime, appStat.mtime)
+    // and a bootstrap file that was missing on the last run
+    await writeFile(path.join(ws, 'SOUL.md'), 'Be kind.\n')
+    const third = await run()
+    expect(third.system.map((s) => s.id)).toEqual([
+      'rules',
+      'bootstrap:AGENTS.md',
+      'bootstrap:SOUL.md',
+      'resume',
+    ])
+    expect(third.system[1]!.text).toContain('Keep changes large.')
+    expect(third.system[2]!.text).toContain('Be kind.')
+    expect(third.userSections[1]!.text).toContain('() => 42')
   })
 })

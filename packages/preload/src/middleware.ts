@@ -13,17 +13,22 @@ import * as z from 'zod'
 import {
   type BootstrapOptions,
   BootstrapOptionsSchema,
+  bootstrapLimits,
   DEFAULT_BOOTSTRAP_FILES,
-  loadBootstrapFiles,
+  loadBootstrapChecked,
 } from './bootstrap.js'
 import { RootUnavailableError } from './errors.js'
 import { PRELOAD_TRACE_STAGES, PRELOAD_VARS_KEY } from './names.js'
 import {
-  buildPreloadedFiles,
+  buildPreloadedChecked,
+  checkRefs,
   FileOptionsSchema,
   type PreloadFilesOptions,
+  preloadLimits,
   preloadSectionId,
 } from './preloaded-files.js'
+import { ReadCache } from './read-cache.js'
+import { resolveRoot } from './read-within-root.js'
 import { collectReferences, type FileReference } from './references.js'
 
 /** Where the middleware finds the files to preload for a turn. */
@@ -97,6 +102,23 @@ const PreloadOptionsSchema = FileOptionsSchema.extend({
  */
 export function preload(options: PreloadOptions = {}): ContextMiddleware {
   parseWith(PreloadOptionsSchema, options, 'preload options')
+  // checked once here; each run reuses the limits, and files unchanged since the last run are
+  // taken from the cache (one lstat each) with their rendered sections and token counts
+  const bootOptions = options.bootstrapOptions ?? {}
+  const bootLimits = bootstrapLimits(bootOptions)
+  const fileLimits = preloadLimits(options)
+  const cache = new ReadCache()
+  const counters = new Map<string, TokenCounter>()
+  const counterFor = (model: TurnContext['model']): TokenCounter => {
+    if (options.counter) return options.counter
+    const key = `${model.id}\u0000${model.tokenizerFactor}`
+    let counter = counters.get(key)
+    if (counter === undefined) {
+      counter = createTokenCounter({ model })
+      counters.set(key, counter)
+    }
+    return counter
+  }
   return {
     name: 'preload',
     async prepare(turn, run) {
@@ -104,6 +126,16 @@ export function preload(options: PreloadOptions = {}): ContextMiddleware {
       const workspace = options.workspace ?? run.workspace ?? root
       let next: TurnContext = turn
       const event: Record<string, unknown> = {}
+      // each directory resolved once per run (the workspace is usually the root too)
+      const roots = new Map<string, Promise<string | RootUnavailableError>>()
+      const realRoot = (dir: string) => {
+        let found = roots.get(dir)
+        if (found === undefined) {
+          found = resolveRoot(dir)
+          roots.set(dir, found)
+        }
+        return found
+      }
 
       const bootstrapNames =
         options.bootstrap === false
@@ -112,7 +144,14 @@ export function preload(options: PreloadOptions = {}): ContextMiddleware {
             ? DEFAULT_BOOTSTRAP_FILES
             : options.bootstrap
       if (bootstrapNames.length > 0 && workspace !== undefined) {
-        const boot = await loadBootstrapFiles(workspace, bootstrapNames, options.bootstrapOptions)
+        const boot = await loadBootstrapChecked(
+          workspace,
+          bootstrapNames,
+          bootLimits,
+          bootOptions,
+          cache,
+          realRoot(workspace),
+        )
         const rootError = boot.skipped.find((s) => RootUnavailableError.isInstance(s.error))
         if (rootError) recordWarning(run, 'preload.bootstrap', rootError.error)
         if (boot.sections.length > 0) {
@@ -151,6 +190,9 @@ export function preload(options: PreloadOptions = {}): ContextMiddleware {
         run.trace.record(PRELOAD_TRACE_STAGES.loaded, event)
         return next
       }
+      // what a `references` function returned is the caller's code: checked on every run (a
+      // list option was checked once, above)
+      if (typeof options.references === 'function') checkRefs(refs, 'buildPreloadedFiles refs')
       const {
         root: _r,
         references: _s,
@@ -159,11 +201,13 @@ export function preload(options: PreloadOptions = {}): ContextMiddleware {
         workspace: _w,
         ...fileOpts
       } = options
-      const files = await buildPreloadedFiles(refs, {
-        ...fileOpts,
-        root,
-        counter: options.counter ?? createTokenCounter({ model: turn.model }),
-      })
+      const files = await buildPreloadedChecked(
+        refs,
+        { ...fileOpts, root, counter: counterFor(turn.model) },
+        fileLimits,
+        cache,
+        realRoot(root),
+      )
       const rootError = files.skipped.find((s) => RootUnavailableError.isInstance(s.error))
       if (rootError) recordWarning(run, 'preload.files', rootError.error)
       event.files = {

@@ -9,10 +9,18 @@ import {
   type TokenCounter,
 } from '@contextkit/core'
 import * as z from 'zod'
-import { FileTooLargeError, type PreloadRefusalError } from './errors.js'
+import { FileTooLargeError, type PreloadRefusalError, type RootUnavailableError } from './errors.js'
 import { fenceCode, inlineCode, languageFor } from './fence.js'
 import { checkRelativePath } from './path-checks.js'
-import { type ReadResult, readWithinRoot } from './read-within-root.js'
+import type { ReadCache } from './read-cache.js'
+import {
+  type FileText,
+  type ReadResult,
+  type ResolvedLimits,
+  readResolved,
+  resolveLimits,
+  resolveRoot,
+} from './read-within-root.js'
 import type { FileReference, ReferenceSource } from './references.js'
 
 /** Options of {@link buildPreloadedFiles}. */
@@ -113,7 +121,7 @@ export function renderPreloadedFile(filePath: string, text: string, lines: numbe
 }
 
 /**
- * Read referenced files (through {@link readWithinRoot}) into prompt sections, like the seed's
+ * Read referenced files (through `readWithinRoot`) into prompt sections, like the seed's
  * `_build_preloaded_files`: one section per file, in reference order, each fenced with a language
  * tag from its extension. Files over `maxLines`/`maxBytes` and files that do not fit the remaining
  * budget become omissions (the next, smaller files may still fit); unreadable or refused files are
@@ -128,22 +136,49 @@ export async function buildPreloadedFiles(
 ): Promise<PreloadedFiles> {
   const opts = parseWith(OptionsSchema, options, 'buildPreloadedFiles options')
   parseWith(RefsSchema, refs, 'buildPreloadedFiles refs')
-  const counter = options.counter ?? defaultTokenCounter
+  return buildPreloadedChecked(refs, opts, preloadLimits(opts))
+}
+
+/** Check a list of references (a `ValidationError` when it is not one). @internal */
+export function checkRefs(refs: unknown, what: string): void {
+  parseWith(RefsSchema, refs, what)
+}
+
+/** The read limits of preloaded files under checked `options`. @internal */
+export function preloadLimits(options: Omit<PreloadFilesOptions, 'root'>): ResolvedLimits {
+  return resolveLimits(
+    {
+      maxBytes: options.maxBytes ?? 65_536,
+      ...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength }),
+      ...(options.deny === undefined ? {} : { deny: options.deny }),
+    },
+    'buildPreloadedFiles options',
+  )
+}
+
+/**
+ * {@link buildPreloadedFiles} with checked `refs` and `opts` and `limits` from
+ * {@link preloadLimits}: the root is resolved once, and with a `cache` an unchanged file is
+ * neither read, rendered nor counted again. @internal
+ */
+export async function buildPreloadedChecked(
+  refs: readonly (string | FileReference)[],
+  opts: PreloadFilesOptions,
+  limits: ResolvedLimits,
+  cache?: ReadCache,
+  resolved?: Promise<string | RootUnavailableError>,
+): Promise<PreloadedFiles> {
+  const counter = opts.counter ?? defaultTokenCounter
   const maxLines = opts.maxLines ?? 200
-  const maxBytes = opts.maxBytes ?? 65_536
   const budget = opts.budgetTokens ?? 5000
   const priority = opts.priority ?? 30
   const list = dedupe(refs)
-  const limits = {
-    maxBytes,
-    ...(opts.maxLineLength === undefined ? {} : { maxLineLength: opts.maxLineLength }),
-    ...(opts.deny === undefined ? {} : { deny: opts.deny }),
-  }
   const out: PreloadedFiles = { sections: [], omissions: [], skipped: [], tokens: 0 }
-  const take = { counter, maxLines, budget, priority }
+  const take = { counter, maxLines, budget, priority, cache }
   // The smallest section a ref can become: its heading and an empty fence. Sections only add
   // tokens, so a ref whose smallest section no longer fits is never opened (budget 0: none is).
   const smallest = (path: string) => counter.count(renderPreloadedFile(path, '', 1))
+  const root = list.length > 0 ? await (resolved ?? resolveRoot(opts.root)) : opts.root
   const reads: (Promise<ReadResult> | string)[] = []
   const start = (j: number) => {
     const ref = list[j]
@@ -153,7 +188,7 @@ export async function buildPreloadedFiles(
     reads[j] =
       path !== null && out.tokens + smallest(path) > budget
         ? path
-        : readWithinRoot(opts.root, ref.path, limits)
+        : readResolved(root, ref.path, limits, cache)
   }
   const concurrency = opts.concurrency ?? 8
   for (let i = 0; i < list.length; i++) {
@@ -191,7 +226,13 @@ function addRead(
   out: PreloadedFiles,
   ref: Ref,
   result: ReadResult,
-  take: { counter: TokenCounter; maxLines: number; budget: number; priority: number },
+  take: {
+    counter: TokenCounter
+    maxLines: number
+    budget: number
+    priority: number
+    cache: ReadCache | undefined
+  },
 ): void {
   if (!result.ok) {
     skipRef(out, ref, { reason: result.error.code, error: result.error })
@@ -206,8 +247,7 @@ function addRead(
     return
   }
   const { file } = result
-  const text = renderPreloadedFile(file.path, file.text, file.lines)
-  const tokens = take.counter.count(text)
+  const { text, tokens } = rendered(file, take.counter, take.cache)
   const id = preloadSectionId(file.path)
   if (file.lines > take.maxLines) {
     const error = new FileTooLargeError(`"${file.path}" has more than ${take.maxLines} lines`, {
@@ -225,6 +265,25 @@ function addRead(
   }
   out.tokens += tokens
   out.sections.push({ id, text, priority: take.priority, cache: 'volatile' })
+}
+
+/** A file's section text and its tokens; once per unchanged file and counter with a cache. */
+function rendered(
+  file: FileText,
+  counter: TokenCounter,
+  cache: ReadCache | undefined,
+): { text: string; tokens: number } {
+  const text = cache
+    ? cache.derive(file, 'preload', () => renderPreloadedFile(file.path, file.text, file.lines))
+    : renderPreloadedFile(file.path, file.text, file.lines)
+  if (!cache) return { text, tokens: counter.count(text) }
+  const counts = cache.derive(file, 'preload-tokens', () => new WeakMap<TokenCounter, number>())
+  let tokens = counts.get(counter)
+  if (tokens === undefined) {
+    tokens = counter.count(text)
+    counts.set(counter, tokens)
+  }
+  return { text, tokens }
 }
 
 /** Refs in order, each normalized path once (invalid paths are kept as given, to be refused). */

@@ -1,4 +1,4 @@
-import { constants, type Stats } from 'node:fs'
+import { type BigIntStats, constants, type Stats } from 'node:fs'
 import { type FileHandle, open, readlink, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { assertString, errnoCode, parseWith } from '@contextkit/core'
@@ -18,6 +18,7 @@ import {
   RootUnavailableError,
 } from './errors.js'
 import { checkRelativePath, type PathLimits } from './path-checks.js'
+import type { ReadCache } from './read-cache.js'
 import { countLines, cutLongLines } from './text-lines.js'
 
 /** Limits and filters of {@link readWithinRoot}. */
@@ -91,7 +92,7 @@ function isInside(root: string, target: string): boolean {
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel)
 }
 
-function kindOf(st: Stats): string {
+function kindOf(st: Stats | BigIntStats): string {
   if (st.isDirectory()) return 'directory'
   if (st.isFIFO()) return 'fifo'
   if (st.isSocket()) return 'socket'
@@ -104,19 +105,62 @@ function kindOf(st: Stats): string {
  * The real path of an open handle: `/proc/self/fd/N` on Linux; elsewhere the real path of the
  * name, accepted only if it is the very file the handle holds (same device and inode).
  */
-async function handleRealPath(fh: FileHandle, name: string, st: Stats): Promise<string | null> {
+async function handleRealPath(
+  fh: FileHandle,
+  name: string,
+  st: BigIntStats,
+): Promise<string | null> {
   try {
     const real = await readlink(`/proc/self/fd/${fh.fd}`)
     // A file unlinked after we opened it reads as "<path> (deleted)"; the handle is still it.
-    return st.nlink === 0 && real.endsWith(' (deleted)') ? real.slice(0, -10) : real
+    return st.nlink === 0n && real.endsWith(' (deleted)') ? real.slice(0, -10) : real
   } catch {
     try {
       const real = await realpath(name)
-      const again = await stat(real)
+      const again = await stat(real, { bigint: true })
       return again.dev === st.dev && again.ino === st.ino ? real : null
     } catch {
       return null
     }
+  }
+}
+
+/** {@link ReadLimits} checked, defaults applied. @internal */
+export interface ResolvedLimits {
+  maxBytes: number
+  maxLineLength: number
+  path: PathLimits
+  deny: DenyMatcher | undefined
+}
+
+/** Check `limits` (a `ValidationError` when malformed) and apply the defaults. @internal */
+export function resolveLimits(limits: ReadLimits, what: string): ResolvedLimits {
+  const opts = parseWith(LimitsSchema, limits, what)
+  return {
+    maxBytes: opts.maxBytes ?? 1_048_576,
+    maxLineLength: opts.maxLineLength ?? 4000,
+    path: {
+      ...(opts.maxPathBytes === undefined ? {} : { maxPathBytes: opts.maxPathBytes }),
+      ...(opts.maxComponentBytes === undefined
+        ? {}
+        : { maxComponentBytes: opts.maxComponentBytes }),
+    },
+    deny: denyMatcher(opts.deny),
+  }
+}
+
+/** The real path of `root`, or why it cannot be read from. Never throws. @internal */
+export async function resolveRoot(root: string): Promise<string | RootUnavailableError> {
+  try {
+    const realRoot = await realpath(root)
+    if (!(await stat(realRoot)).isDirectory()) throw new Error('not a directory')
+    return realRoot
+  } catch (cause) {
+    return new RootUnavailableError('The root directory cannot be resolved', {
+      recoverable: true,
+      cause,
+      details: { root },
+    })
   }
 }
 
@@ -143,9 +187,22 @@ export async function readWithinRoot(
   limits: ReadLimits = {},
 ): Promise<ReadResult> {
   assertString(root, 'readWithinRoot', 'root')
-  const opts = parseWith(LimitsSchema, limits, 'readWithinRoot limits')
-  const maxBytes = opts.maxBytes ?? 1_048_576
-  const maxLineLength = opts.maxLineLength ?? 4000
+  const resolved = resolveLimits(limits, 'readWithinRoot limits')
+  return readResolved(await resolveRoot(root), relPath, resolved)
+}
+
+/**
+ * {@link readWithinRoot} with its root already resolved ({@link resolveRoot}) and its limits
+ * checked ({@link resolveLimits}), for callers that read many files of one root per run; with a
+ * `cache`, a file unchanged since its last read is not read again (see {@link ReadCache}).
+ * @internal
+ */
+export async function readResolved(
+  realRoot: string | RootUnavailableError,
+  relPath: string,
+  limits: ResolvedLimits,
+  cache?: ReadCache,
+): Promise<ReadResult> {
   const refuse = (error: PreloadRefusalError): ReadResult => ({
     ok: false,
     // a path that is not a string is reported by kind: a null-prototype object has no String()
@@ -153,10 +210,10 @@ export async function readWithinRoot(
     error,
   })
 
-  const checked = checkRelativePath(relPath, opts)
+  const checked = checkRelativePath(relPath, limits.path)
   if (!('segments' in checked)) return refuse(checked)
   const rel = checked.path
-  const deny = denyMatcher(opts.deny)
+  const { deny, maxBytes, maxLineLength } = limits
   const denied = deny?.(checked.segments)
   if (denied !== undefined) {
     return refuse(
@@ -166,27 +223,25 @@ export async function readWithinRoot(
       }),
     )
   }
-
-  let realRoot: string
-  try {
-    realRoot = await realpath(root)
-    if (!(await stat(realRoot)).isDirectory()) throw new Error('not a directory')
-  } catch (cause) {
-    return refuse(
-      new RootUnavailableError('The root directory cannot be resolved', {
-        recoverable: true,
-        cause,
-        details: { root },
-      }),
-    )
-  }
+  if (typeof realRoot !== 'string') return refuse(realRoot)
 
   const name = path.join(realRoot, ...checked.segments)
+  const hit = await cache?.lookup(name, maxLineLength, maxBytes)
+  // the requested path passed the deny list above; a real path elsewhere is checked too
+  if (hit && (hit.realPath === name || isInside(realRoot, hit.realPath))) {
+    if (
+      hit.realPath === name ||
+      deny?.(path.relative(realRoot, hit.realPath).split(path.sep)) === undefined
+    ) {
+      return { ok: true, file: hit }
+    }
+  }
+  const startedMs = Date.now()
   const opened = await openNoFollow(name, realRoot, rel, deny)
   if (!('fh' in opened)) return refuse(opened)
   const { fh } = opened
   try {
-    const st = await fh.stat()
+    const st = await fh.stat({ bigint: true })
     // Containment first: what lies outside the root (even its kind) is never reported.
     const real = await handleRealPath(fh, opened.name, st)
     if (real === null || !isInside(realRoot, real)) {
@@ -219,18 +274,18 @@ export async function readWithinRoot(
     const read = await readTextFile(fh, { maxBytes, binarySniffBytes: BINARY_SNIFF_BYTES })
     if (!read.ok) return refuse(readRefusal(read, rel, maxBytes))
     const { text, cut } = cutLongLines(read.text, maxLineLength)
-    return {
-      ok: true,
-      file: {
-        path: rel,
-        realPath: real,
-        text,
-        bytes: read.bytes.length,
-        lines: countLines(read.text),
-        cutLines: cut,
-        bom: read.bom,
-      },
+    const file: FileText = {
+      path: rel,
+      realPath: real,
+      text,
+      bytes: read.bytes.length,
+      lines: countLines(read.text),
+      cutLines: cut,
+      bom: read.bom,
     }
+    // only a file opened at its name (not through a final symlink) is looked up by that name
+    if (opened.name === name) cache?.store(name, maxLineLength, st, file, startedMs)
+    return { ok: true, file }
   } catch (cause) {
     return refuse(
       new ReadFailedError(`Reading "${rel}" failed`, {

@@ -1,7 +1,7 @@
 import { RevisionConflictError, type StateStore, ValidationError } from '@contextkit/core'
 import { fileStateStore } from './file-state-store.js'
 import { migrateSelfState, type SelfState } from './self-state.js'
-import type { StateFileOptions } from './state-file.js'
+import { loadSelfStateChecked, type StateFileOptions } from './state-file.js'
 
 /** Where the middleware's state comes from, for its trace. */
 export type StateSource = 'file' | 'backup' | 'store' | 'none'
@@ -31,6 +31,16 @@ export interface StateAccess {
  * value from a newer version throws (`StateVersionError`): it must not be overwritten.
  */
 export async function loadState(access: StateAccess): Promise<LoadedState> {
+  if (!access.store) {
+    // the state file, read directly: its options were checked with the middleware's, and a
+    // state read from it is already validated (and migrated) once
+    const result = await loadSelfStateChecked(access.path(), access.fileOptions)
+    for (const problem of result.problems) access.warn(problem)
+    const { state, source } = result
+    return state
+      ? { state, revision: state.revision, source }
+      : { state: null, revision: 0, source }
+  }
   let fileSource: StateSource | undefined
   const store =
     access.store ??

@@ -253,7 +253,17 @@ export async function loadSelfState(
   options: StateFileOptions = {},
 ): Promise<LoadResult> {
   assertString(path, 'loadSelfState', 'path')
-  options = checkOptions(options, 'loadSelfState')
+  return loadSelfStateChecked(path, checkOptions(options, 'loadSelfState'))
+}
+
+/**
+ * {@link loadSelfState} with `options` already checked (the middleware checks its options once,
+ * not on every run). @internal
+ */
+export async function loadSelfStateChecked(
+  path: string,
+  options: StateFileOptions,
+): Promise<LoadResult> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
   const backupPath = options.backupPath ?? `${path}.bak`
   const problems: ContextkitError[] = []

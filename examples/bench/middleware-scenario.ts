@@ -1,0 +1,153 @@
+// The agent-loop overhead scenario of issue 33 with the four feature middlewares (prefill,
+// context-metadata, preload, resumption), shared by bench/middleware-overhead.bench.ts (figures
+// for the READMEs) and bench/profile-middleware.ts (a CPU profile of the same runs). The provider
+// answers in process at once, so what is measured is the loop and the middleware.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type AgentTool, defineTool, runAgent } from '@contextkit/agent-loop'
+import { scriptedProvider } from '@contextkit/agent-loop/testing'
+import { contextMetadata } from '@contextkit/context-metadata/node'
+import { type ContextMiddleware, type Message, textMessage } from '@contextkit/core'
+import { prefill } from '@contextkit/prefill/node'
+import { preload } from '@contextkit/preload/node'
+import { resumption } from '@contextkit/resumption/node'
+import { z } from 'zod'
+
+const words =
+  'the quick brown fox jumps over the lazy dog while parsing orders from ndjson files '.split(' ')
+
+function prose(seed: number, chars: number): string {
+  let out = ''
+  for (let i = seed; out.length < chars; i++) out += `${words[i % words.length]} `
+  return out.trim()
+}
+
+/** A history of `messages` user/assistant turns, every fifth assistant turn with a tool call. */
+export function history(messages = 200): Message[] {
+  const out: Message[] = []
+  for (let i = 0; out.length < messages; i++) {
+    out.push(textMessage('user', prose(i, 300)))
+    if (i % 5 === 4 && out.length + 2 < messages) {
+      const id = `toolu_h${i}`
+      out.push({
+        role: 'assistant',
+        content: [
+          { type: 'text', text: prose(i + 1, 120) },
+          { type: 'tool_call', id, name: 'tool_0', input: { path: `src/file-${i}.ts`, limit: 20 } },
+        ],
+      })
+      out.push({
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            toolCallId: id,
+            content: [{ type: 'text', text: prose(i + 2, 600) }],
+            isError: false,
+          },
+        ],
+      })
+    }
+    if (out.length < messages) out.push(textMessage('assistant', prose(i + 3, 500)))
+  }
+  return out.slice(0, messages)
+}
+
+/** `count` tools with small zod schemas. */
+export function tools(count = 20): AgentTool[] {
+  return Array.from({ length: count }, (_, i) =>
+    defineTool({
+      name: `tool_${i}`,
+      description: `Tool number ${i}: reads a file and returns part of it.`,
+      input: z.object({
+        path: z.string().describe('Path relative to the workspace'),
+        limit: z.number().int().positive().optional(),
+      }),
+      execute: ({ path }) => `contents of ${path}`,
+    }),
+  )
+}
+
+/** A provider answering at once: `calls - 1` replies with a tool call each, then a text reply. */
+export function instantProvider(calls: number) {
+  let n = 0
+  return scriptedProvider(
+    () => {
+      n++
+      if (n % calls === 0) return 'Done. The orders are parsed in src/orders.ts.'
+      return { text: 'Reading.', toolCalls: [{ name: 'tool_3', input: { path: `src/f${n}.ts` } }] }
+    },
+    { chunkChars: 1_000_000, record: false },
+  )
+}
+
+/** The workspace the four middlewares read: bootstrap files, PREFILL.md, source files, NDJSON. */
+export interface MiddlewareWorkspace {
+  dir: string
+  /** The four middlewares, built once (as a long-lived agent process does). */
+  middleware: ContextMiddleware[]
+  close(): Promise<void>
+}
+
+/** Write the workspace and build the middlewares over it. */
+export async function middlewareWorkspace(): Promise<MiddlewareWorkspace> {
+  const dir = await mkdtemp(join(tmpdir(), 'ck-mw-bench-'))
+  await mkdir(join(dir, 'src'), { recursive: true })
+  await writeFile(join(dir, 'AGENTS.md'), `# Agents\n\n${prose(1, 4000)}\n`)
+  await writeFile(join(dir, 'SOUL.md'), `# Soul\n\n${prose(2, 1500)}\n`)
+  await writeFile(join(dir, 'TOOLS.md'), `# Tools\n\n${prose(3, 2500)}\n`)
+  await writeFile(join(dir, 'PREFILL.md'), 'Let me look at the files first.\n')
+  // both preloaded files fit preload's default 5,000-token budget: nothing is omitted
+  const lines = Array.from({ length: 120 }, (_, i) => `export const line${i} = '${prose(i, 60)}'`)
+  await writeFile(join(dir, 'src', 'orders.ts'), `${lines.join('\n')}\n`)
+  await writeFile(join(dir, 'src', 'parse.ts'), `${lines.slice(0, 60).join('\n')}\n`)
+  const records = Array.from({ length: 2000 }, (_, i) =>
+    JSON.stringify({ id: i, customer: `c${i % 97}`, total: (i * 7.31) % 1000, note: prose(i, 40) }),
+  )
+  await writeFile(join(dir, 'orders.ndjson'), `${records.join('\n')}\n`)
+  const middleware: ContextMiddleware[] = [
+    preload({ root: dir, references: ['src/orders.ts', 'src/parse.ts'] }),
+    resumption({ path: join(dir, '.contextkit', 'self-state.json') }),
+    contextMetadata({ file: join(dir, 'orders.ndjson') }),
+    prefill({ workspace: dir }),
+  ]
+  return { dir, middleware, close: () => rm(dir, { recursive: true, force: true }) }
+}
+
+/** The inputs of one run, built once. */
+export interface LoopInputs {
+  past: Message[]
+  question: Message
+  toolset: AgentTool[]
+}
+
+/** A 200-message history, 20 tools and the question. */
+export function loopInputs(): LoopInputs {
+  return {
+    past: history(200),
+    question: textMessage('user', 'Which files parse orders?'),
+    toolset: tools(20),
+  }
+}
+
+/** One run of `calls` model calls, with the given middleware (none for the bare loop). */
+export async function runOnce(
+  inputs: LoopInputs,
+  provider: ReturnType<typeof instantProvider>,
+  calls: number,
+  workspace: string | undefined,
+  middleware: ContextMiddleware[],
+): Promise<void> {
+  const result = await runAgent({
+    provider,
+    model: 'claude-haiku-4-5',
+    messages: [...inputs.past, inputs.question],
+    tools: inputs.toolset,
+    middleware,
+    ...(workspace ? { workspace } : {}),
+  }).result
+  if (result.steps !== calls) {
+    throw new Error(`expected ${calls} calls, got ${result.steps} (${result.stopReason})`)
+  }
+}
