@@ -1,4 +1,6 @@
 import {
+  assertArray,
+  assertString,
   type ContentBlock,
   describeError,
   emptyUsage,
@@ -44,6 +46,7 @@ const SERIALIZED_TOOL_RESULT_CHARS = 2_000
 
 /** The user message that stands in for the compacted history. */
 export function summaryMessage(summary: string): Message {
+  assertString(summary, 'summaryMessage', 'summary')
   return {
     role: 'user',
     content: [
@@ -93,6 +96,7 @@ function blockLine(role: Message['role'], block: ContentBlock): string | undefin
  * `<previous-summary>`).
  */
 export function serializeConversation(messages: readonly Message[]): string {
+  assertArray(messages, 'serializeConversation', 'messages')
   const lines: string[] = []
   for (const message of messages) {
     if (summaryOf(message) !== undefined) continue
