@@ -1,3 +1,4 @@
+import { assertObject } from '@contextkit/core'
 import { ContextTooLongError, type ProviderError } from '../errors.js'
 
 /** The start of the Anthropic API's message for a prompt over the context window. */
@@ -24,6 +25,7 @@ function innerError(body: unknown): { message?: unknown; code?: unknown; type?: 
  * error type or the body's `error.code`). Any other 400 is not.
  */
 export function isContextTooLong(error: ProviderError): boolean {
+  assertObject(error, 'isContextTooLong', 'error')
   if (typed(error)) return true
   const inner = innerError(error.body)
   if (error.errorType === CONTEXT_LENGTH_EXCEEDED || inner.code === CONTEXT_LENGTH_EXCEEDED)
@@ -38,6 +40,7 @@ export function isContextTooLong(error: ProviderError): boolean {
  * they map, so the loop sees one typed code whatever the API said.
  */
 export function asContextTooLong(error: ProviderError): ProviderError {
+  assertObject(error, 'asContextTooLong', 'error')
   if (typed(error) || !isContextTooLong(error)) return error
   return new ContextTooLongError(error.message, {
     ...(error.status === undefined ? {} : { status: error.status }),

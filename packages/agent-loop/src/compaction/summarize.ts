@@ -1,7 +1,10 @@
 import {
+  assertString,
   type ContentBlock,
   describeError,
   emptyUsage,
+  invalidArgument,
+  isMessageArray,
   type Message,
   type ModelInfo,
   type TokenCounter,
@@ -44,6 +47,7 @@ const SERIALIZED_TOOL_RESULT_CHARS = 2_000
 
 /** The user message that stands in for the compacted history. */
 export function summaryMessage(summary: string): Message {
+  assertString(summary, 'summaryMessage', 'summary')
   return {
     role: 'user',
     content: [
@@ -93,6 +97,8 @@ function blockLine(role: Message['role'], block: ContentBlock): string | undefin
  * `<previous-summary>`).
  */
 export function serializeConversation(messages: readonly Message[]): string {
+  if (!isMessageArray(messages))
+    invalidArgument('serializeConversation', 'messages', 'an array of messages', messages)
   const lines: string[] = []
   for (const message of messages) {
     if (summaryOf(message) !== undefined) continue
