@@ -33,6 +33,8 @@ interface Outcome {
   /** Steps that compacted, and why. */
   compactions: Array<{ step: number; reason: string }>
   refused: number
+  /** Refused requests of the resumed run (when the scenario resumes). */
+  resumedRefused: number
 }
 
 /** Run one scenario through the real loop, SDK and emulator; check the session invariants. */
@@ -92,14 +94,22 @@ async function runScenario(
   expect(applied.warnings).toEqual([])
   expect(repairOrphans(applied.messages)).toEqual(applied.messages)
   const refused = emulator.requests.filter((r) => r.status !== 200).length
+  let resumedRefused = 0
   if (s.resume && result.stopReason === 'end_turn') {
     // the resumed run starts from summary + tail, and the API accepts it (or it is irreducible)
     const before = emulator.requests.length
     const next = await runAgent({ ...options, messages: [textMessage('user', 'again')] }).result
     if (next.stopReason === 'error') expect(next.error?.code).toMatch(/^context_/)
     else expect(next.stopReason).toBe('end_turn')
+    resumedRefused = emulator.requests.slice(before).filter((r) => r.status !== 200).length
   }
-  return { stopReason: result.stopReason, code: result.error?.code, compactions, refused }
+  return {
+    stopReason: result.stopReason,
+    code: result.error?.code,
+    compactions,
+    refused,
+    resumedRefused,
+  }
 }
 
 /** The emulator's rule (⌈characters / 4⌉) with a 10 % margin: an estimate that never undercounts. */
@@ -121,6 +131,7 @@ describe('compaction bounds (property)', () => {
       fc.asyncProperty(scenario, async (s) => {
         const o = await runScenario(s, overcounting)
         expect(o.refused).toBe(0)
+        expect(o.resumedRefused).toBe(0)
         if (o.stopReason === 'error') expect(o.code).toBe('context_irreducible')
         else expect(o.stopReason).toBe('end_turn')
         expect(o.compactions.every((c) => c.reason === 'threshold')).toBe(true)

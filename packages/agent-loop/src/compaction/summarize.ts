@@ -1,9 +1,10 @@
 import {
-  assertArray,
   assertString,
   type ContentBlock,
   describeError,
   emptyUsage,
+  invalidArgument,
+  isMessageArray,
   type Message,
   type ModelInfo,
   type TokenCounter,
@@ -96,7 +97,8 @@ function blockLine(role: Message['role'], block: ContentBlock): string | undefin
  * `<previous-summary>`).
  */
 export function serializeConversation(messages: readonly Message[]): string {
-  assertArray(messages, 'serializeConversation', 'messages')
+  if (!isMessageArray(messages))
+    invalidArgument('serializeConversation', 'messages', 'an array of messages', messages)
   const lines: string[] = []
   for (const message of messages) {
     if (summaryOf(message) !== undefined) continue
