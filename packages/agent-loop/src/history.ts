@@ -33,7 +33,7 @@ export interface LimitHistoryOptions {
   turns?: number
   /**
    * Keep as many of the newest turns as fit in this many tokens (content as counted by
-   * `counter`, {@link IMAGE_TOKENS} per image, a few tokens per message). The newest turn is
+   * `counter`, `IMAGE_TOKENS` per image, a few tokens per message). The newest turn is
    * always kept whole, even when it alone is over: fitting inside it is budget fitting's job.
    * Default: no token limit.
    */
@@ -158,7 +158,7 @@ function safeJson(value: unknown): string {
  * Make a history API-valid around tool calls, losing nothing:
  *
  * - A tool call with no result in the user message right after its assistant message gets an
- *   error result ({@link MISSING_TOOL_RESULT_TEXT}, `isError: true`); when no user message
+ *   error result (`MISSING_TOOL_RESULT_TEXT`, `isError: true`); when no user message
  *   follows, one is inserted holding those results.
  * - The results of an assistant message's calls are put first in the next user message, in
  *   call order (the API wants them there), gathered from the run of user messages after it.

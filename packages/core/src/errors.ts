@@ -26,11 +26,15 @@ export interface ContextkitErrorOptions {
 export class ContextkitError extends Error {
   /** The code of this class; subclasses override it. */
   static readonly code: string = 'contextkit_error'
+  /** Stable, machine-readable code; classify errors by `code` or class, never by message text. */
   readonly code: string
   /** Codes of this error's class and every ancestor class, most specific first. */
   readonly kinds: readonly string[]
+  /** `true` when the caller can go on without what failed (middleware turns it into a warning). */
   readonly recoverable: boolean
+  /** Machine-readable facts about the failure (argument, value, limit). */
   readonly details: Record<string, unknown>
+  /** The cross-copy marker (`Symbol.for('contextkit.error')`) that `isInstance` checks. */
   readonly [MARKER] = true
 
   constructor(message: string, options: ContextkitErrorOptions = {}) {
@@ -91,7 +95,9 @@ function classCodes(ctor: typeof ContextkitError): string[] {
 
 /** Input failed a zod schema. `issues` lists each problem with its path. */
 export class ValidationError extends ContextkitError {
+  /** The `code` of every error of this class: `validation_error`. */
   static override readonly code: string = 'validation_error'
+  /** Every problem found, each with the path of the value and what is wrong with it. */
   readonly issues: ReadonlyArray<{ path: string; message: string }>
 
   constructor(
@@ -106,6 +112,7 @@ export class ValidationError extends ContextkitError {
 
 /** A feature was configured in a way that cannot work (bad option values, conflicting options). */
 export class ConfigurationError extends ContextkitError {
+  /** The `code` of every error of this class: `configuration_error`. */
   static override readonly code: string = 'configuration_error'
 }
 

@@ -132,9 +132,9 @@ export type {
   SessionWarning,
 } from './session-store.js'
 export {
+  ApprovalStatusSchema,
   assertSessionId,
   SESSION_FORMAT_VERSION,
-  ApprovalStatusSchema,
   SessionApprovalEntrySchema,
   SessionCompactionEntrySchema,
   SessionCustomEntrySchema,

@@ -35,7 +35,9 @@ const BudgetSchema = z.number().min(0)
 
 /** Something budget fitting left out or cut down. */
 export interface Omission {
+  /** The section's id. */
   id: string
+  /** `'shortened'` when the section was cut to fit, `'dropped'` when it was left out. */
   reason: 'shortened' | 'dropped'
   /** Tokens saved compared with the section's full text. */
   tokensSaved: number

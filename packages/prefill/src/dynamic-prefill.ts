@@ -8,7 +8,9 @@ import { PrefillGenerateError, PrefillTimeoutError } from './errors.js'
 export interface PrefillGenerateContext {
   /** The workspace the module was loaded from. */
   workspace: string
+  /** The run's id, when the middleware runs in one. */
   runId?: string
+  /** The run's session, when it has one. */
   sessionId?: string
   /** The turn's `vars` (read-only by convention). */
   vars: Readonly<Record<string, unknown>>
@@ -22,6 +24,7 @@ export interface PrefillGenerateInput {
   model: ModelInfo
   /** The conversation so far (history plus the current user turn). */
   history: readonly Message[]
+  /** Where and for what the prefill is made: workspace, run, vars, abort signal. */
   context: PrefillGenerateContext
 }
 

@@ -13,7 +13,9 @@ export type MakeSessionStore = () => SessionStore | Promise<SessionStore>
 
 /** One named conformance check: `run` resolves when the store behaves, and throws otherwise. */
 export interface SessionStoreCheck {
+  /** The check's name. */
   name: string
+  /** Run the check against a fresh store; rejects with what went wrong. */
   run(): Promise<void>
 }
 
@@ -25,7 +27,9 @@ export interface SessionStoreConformanceReport {
 
 /** One or more conformance checks failed; `failures` names each with its error. */
 export class SessionStoreConformanceError extends ContextkitError {
+  /** The `code` of every error of this class: `agent_loop_store_conformance`. */
   static override readonly code: string = 'agent_loop_store_conformance'
+  /** Every failed check and the error it threw. */
   readonly failures: ReadonlyArray<{ check: string; error: unknown }>
 
   constructor(failures: ReadonlyArray<{ check: string; error: unknown }>) {
@@ -313,7 +317,7 @@ const CHECKS: ReadonlyArray<readonly [string, Check]> = [
 ]
 
 /**
- * The conformance checks every {@link SessionStore} must pass, one per behaviour of the
+ * The conformance checks every {@link @contextkit/core#SessionStore} must pass, one per behaviour of the
  * contract, each usable as its own test:
  *
  * ```ts
