@@ -1,5 +1,3 @@
-import type * as z from 'zod'
-
 const MARKER: unique symbol = Symbol.for('contextkit.error') as never
 
 /** Options shared by every {@link ContextkitError}. */
@@ -116,15 +114,31 @@ export class ConfigurationError extends ContextkitError {
   static override readonly code: string = 'configuration_error'
 }
 
+/** One problem a {@link SafeParser} found: where in the value (keys and indexes) and what. */
+export interface SafeParseIssue {
+  /** Keys and indexes from the root of the value to the bad part; `[]` for the root. */
+  readonly path: readonly PropertyKey[]
+  /** What is wrong, for a person. */
+  readonly message: string
+}
+
 /**
- * Parse `value` with a zod schema, throwing a {@link ValidationError} that names `what` and every
- * failing path instead of zod's raw error.
+ * What {@link parseWith} needs of a schema: zod's `safeParse`. Every zod 4 schema (classic or
+ * `zod/mini`) is one; so is a hand-written check that answers the same way, which keeps zod out
+ * of a bundle that only checks its own options.
  */
-export function parseWith<S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  what: string,
-): z.output<S> {
+export interface SafeParser<T> {
+  /** `{ success: true, data }` with the parsed value, or `{ success: false, error: { issues } }`. */
+  safeParse(
+    value: unknown,
+  ): { success: true; data: T } | { success: false; error: { issues: readonly SafeParseIssue[] } }
+}
+
+/**
+ * Parse `value` with a zod schema (or any {@link SafeParser}), throwing a
+ * {@link ValidationError} that names `what` and every failing path instead of zod's raw error.
+ */
+export function parseWith<T>(schema: SafeParser<T>, value: unknown, what: string): T {
   if (typeof (schema as { safeParse?: unknown } | null)?.safeParse !== 'function') {
     invalidArgument('parseWith', 'schema', 'a zod schema', schema)
   }
