@@ -93,10 +93,11 @@ export class DynamicPrefillLoader {
     timeoutMs: number,
     outerSignal?: AbortSignal,
   ): Promise<DynamicRun> {
+    // aborted on a timeout; generate() also sees the caller's abort
     const controller = new AbortController()
-    const onOuterAbort = (): void => controller.abort(outerSignal?.reason)
-    outerSignal?.addEventListener('abort', onOuterAbort, { once: true })
-    if (outerSignal?.aborted) controller.abort(outerSignal.reason)
+    const signal = outerSignal
+      ? AbortSignal.any([outerSignal, controller.signal])
+      : controller.signal
     const work = (async () => {
       const mod = await this.#load(path, st)
       const generate = findGenerator(mod)
@@ -109,7 +110,7 @@ export class DynamicPrefillLoader {
       const result = await generate({
         model: input.model,
         history: input.history,
-        context: { ...input.context, signal: controller.signal },
+        context: { ...input.context, signal },
       })
       const parsed = ResultSchema.safeParse(result)
       if (!parsed.success) {
@@ -144,8 +145,6 @@ export class DynamicPrefillLoader {
           { recoverable: true, cause: error, details: { path, reason: 'threw' } },
         ),
       }
-    } finally {
-      outerSignal?.removeEventListener('abort', onOuterAbort)
     }
   }
 }
