@@ -10,7 +10,7 @@ import {
   type ToolCallBlock,
   type ToolResultBlock,
 } from '@contextkit/core'
-import * as z from 'zod'
+import * as z from 'zod/mini'
 
 /**
  * The text of the error result {@link repairOrphans} gives a tool call that has none (the run
@@ -42,21 +42,22 @@ export interface LimitHistoryOptions {
   counter?: TokenCounter
 }
 
-const LimitOptionsSchema = z
-  .strictObject({
-    turns: z.number().int().positive().optional(),
-    tokens: z.number().nonnegative().optional(),
-    counter: z
-      .custom<TokenCounter>(
-        (value) =>
-          typeof value === 'object' &&
-          value !== null &&
-          typeof (value as { count?: unknown }).count === 'function',
-        'expected a TokenCounter (an object with count(text))',
-      )
-      .optional(),
-  })
-  .strict()
+// zod/mini, not classic zod: a bundle of limitHistory alone stays under 10 kB min+gzip (README);
+// history.test.ts holds it to the classic schema it replaced with a fast-check property.
+/** The check of {@link LimitHistoryOptions}: unknown keys refused. */
+export const LimitOptionsSchema = z.strictObject({
+  turns: z.optional(z.int().check(z.positive())),
+  tokens: z.optional(z.number().check(z.nonnegative())),
+  counter: z.optional(
+    z.custom<TokenCounter>(
+      (value) =>
+        typeof value === 'object' &&
+        value !== null &&
+        typeof (value as { count?: unknown }).count === 'function',
+      'expected a TokenCounter (an object with count(text))',
+    ),
+  ),
+})
 
 /**
  * Cut a history down to its newest turns: the last `turns` user turns and/or as many newest

@@ -117,8 +117,9 @@ export type {
   PathProblem,
 } from './relative-path.js'
 export { inspectRelativePath } from './relative-path.js'
+export { SectionSchema } from './section-schema.js'
 export type { FitResult, Omission, Section } from './sections.js'
-export { fitSections, renderOmissionNotice, renderSections, SectionSchema } from './sections.js'
+export { fitSections, renderOmissionNotice, renderSections } from './sections.js'
 export type {
   ApprovalStatus,
   SessionApprovalEntry,
