@@ -8,8 +8,9 @@ export interface AgentRun {
   /** The run's id (the given `runId`, or a generated one). */
   readonly runId: string
   /**
-   * Everything the run reports, in order (see `AgentEvent`). Buffered and replayable: iterate it
-   * during the run, after it, several times, or never.
+   * Everything the run reports, in order (see `AgentEvent`), as a bounded stream: iterate it
+   * during the run, after it, or never. Read events are released (no replay: a second iterator
+   * starts after what the first read); unread, the last 1,024 are kept for a late iterator.
    */
   readonly events: AsyncIterable<AgentEvent>
   /**
