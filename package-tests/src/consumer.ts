@@ -19,7 +19,11 @@ export interface RunResult {
   stderr: string
 }
 
-/** The environment of a user's shell: without the variables a package manager sets for scripts. */
+/**
+ * The environment of a user's shell: without the variables a package manager sets for scripts.
+ * `npm_config_package` is what `npx -p node@22 …` leaves behind (the suite run on another Node):
+ * kept, it makes every nested `npx --yes pnpm@…` look for `pnpm@…` inside that package.
+ */
 export function plainEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) {
@@ -33,6 +37,7 @@ export function plainEnv(): NodeJS.ProcessEnv {
         'npm_node_execpath',
         'npm_command',
         'npm_config_user_agent',
+        'npm_config_package',
         'init_cwd',
       ].includes(k)
     ) {

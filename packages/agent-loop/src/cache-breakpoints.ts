@@ -33,7 +33,9 @@ export type CacheBreakpointReason =
 
 /** One breakpoint of a request: after the stable system part, the tools, or a message. */
 export interface CacheBreakpoint {
+  /** Where the breakpoint goes: after the stable system part, after the tools, or on a message. */
   at: 'system' | 'tools' | 'message'
+  /** Why the breakpoint is there. */
   reason: CacheBreakpointReason
   /** Index in the request's messages (`at: 'message'`). */
   index?: number
@@ -41,12 +43,13 @@ export interface CacheBreakpoint {
 
 /** Inputs of {@link placeCacheBreakpoints}. */
 export interface PlaceCacheBreakpointsInput {
+  /** The run's cache mode. */
   mode: CacheMode
   /** The request's messages (history, user turn, this run's replies and tool results), in order. */
   messages: readonly Message[]
   /**
    * Whether the rendered system prompt has a stable part: the formatter puts a breakpoint after
-   * it (see {@link hasStableSystem}).
+   * it (see `hasStableSystem`).
    */
   stableSystem: boolean
   /** Tokens of the native tool definitions (0 when the format writes tools into the prompt). */
@@ -67,7 +70,7 @@ export interface CachePlacement {
   messages: Message[]
   /** Put a breakpoint on the last tool definition. */
   tools: boolean
-  /** Every breakpoint the request carries, in precedence order (at most {@link MAX_CACHE_MARKERS}). */
+  /** Every breakpoint the request carries, in precedence order (at most `MAX_CACHE_MARKERS`). */
   breakpoints: CacheBreakpoint[]
   /** Indexes of messages whose own `cacheBreakpoint` is not sent (no slot was left for it). */
   dropped: number[]
@@ -99,7 +102,7 @@ export function hasStableSystem(system: readonly Section[], toolText?: string): 
 }
 
 /**
- * Decide the prompt-cache breakpoints of one request. Never more than {@link MAX_CACHE_MARKERS},
+ * Decide the prompt-cache breakpoints of one request. Never more than `MAX_CACHE_MARKERS`,
  * counting the one the formatter puts after the stable system part and those the messages
  * already carry (`Message.cacheBreakpoint`, set by the caller, middleware or saved history).
  *
@@ -112,7 +115,7 @@ export function hasStableSystem(system: readonly Section[], toolText?: string): 
  *    relying on the API's look-back (20 blocks) from the new last message.
  *
  * `off` places none of its own: the messages' own breakpoints are kept (the newest four), and the
- * caller strips the formatter's system breakpoint ({@link finishCacheMarkers}).
+ * caller strips the formatter's system breakpoint (`finishCacheMarkers`).
  */
 export function placeCacheBreakpoints(input: PlaceCacheBreakpointsInput): CachePlacement {
   assertObject(input, 'placeCacheBreakpoints', 'input')

@@ -74,6 +74,10 @@ export interface AgentTool<Input = unknown> extends ToolDefinition {
   readonly idempotent?: boolean
   /** Whether a call needs a person's approval first. Absent: `'allow'`. */
   readonly approval?: ApprovalPolicy<Input>
+  /**
+   * Run the tool on the checked input; what it returns (or throws) is the tool result the model
+   * sees.
+   */
   execute(input: Input, context: ToolContext): ToolOutput | Promise<ToolOutput>
 }
 
@@ -85,6 +89,10 @@ export interface DefineToolOptions<S extends z.ZodType> {
   description: string
   /** zod 4 schema of the input; its top level must be an object. */
   input: S
+  /**
+   * Run the tool on the checked input; what it returns (or throws) is the tool result the model
+   * sees.
+   */
   execute(input: z.output<S>, context: ToolContext): ToolOutput | Promise<ToolOutput>
   /**
    * Milliseconds a call may take before its signal fires and it becomes an error result.
@@ -141,12 +149,14 @@ const OptionsSchema = z.strictObject({
  * a schema whose top level is not an object, or one JSON Schema cannot express.
  *
  * @example
+ * ```ts
  * const weather = defineTool({
  *   name: 'get_weather',
  *   description: 'Current weather for a city',
  *   input: z.object({ city: z.string() }),
  *   execute: async ({ city }) => `Sunny in ${city}`,
  * })
+ * ```
  */
 export function defineTool<S extends z.ZodType>(
   options: DefineToolOptions<S>,

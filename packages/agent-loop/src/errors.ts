@@ -2,6 +2,7 @@ import { ContextkitError, type ContextkitErrorOptions, describeError } from '@co
 
 /** Base class of the errors the agent loop raises on purpose (codes start with `agent_loop_`). */
 export class AgentLoopError extends ContextkitError {
+  /** The `code` of every error of this class: `agent_loop_error`. */
   static override readonly code: string = 'agent_loop_error'
 }
 
@@ -26,11 +27,17 @@ export interface ProviderErrorOptions extends ContextkitErrorOptions {
  * them (prefill's `isPrefillRejection`) work on it directly.
  */
 export class ProviderError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_provider_error`. */
   static override readonly code: string = 'agent_loop_provider_error'
+  /** HTTP status, when the provider answered with one. */
   readonly status: number | undefined
+  /** The provider's error type, e.g. `overloaded_error`. */
   readonly errorType: string | undefined
+  /** The provider's request id, for support tickets and logs. */
   readonly requestId: string | undefined
+  /** Whether trying the same request again may succeed. */
   readonly retryable: boolean
+  /** The parsed error body, as the provider sent it. */
   readonly body: unknown
 
   constructor(message: string, options: ProviderErrorOptions = {}) {
@@ -49,26 +56,31 @@ export class ProviderError extends AgentLoopError {
 
 /** A tool call's input failed the tool's zod schema (or was not valid JSON). */
 export class ToolInputError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_tool_input`. */
   static override readonly code: string = 'agent_loop_tool_input'
 }
 
 /** The model called a tool that is not in the run's `tools`. */
 export class UnknownToolError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_unknown_tool`. */
   static override readonly code: string = 'agent_loop_unknown_tool'
 }
 
 /** A tool's `execute` threw or rejected. The thrown value is the `cause`. */
 export class ToolExecutionError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_tool_failed`. */
   static override readonly code: string = 'agent_loop_tool_failed'
 }
 
 /** A tool ran longer than its `timeoutMs`; its abort signal fired. */
 export class ToolTimeoutError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_tool_timeout`. */
   static override readonly code: string = 'agent_loop_tool_timeout'
 }
 
 /** The run was aborted (`abort()` or the `signal` option) before the tool call finished. */
 export class ToolAbortedError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_tool_aborted`. */
   static override readonly code: string = 'agent_loop_tool_aborted'
 }
 
@@ -92,6 +104,7 @@ export class ToolInterruptedError extends AgentLoopError {
 
 /** The loop guard refused a call identical to the ones before it. */
 export class RepeatedToolCallError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_repeated_call`. */
   static override readonly code: string = 'agent_loop_repeated_call'
 }
 
@@ -100,6 +113,7 @@ export class RepeatedToolCallError extends AgentLoopError {
  * goes on without a plan and this becomes a warning.
  */
 export class PlanError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_plan_invalid`. */
   static override readonly code: string = 'agent_loop_plan_invalid'
 }
 
@@ -109,6 +123,7 @@ export class PlanError extends AgentLoopError {
  * `agent_loop_tool_output`.
  */
 export class ToolOutputError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_tool_output`. */
   static override readonly code: string = 'agent_loop_tool_output'
 }
 
@@ -118,16 +133,19 @@ export class ToolOutputError extends AgentLoopError {
  * error instead, before the call. Code `agent_loop_required_sections`.
  */
 export class RequiredSectionsError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_required_sections`. */
   static override readonly code: string = 'agent_loop_required_sections'
 }
 
 /** A formatter could not render the turn (bad content for the format, a refused prefill). */
 export class RequestBuildError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_request_build`. */
   static override readonly code: string = 'agent_loop_request_build'
 }
 
 /** The run was aborted; `result.error` holds this when the abort came with a reason. */
 export class AgentAbortedError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_aborted`. */
   static override readonly code: string = 'agent_loop_aborted'
 }
 

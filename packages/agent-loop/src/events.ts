@@ -30,6 +30,7 @@ export interface AgentUsage extends Usage {
 export interface AgentCallUsage extends AgentUsage {
   /** The call's step (`0` for the plan phase); a retried call appears once per attempt. */
   step: number
+  /** Whether the call was the plan call or a step of the run. */
   phase: AgentPhase
 }
 
@@ -40,8 +41,8 @@ export interface AgentRunUsage extends AgentUsage {
 }
 
 /**
- * The share of input tokens read from the prompt cache: `cacheRead ÷ (input + cacheRead +
- * cacheWrite)`, `0` when there were none.
+ * The share of input tokens read from the prompt cache,
+ * `cacheRead ÷ (input + cacheRead + cacheWrite)`; `0` when there were none.
  */
 export function cacheHitRate(usage: Usage): number {
   assertObject(usage, 'cacheHitRate', 'usage')
@@ -66,6 +67,7 @@ export function withCacheHitRate(usage: Usage, pricing?: ModelPricing): AgentUsa
 export interface AgentWarning {
   /** Stable code, e.g. `agent_loop_plan_invalid`, `session_torn_line`, `prefill_read`. */
   code: string
+  /** What happened, for a person. */
   message: string
   /** Who reported it: `session`, `plan`, `provider`, `formatter`, `loop`, or `<middleware>.<hook>`. */
   source: string
@@ -100,6 +102,7 @@ export type ResumeSummary = {
 
 /** What a run produced. */
 export interface AgentResult {
+  /** The run's id. */
   runId: string
   /**
    * Only the new messages, in order, as saved: assistant replies (finalized) and the user
@@ -113,7 +116,9 @@ export interface AgentResult {
    * and hit rate in `calls`.
    */
   usage: AgentRunUsage
+  /** Why the run ended. */
   stopReason: AgentStopReason
+  /** Everything that went wrong without stopping the run, in order. */
   warnings: AgentWarning[]
   /** Text of the last reply (`''` when there is none). */
   text: string
@@ -121,6 +126,7 @@ export interface AgentResult {
   plan?: string
   /** For `stopReason: 'clarify'`: the question for the user, and why it is asked. */
   question?: string
+  /** For `stopReason: 'clarify'`: why the question is asked. */
   context?: string
   /** For `stopReason: 'awaiting_approval'`: the calls that wait for a person, in call order. */
   pending?: PendingApproval[]
@@ -179,6 +185,7 @@ export type AgentEvent =
   | {
       type: 'step-end'
       step: number
+      /** Whether the call was the plan call or a step of the run. */
       phase: AgentPhase
       /** The reply as finalized (what is saved). */
       message: AssistantMessage
@@ -231,41 +238,4 @@ export const AGENT_EVENT_TYPES = Object.freeze([
   'compaction-end',
 ] as const satisfies ReadonlyArray<AgentEvent['type']>)
 
-/**
- * A buffered, replayable event stream: every iterator starts from the first event, so events are
- * never lost whether they are read during the run, after it, or not at all.
- */
-export class EventChannel<T> implements AsyncIterable<T> {
-  readonly #events: T[] = []
-  #closed = false
-  #waiters: Array<() => void> = []
-
-  push(event: T): void {
-    if (this.#closed) return
-    this.#events.push(event)
-    this.#wake()
-  }
-
-  close(): void {
-    this.#closed = true
-    this.#wake()
-  }
-
-  #wake(): void {
-    const waiters = this.#waiters
-    this.#waiters = []
-    for (const w of waiters) w()
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    let i = 0
-    while (true) {
-      if (i < this.#events.length) {
-        yield this.#events[i++]!
-        continue
-      }
-      if (this.#closed) return
-      await new Promise<void>((resolve) => this.#waiters.push(resolve))
-    }
-  }
-}
+export { EventChannel } from './event-channel.js'

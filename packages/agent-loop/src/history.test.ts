@@ -7,8 +7,10 @@ import {
 } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import * as z from 'zod'
 import {
   IMAGE_TOKENS,
+  LimitOptionsSchema,
   limitHistory,
   MISSING_TOOL_RESULT_TEXT,
   messageTokens,
@@ -341,5 +343,54 @@ describe('limitHistory', () => {
       ),
       { numRuns: 400 },
     )
+  })
+})
+
+describe('limitHistory options check (zod/mini)', () => {
+  // The classic zod schema it replaced: the mini check must answer the same on every value.
+  const classic = z.strictObject({
+    turns: z.number().int().positive().optional(),
+    tokens: z.number().nonnegative().optional(),
+    counter: z
+      .custom<TokenCounter>(
+        (v) =>
+          typeof v === 'object' &&
+          v !== null &&
+          typeof (v as { count?: unknown }).count === 'function',
+      )
+      .optional(),
+  })
+  const value = fc.oneof(
+    fc.constantFrom(
+      0,
+      1,
+      -1,
+      2.5,
+      2 ** 53,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      '1',
+      null,
+      undefined,
+    ),
+    fc.integer({ min: -5, max: 10_000 }),
+    fc.double(),
+    fc.constantFrom({ count: () => 1 }, { count: 1 }, {}, [], () => 1),
+  )
+  const options = fc.dictionary(fc.constantFrom('turns', 'tokens', 'counter', 'other'), value, {
+    maxKeys: 4,
+  })
+
+  test('property: accepts exactly what the classic schema accepts', () => {
+    let accepted = 0
+    fc.assert(
+      fc.property(fc.oneof(options, value), (v) => {
+        const mini = LimitOptionsSchema.safeParse(v).success
+        expect(mini).toBe(classic.safeParse(v).success)
+        if (mini) accepted++
+      }),
+      { numRuns: 3000 },
+    )
+    expect(accepted).toBeGreaterThan(300)
   })
 })

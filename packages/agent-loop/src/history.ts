@@ -10,7 +10,7 @@ import {
   type ToolCallBlock,
   type ToolResultBlock,
 } from '@contextkit/core'
-import * as z from 'zod'
+import * as z from 'zod/mini'
 
 /**
  * The text of the error result {@link repairOrphans} gives a tool call that has none (the run
@@ -33,7 +33,7 @@ export interface LimitHistoryOptions {
   turns?: number
   /**
    * Keep as many of the newest turns as fit in this many tokens (content as counted by
-   * `counter`, {@link IMAGE_TOKENS} per image, a few tokens per message). The newest turn is
+   * `counter`, `IMAGE_TOKENS` per image, a few tokens per message). The newest turn is
    * always kept whole, even when it alone is over: fitting inside it is budget fitting's job.
    * Default: no token limit.
    */
@@ -42,21 +42,22 @@ export interface LimitHistoryOptions {
   counter?: TokenCounter
 }
 
-const LimitOptionsSchema = z
-  .strictObject({
-    turns: z.number().int().positive().optional(),
-    tokens: z.number().nonnegative().optional(),
-    counter: z
-      .custom<TokenCounter>(
-        (value) =>
-          typeof value === 'object' &&
-          value !== null &&
-          typeof (value as { count?: unknown }).count === 'function',
-        'expected a TokenCounter (an object with count(text))',
-      )
-      .optional(),
-  })
-  .strict()
+// zod/mini, not classic zod: a bundle of limitHistory alone stays under 10 kB min+gzip (README);
+// history.test.ts holds it to the classic schema it replaced with a fast-check property.
+/** The check of {@link LimitHistoryOptions}: unknown keys refused. */
+export const LimitOptionsSchema = z.strictObject({
+  turns: z.optional(z.int().check(z.positive())),
+  tokens: z.optional(z.number().check(z.nonnegative())),
+  counter: z.optional(
+    z.custom<TokenCounter>(
+      (value) =>
+        typeof value === 'object' &&
+        value !== null &&
+        typeof (value as { count?: unknown }).count === 'function',
+      'expected a TokenCounter (an object with count(text))',
+    ),
+  ),
+})
 
 /**
  * Cut a history down to its newest turns: the last `turns` user turns and/or as many newest
@@ -158,7 +159,7 @@ function safeJson(value: unknown): string {
  * Make a history API-valid around tool calls, losing nothing:
  *
  * - A tool call with no result in the user message right after its assistant message gets an
- *   error result ({@link MISSING_TOOL_RESULT_TEXT}, `isError: true`); when no user message
+ *   error result (`MISSING_TOOL_RESULT_TEXT`, `isError: true`); when no user message
  *   follows, one is inserted holding those results.
  * - The results of an assistant message's calls are put first in the next user message, in
  *   call order (the API wants them there), gathered from the run of user messages after it.

@@ -55,7 +55,9 @@ function defaultNudge(call: ToolCallBlock, repeats: number): string {
  * (calls of one reply count in order, as consecutive). One guard per run.
  */
 export class LoopGuard {
+  /** How many identical calls in a row trip the guard. */
   readonly maxRepeats: number
+  /** What a trip does: stop the run, or nudge the model once. */
   readonly action: 'stop' | 'nudge'
   readonly #nudge: (call: ToolCallBlock, repeats: number) => string
   #last: string | undefined

@@ -4,6 +4,7 @@ import type { ProviderError } from './errors.js'
 
 /** Extended thinking for one call. */
 export interface ThinkingOptions {
+  /** Whether the model thinks before it answers. */
   enabled: boolean
   /** Tokens the model may think for. Default: the provider's choice (Anthropic: 1,024). */
   budgetTokens?: number
@@ -15,9 +16,11 @@ export interface ThinkingOptions {
  * Messages API provider copies fields; a completions provider reads `prompt` and `stopSequences`.
  */
 export interface ProviderRequest extends FormattedRequest {
+  /** The model the request is for (its id, limits and capabilities). */
   model: ModelInfo
   /** `max_tokens` of the reply. */
   maxTokens: number
+  /** Extended thinking for this call; absent: off. */
   thinking?: ThinkingOptions
 }
 

@@ -5,10 +5,12 @@ import { type RunAgentOptions, resolveOptions } from './options.js'
 
 /** A started run. */
 export interface AgentRun {
+  /** The run's id (the given `runId`, or a generated one). */
   readonly runId: string
   /**
-   * Everything the run reports, in order (see `AgentEvent`). Buffered and replayable: iterate it
-   * during the run, after it, several times, or never.
+   * Everything the run reports, in order (see `AgentEvent`), as a bounded stream: iterate it
+   * during the run, after it, or never. Read events are released (no replay: a second iterator
+   * starts after what the first read); unread, the last 1,024 are kept for a late iterator.
    */
   readonly events: AsyncIterable<AgentEvent>
   /**
@@ -33,9 +35,11 @@ export interface AgentRun {
  * ends. Starts at once; throws a `ValidationError` (synchronously) only for invalid options.
  *
  * @example
+ * ```ts
  * const run = runAgent({ provider, model: 'claude-haiku-4-5', messages: [textMessage('user', 'Hi')] })
  * for await (const e of run.events) if (e.type === 'text-delta') process.stdout.write(e.text)
  * const { stopReason, messages } = await run.result
+ * ```
  */
 export function runAgent(options: RunAgentOptions): AgentRun {
   const resolved = resolveOptions(options)

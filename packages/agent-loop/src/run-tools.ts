@@ -22,6 +22,7 @@ import {
 
 /** How one tool call ended. */
 export interface ToolOutcome {
+  /** The call as the model made it. */
   call: ToolCallBlock
   /** The result the model sees (`isError: true` for every failure). */
   result: ToolResultBlock
@@ -33,9 +34,11 @@ export interface ToolOutcome {
 
 /** Options of {@link runToolCalls}. */
 export interface RunToolCallsOptions {
+  /** The run's tools, by name. */
   tools: ReadonlyMap<string, AgentTool>
   /** The run's signal: reaches every running tool; on abort the unfinished calls end at once. */
   signal: AbortSignal
+  /** The run's id, passed to every tool. */
   runId: string
   /** Calls running at the same time. `Infinity`: all of them. */
   concurrency: number

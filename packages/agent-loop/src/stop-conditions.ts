@@ -35,7 +35,9 @@ export type StopPredicate = (state: StopState) => boolean
  * functions given to `stopWhen` end it with `'stop_condition'`).
  */
 export interface StopCondition {
+  /** The `stopReason` of a run this condition ends. */
   readonly stopReason: string
+  /** Whether the run ends now, asked after every step. */
   readonly test: StopPredicate
   /** For `maxSteps`: the limit, so the loop knows a step cap is already given. */
   readonly maxSteps?: number

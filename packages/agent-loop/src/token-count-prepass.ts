@@ -46,6 +46,11 @@ export interface TokenCountPrepareResult {
  * `anthropicTokenCounter` (`@contextkit/agent-loop/anthropic`) is one.
  */
 export interface AsyncTokenCounter extends TokenCounter {
+  /**
+   * Count, before a request is built, what `count` will be asked for (the messages and the
+   * sections that may fit), so `count` answers from its cache; falls back to the estimate with a
+   * warning when counting fails.
+   */
   prepare(input: TokenCountPrepareInput): Promise<TokenCountPrepareResult>
 }
 

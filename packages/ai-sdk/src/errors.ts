@@ -2,6 +2,7 @@ import { ContextkitError, type ContextkitErrorOptions } from '@contextkit/core'
 
 /** Base class of this package's errors (codes start with `ai_sdk_`). */
 export class AiSdkMiddlewareError extends ContextkitError {
+  /** The `code` of every error of this class: `ai_sdk_error`. */
   static override readonly code: string = 'ai_sdk_error'
 }
 
@@ -11,8 +12,11 @@ export class AiSdkMiddlewareError extends ContextkitError {
  * middleware `recover` hooks read (prefill's `isPrefillRejection`).
  */
 export class AiSdkCallError extends AiSdkMiddlewareError {
+  /** The `code` of every error of this class: `ai_sdk_call_failed`. */
   static override readonly code: string = 'ai_sdk_call_failed'
+  /** HTTP status of the failed call, when there was one. */
   readonly status: number | undefined
+  /** The error body, as the provider sent it. */
   readonly body: unknown
 
   constructor(

@@ -13,9 +13,9 @@ import type { AnalyzeOptions, ContextMetadata } from './types.js'
  * (quote-aware for CSV, depth-tracking for JSON). Never throws for any string and file name; bad `options` values and a non-string
  * `content` throw a `ValidationError`.
  *
- * @param content the context text.
- * @param fileName the file name it came from (its extension breaks ties), if any.
- * @param options sniffing limits; see {@link AnalyzeOptions} for defaults.
+ * @param content - the context text.
+ * @param fileName - the file name it came from (its extension breaks ties), if any.
+ * @param options - sniffing limits; see {@link AnalyzeOptions} for defaults.
  */
 export function analyzeContext(
   content: string,

@@ -7,6 +7,7 @@ import { ContextkitError } from '@contextkit/core'
  * unchanged. Code `context_metadata_file_unreadable` (before 0.1: `context_file_unreadable`).
  */
 export class ContextFileReadError extends ContextkitError {
+  /** The `code` of every error of this class: `context_metadata_file_unreadable`. */
   static override readonly code: string = 'context_metadata_file_unreadable'
 }
 
@@ -16,6 +17,7 @@ export class ContextFileReadError extends ContextkitError {
  * `context_metadata_file_not_regular` (before 0.1: `context_file_not_regular`).
  */
 export class ContextFileTypeError extends ContextkitError {
+  /** The `code` of every error of this class: `context_metadata_file_not_regular`. */
   static override readonly code: string = 'context_metadata_file_not_regular'
 }
 
@@ -24,5 +26,6 @@ export class ContextFileTypeError extends ContextkitError {
  * `context_metadata_aborted` (before 0.1: `analysis_aborted`).
  */
 export class AnalysisAbortedError extends ContextkitError {
+  /** The `code` of every error of this class: `context_metadata_aborted`. */
   static override readonly code: string = 'context_metadata_aborted'
 }

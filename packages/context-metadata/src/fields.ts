@@ -23,7 +23,7 @@ export class FieldCollector {
   private readonly seen = new Set<string>()
   private truncated = false
 
-  /** @param maxFields cap on distinct fields kept. */
+  /** @param maxFields - cap on distinct fields kept. */
   constructor(private readonly maxFields: number) {}
 
   /** Add the fields of one record: its keys, and one level of dot paths into nested objects. */

@@ -1,49 +1,62 @@
-/** The zod schema of {@link ContextMetadata} as the hint reads it (e.g. back from storage). */
-import { z } from 'zod'
+/** The check of {@link ContextMetadata} as the hint reads it (e.g. back from storage). */
+import type { SafeParser } from '@contextkit/core'
+import { arrayOf, boolean, finiteNumber, object, optional, parser, string } from './checks.js'
+import type { ContextMetadata } from './types.js'
 
-const strings = z.array(z.string())
-const count = z.number()
+const strings = arrayOf(string())
+const count = finiteNumber
 
 /**
  * The shape `formatContextHint` needs. Unknown keys are allowed (metadata written by a newer
  * version still renders); known keys must have their types.
  */
-export const ContextMetadataSchema = z.object({
-  fileName: z.string().optional(),
-  format: z.string(),
-  chars: count,
-  bytes: count.optional(),
-  lines: count,
-  fields: strings.optional(),
-  fieldsTruncated: z.boolean().optional(),
-  recordCount: count.optional(),
-  sampleRecord: z.string().optional(),
-  delimiter: z.string().optional(),
-  hasHeader: z.boolean().optional(),
-  recordArrays: z
-    .array(
-      z.object({
-        key: z.string(),
-        count,
-        fields: strings.optional(),
-        declaredTotal: count.optional(),
-      }),
-    )
-    .optional(),
-  valueArrays: z.array(z.object({ key: z.string(), count, elements: z.string() })).optional(),
-  maps: z
-    .array(
-      z.object({
-        key: z.string().optional(),
-        entries: count,
-        keyExamples: strings,
-        values: z.string(),
-        valueFields: strings.optional(),
-      }),
-    )
-    .optional(),
-  malformedLines: count.optional(),
-  raggedRows: count.optional(),
-  rootElement: z.string().optional(),
-  warnings: z.array(z.object({ code: z.string(), message: z.string() })).optional(),
-})
+export const ContextMetadataSchema: SafeParser<ContextMetadata> = parser(
+  object(
+    {
+      fileName: optional(string()),
+      format: string(),
+      chars: count,
+      bytes: optional(count),
+      lines: count,
+      fields: optional(strings),
+      fieldsTruncated: optional(boolean),
+      recordCount: optional(count),
+      sampleRecord: optional(string()),
+      delimiter: optional(string()),
+      hasHeader: optional(boolean),
+      recordArrays: optional(
+        arrayOf(
+          object(
+            {
+              key: string(),
+              count,
+              fields: optional(strings),
+              declaredTotal: optional(count),
+            },
+            false,
+          ),
+        ),
+      ),
+      valueArrays: optional(arrayOf(object({ key: string(), count, elements: string() }, false))),
+      maps: optional(
+        arrayOf(
+          object(
+            {
+              key: optional(string()),
+              entries: count,
+              keyExamples: strings,
+              values: string(),
+              valueFields: optional(strings),
+            },
+            false,
+          ),
+        ),
+      ),
+      malformedLines: optional(count),
+      raggedRows: optional(count),
+      rootElement: optional(string()),
+      warnings: optional(arrayOf(object({ code: string(), message: string() }, false))),
+    },
+    false,
+  ),
+)

@@ -1,59 +1,90 @@
-/** zod schemas of every options object of this package, checked where the options come in. */
-import { parseWith } from '@contextkit/core'
-import { z } from 'zod'
+/**
+ * The checks of every options object of this package, run where the options come in. They are
+ * hand-written (see checks.ts), not zod, so `analyzeContext` bundles without zod.
+ */
+import { parseWith, type SafeParser } from '@contextkit/core'
+import type { AnalyzeFileOptions } from './analyze-file.js'
+import {
+  abortSignal,
+  finiteNumber,
+  integerAtLeast,
+  nullable,
+  object,
+  oneOf,
+  optional,
+  parser,
+  type Rule,
+  string,
+} from './checks.js'
+import type { HintOptions } from './hint.js'
+import type { ContextMetadataOptions } from './middleware.js'
 import type { AnalyzeOptions } from './types.js'
 
-const positiveInt = z.number().int().positive()
+const positiveInt = optional(integerAtLeast(1))
 /** Byte sizes for file reads: at least 16, so one UTF-8 character and a line break always fit. */
-const byteSize = z.number().int().min(16)
+const byteSize = optional(integerAtLeast(16))
+
+const analyzeShape: Record<string, Rule> = {
+  sniffChars: positiveInt,
+  maxSampleRecords: positiveInt,
+  maxFields: positiveInt,
+  sampleChars: positiveInt,
+}
 
 /** {@link AnalyzeOptions}. Unknown keys are refused. */
-export const AnalyzeOptionsSchema = z.strictObject({
-  sniffChars: positiveInt.optional(),
-  maxSampleRecords: positiveInt.optional(),
-  maxFields: positiveInt.optional(),
-  sampleChars: positiveInt.optional(),
-})
+export const AnalyzeOptionsSchema: SafeParser<AnalyzeOptions> = parser(object(analyzeShape, true))
+
+const fileReadShape: Record<string, Rule> = {
+  fileName: optional(string()),
+  sniffBytes: byteSize,
+  chunkBytes: byteSize,
+  signal: optional(abortSignal),
+}
 
 /** The file-only part of `AnalyzeFileOptions`. */
-export const FileReadOptionsSchema = z.strictObject({
-  fileName: z.string().optional(),
-  sniffBytes: byteSize.optional(),
-  chunkBytes: byteSize.optional(),
-  signal: z
-    .custom<AbortSignal>((v) => v instanceof AbortSignal, { message: 'expected an AbortSignal' })
-    .optional(),
-})
+export const FileReadOptionsSchema: SafeParser<Omit<AnalyzeFileOptions, keyof AnalyzeOptions>> =
+  parser(object(fileReadShape, true))
 
 /** `AnalyzeFileOptions`: the analysis options and the file-only ones, unknown keys refused. */
-export const AnalyzeFileOptionsSchema = FileReadOptionsSchema.extend(AnalyzeOptionsSchema.shape)
+export const AnalyzeFileOptionsSchema: SafeParser<AnalyzeFileOptions> = parser(
+  object({ ...fileReadShape, ...analyzeShape }, true),
+)
+
+const hintShape: Record<string, Rule> = {
+  contextRef: optional(nullable(string())),
+  maxFields: positiveInt,
+  maxFieldChars: positiveInt,
+  sampleChars: positiveInt,
+  maxNameChars: positiveInt,
+}
 
 /** `HintOptions`. */
-export const HintOptionsSchema = z.strictObject({
-  contextRef: z.string().nullable().optional(),
-  style: z.enum(['auto', 'block', 'inline', 'brief']).optional(),
-  maxFields: positiveInt.optional(),
-  maxFieldChars: positiveInt.optional(),
-  sampleChars: positiveInt.optional(),
-  maxNameChars: positiveInt.optional(),
-})
+export const HintOptionsSchema: SafeParser<HintOptions> = parser(
+  object({ ...hintShape, style: optional(oneOf(['auto', 'block', 'inline', 'brief'])) }, true),
+)
+
+const nonEmpty = optional(string(1))
 
 /** `ContextMetadataOptions` (the middleware factory's options). */
-export const ContextMetadataOptionsSchema = z.strictObject({
-  file: z.string().min(1).optional(),
-  content: z.string().optional(),
-  fileName: z.string().optional(),
-  contextVar: z.string().min(1).optional(),
-  metaVar: z.string().min(1).optional(),
-  sectionId: z.string().min(1).optional(),
-  priority: z.number().finite().optional(),
-  cache: z.enum(['stable', 'volatile']).optional(),
-  hint: HintOptionsSchema.omit({ style: true }).optional(),
-  analyze: AnalyzeOptionsSchema.extend({
-    sniffBytes: byteSize.optional(),
-    chunkBytes: byteSize.optional(),
-  }).optional(),
-})
+export const ContextMetadataOptionsSchema: SafeParser<ContextMetadataOptions> = parser(
+  object(
+    {
+      file: nonEmpty,
+      content: optional(string()),
+      fileName: optional(string()),
+      contextVar: nonEmpty,
+      metaVar: nonEmpty,
+      sectionId: nonEmpty,
+      priority: optional(finiteNumber),
+      cache: optional(oneOf(['stable', 'volatile'])),
+      hint: optional(object(hintShape, true)),
+      analyze: optional(
+        object({ ...analyzeShape, sniffBytes: byteSize, chunkBytes: byteSize }, true),
+      ),
+    },
+    true,
+  ),
+)
 
 /** Defaults of {@link AnalyzeOptions}. */
 export const ANALYZE_DEFAULTS = {
@@ -77,7 +108,7 @@ export interface ResolvedAnalyzeOptions {
  */
 export function resolveAnalyzeOptions(
   options: unknown,
-  schema: z.ZodType<AnalyzeOptions> = AnalyzeOptionsSchema,
+  schema: SafeParser<AnalyzeOptions> = AnalyzeOptionsSchema,
 ): ResolvedAnalyzeOptions {
   const o = parseWith(schema, options ?? {}, 'context-metadata analyze options')
   return {

@@ -104,7 +104,7 @@ function runPatterns(delimiter: string, fields: number): RunPatterns | undefined
  * matched by one sticky regular expression per 64 records (native code, no per-record work);
  * anything else (a ragged row, a blank line, a stray quote, a chunk boundary) is read by a
  * state machine that jumps from one quote, line break or delimiter to the next with `indexOf`.
- * Tries are paced by a {@link RunPacer} (after a miss the next waits for 1, 2, 4, … records,
+ * Tries are paced by a `RunPacer` (after a miss the next waits for 1, 2, 4, … records,
  * and each reads a bounded view), so a file the pattern never fits costs little. Each
  * searched character has exactly one `indexOf` call
  * site: two identical `s.indexOf('"', pos)` calls on two branches are merged by TurboFan's
@@ -124,14 +124,14 @@ export class CsvRecordCounter implements RecordCounter {
   private readonly expected: number
   private readonly skip: number
   private runs: RunPatterns | undefined
-  /** Where the last run matched by {@link run} ends. */
+  /** Where the last run matched by `run` ends. */
   private runEnd = 0
   /** When the next run try is due (a chance per record start), and its view. */
   private readonly pacer = new RunPacer()
 
   /**
-   * @param delimiter the field delimiter (one character).
-   * @param options field-count checking.
+   * @param delimiter - the field delimiter (one character).
+   * @param options - field-count checking.
    */
   constructor(delimiter: string, options: CsvCounterOptions = {}) {
     assertString(delimiter, 'new CsvRecordCounter', 'delimiter')
@@ -154,7 +154,7 @@ export class CsvRecordCounter implements RecordCounter {
 
   /**
    * Records matched by the run patterns from `pos`, a record start (0 when none); the match
-   * then ends at {@link runEnd}. The patterns read a bounded view ({@link viewOf}), so a failed
+   * then ends at `runEnd`. The patterns read a bounded view (`viewOf`), so a failed
    * try never reads a huge quoted field again and again; the state machine reads records that
    * long.
    */

@@ -11,27 +11,9 @@ export function truncate(text: string, max: number): string {
   return text.slice(0, cut) + '…'
 }
 
-/** Replace lone surrogates with U+FFFD (like `String.prototype.toWellFormed`). */
+/** Replace lone surrogates with U+FFFD (`String.prototype.toWellFormed`, Node 20 and later). */
 export function wellFormed(text: string): string {
-  let out: string[] | undefined
-  let from = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c < 0xd800 || c > 0xdfff) continue
-    if (c <= 0xdbff) {
-      const next = text.charCodeAt(i + 1)
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        i++
-        continue
-      }
-    }
-    out ??= []
-    out.push(text.slice(from, i), '\uFFFD')
-    from = i + 1
-  }
-  if (!out) return text
-  out.push(text.slice(from))
-  return out.join('')
+  return text.toWellFormed()
 }
 
 /** Strip a leading U+FEFF. */

@@ -44,6 +44,7 @@ export type ContextWarningCode =
 
 /** Something the model (and the caller) should know about the content. */
 export interface ContextWarning {
+  /** What kind of warning it is. */
   code: ContextWarningCode
   /** One line, prompt-safe. */
   message: string

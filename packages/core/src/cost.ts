@@ -2,9 +2,13 @@ import type { ModelPricing } from './model-info.js'
 
 /** The token counts a cost is computed from (core `Usage`, or any object with these fields). */
 export interface CostUsage {
+  /** Uncached input tokens. */
   input: number
+  /** Output tokens. */
   output: number
+  /** Input tokens read from the prompt cache. */
   cacheRead: number
+  /** Input tokens written to the prompt cache. */
   cacheWrite: number
 }
 

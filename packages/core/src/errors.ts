@@ -1,5 +1,3 @@
-import type * as z from 'zod'
-
 const MARKER: unique symbol = Symbol.for('contextkit.error') as never
 
 /** Options shared by every {@link ContextkitError}. */
@@ -26,11 +24,15 @@ export interface ContextkitErrorOptions {
 export class ContextkitError extends Error {
   /** The code of this class; subclasses override it. */
   static readonly code: string = 'contextkit_error'
+  /** Stable, machine-readable code; classify errors by `code` or class, never by message text. */
   readonly code: string
   /** Codes of this error's class and every ancestor class, most specific first. */
   readonly kinds: readonly string[]
+  /** `true` when the caller can go on without what failed (middleware turns it into a warning). */
   readonly recoverable: boolean
+  /** Machine-readable facts about the failure (argument, value, limit). */
   readonly details: Record<string, unknown>
+  /** The cross-copy marker (`Symbol.for('contextkit.error')`) that `isInstance` checks. */
   readonly [MARKER] = true
 
   constructor(message: string, options: ContextkitErrorOptions = {}) {
@@ -91,7 +93,9 @@ function classCodes(ctor: typeof ContextkitError): string[] {
 
 /** Input failed a zod schema. `issues` lists each problem with its path. */
 export class ValidationError extends ContextkitError {
+  /** The `code` of every error of this class: `validation_error`. */
   static override readonly code: string = 'validation_error'
+  /** Every problem found, each with the path of the value and what is wrong with it. */
   readonly issues: ReadonlyArray<{ path: string; message: string }>
 
   constructor(
@@ -106,18 +110,35 @@ export class ValidationError extends ContextkitError {
 
 /** A feature was configured in a way that cannot work (bad option values, conflicting options). */
 export class ConfigurationError extends ContextkitError {
+  /** The `code` of every error of this class: `configuration_error`. */
   static override readonly code: string = 'configuration_error'
 }
 
+/** One problem a {@link SafeParser} found: where in the value (keys and indexes) and what. */
+export interface SafeParseIssue {
+  /** Keys and indexes from the root of the value to the bad part; `[]` for the root. */
+  readonly path: readonly PropertyKey[]
+  /** What is wrong, for a person. */
+  readonly message: string
+}
+
 /**
- * Parse `value` with a zod schema, throwing a {@link ValidationError} that names `what` and every
- * failing path instead of zod's raw error.
+ * What {@link parseWith} needs of a schema: zod's `safeParse`. Every zod 4 schema (classic or
+ * `zod/mini`) is one; so is a hand-written check that answers the same way, which keeps zod out
+ * of a bundle that only checks its own options.
  */
-export function parseWith<S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  what: string,
-): z.output<S> {
+export interface SafeParser<T> {
+  /** `{ success: true, data }` with the parsed value, or `{ success: false, error: { issues } }`. */
+  safeParse(
+    value: unknown,
+  ): { success: true; data: T } | { success: false; error: { issues: readonly SafeParseIssue[] } }
+}
+
+/**
+ * Parse `value` with a zod schema (or any {@link SafeParser}), throwing a
+ * {@link ValidationError} that names `what` and every failing path instead of zod's raw error.
+ */
+export function parseWith<T>(schema: SafeParser<T>, value: unknown, what: string): T {
   if (typeof (schema as { safeParse?: unknown } | null)?.safeParse !== 'function') {
     invalidArgument('parseWith', 'schema', 'a zod schema', schema)
   }

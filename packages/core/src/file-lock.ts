@@ -50,16 +50,19 @@ export interface FileLockOptions {
 
 /** A file lock could not be taken. Subclasses say why. */
 export class FileLockError extends ContextkitError {
+  /** The `code` of every error of this class: `file_lock`. */
   static override readonly code: string = 'file_lock'
 }
 
 /** The lock stayed held by a live owner for the whole `timeoutMs`. Recoverable. */
 export class FileLockTimeoutError extends FileLockError {
+  /** The `code` of every error of this class: `file_lock_timeout`. */
   static override readonly code: string = 'file_lock_timeout'
 }
 
 /** The lock file could not be created (missing folder, permissions, disk full). */
 export class FileLockIoError extends FileLockError {
+  /** The `code` of every error of this class: `file_lock_io`. */
   static override readonly code: string = 'file_lock_io'
 }
 
@@ -93,7 +96,7 @@ const queues = new Map<string, Promise<unknown>>()
  * A live owner on this host is never broken by age: a slow writer keeps its lock, and waiters
  * get a {@link FileLockTimeoutError} instead of writing over it.
  *
- * @param toError maps a lock failure to the caller's own error type (optional).
+ * @param toError - maps a lock failure to the caller's own error type (optional).
  * @throws FileLockTimeoutError when the lock cannot be taken within `timeoutMs`.
  * @throws FileLockIoError when the lock file cannot be created.
  * @throws ValidationError when an argument or option is invalid (names the option).

@@ -3,7 +3,7 @@
 export type { CostUsage } from './cost.js'
 export { usageCostUsd } from './cost.js'
 export { errnoCode } from './errno.js'
-export type { ContextkitErrorOptions } from './errors.js'
+export type { ContextkitErrorOptions, SafeParseIssue, SafeParser } from './errors.js'
 export {
   assertArray,
   assertFiniteNumber,
@@ -117,8 +117,9 @@ export type {
   PathProblem,
 } from './relative-path.js'
 export { inspectRelativePath } from './relative-path.js'
+export { SectionSchema } from './section-schema.js'
 export type { FitResult, Omission, Section } from './sections.js'
-export { fitSections, renderOmissionNotice, renderSections, SectionSchema } from './sections.js'
+export { fitSections, renderOmissionNotice, renderSections } from './sections.js'
 export type {
   ApprovalStatus,
   SessionApprovalEntry,

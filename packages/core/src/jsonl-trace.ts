@@ -29,6 +29,7 @@ export interface JsonlTraceOptions extends TraceOptions {
 
 /** A JSONL trace file. */
 export interface JsonlTrace extends Trace {
+  /** The file the events are appended to. */
   readonly path: string
   /** Events that could not be written (refused path, full disk, …). */
   readonly failures: number

@@ -31,9 +31,11 @@ export function countLines(text: string): number {
 
 /** Result of a {@link LineCounter}. */
 export interface LineCount {
+  /** Lines so far: line breaks, plus one for a last line without one. */
   lines: number
   /** `\n` not preceded by `\r`. */
   lf: number
+  /** `\r\n` pairs. */
   crlf: number
   /** `\r` not followed by `\n`. */
   cr: number

@@ -24,6 +24,7 @@ export interface TurnContext {
   userSections: Section[]
   /** Ephemeral assistant prefill: sent, never persisted. */
   prefill?: string
+  /** The tools the request offers. */
   tools: ToolDefinition[]
   /**
    * Extended thinking for this call. When enabled, the API forbids an assistant prefill, so
@@ -38,7 +39,9 @@ export interface TurnContext {
 
 /** Facts about the run a turn belongs to. */
 export interface RunInfo {
+  /** The run's id, the same in every turn of the run. */
   runId: string
+  /** The session the run belongs to, when it has one. */
   sessionId?: string
   /** Agent workspace directory, when there is one. */
   workspace?: string
@@ -79,7 +82,11 @@ export interface FinalizeInfo {
  * turn to retry the call with.
  */
 export interface ContextMiddleware {
+  /** The middleware's name, in warnings and traces. */
   name: string
+  /**
+   * Change the turn before the request is built; runs in order, each on the previous one's result.
+   */
   prepare?(turn: TurnContext, run: RunInfo): TurnContext | Promise<TurnContext>
   /**
    * Shape a reply before it is shown or saved. `info` is given by loops that know it (agent-loop
@@ -243,6 +250,7 @@ export async function runFinalize(
 
 /** What {@link runRecover} found: the turn to retry with, and which middleware gave it. */
 export interface Recovery {
+  /** The turn to retry with. */
   turn: TurnContext
   /** `name` of the middleware that recovered. */
   by: string

@@ -12,8 +12,6 @@ export const PROMPT_UNSAFE_CHARS: RegExp =
 
 const UNSAFE_GLOBAL = new RegExp(PROMPT_UNSAFE_CHARS.source, 'g')
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
-
 /** The `\uXXXX` escape of one UTF-16 unit. */
 function escapeUnit(c: string): string {
   return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
@@ -27,7 +25,7 @@ function escapeUnit(c: string): string {
  */
 export function escapeForPrompt(text: string): string {
   const s = toText(text)
-  return s.replace(LONE_SURROGATE, '\ufffd').replace(UNSAFE_GLOBAL, escapeUnit)
+  return s.toWellFormed().replace(UNSAFE_GLOBAL, escapeUnit)
 }
 
 /** Whether `text` holds any {@link PROMPT_UNSAFE_CHARS} character. */

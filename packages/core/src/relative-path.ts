@@ -104,8 +104,8 @@ function limitOf(limits: unknown, key: keyof PathLimits, fallback: number): numb
  * trailing dots or spaces, `<>"|?*`), NUL and control characters, and over-long paths or
  * components. `..` that stays inside (`a/../b`) is folded lexically.
  *
- * Returns `{ ok: true, path, segments }` with the normalized path, or `{ ok: false, reason,
- * message, outside }` naming the first {@link PathProblem}. Never throws: anything that is not a
+ * Returns `\{ ok: true, path, segments \}` with the normalized path, or
+ * `\{ ok: false, reason, message, outside \}` naming the first {@link PathProblem}. Never throws: anything that is not a
  * string is `not_a_string` (a null-prototype object, a proxy, a symbol); a limit that is not a
  * positive number (or `limits` that is not an object) falls back to its default.
  */

@@ -1,12 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { ValidationError } from './errors.js'
+import { SectionSchema } from './section-schema.js'
 import {
   fitSections,
   renderOmissionNotice,
   renderSections,
   type Section,
-  SectionSchema,
+  SectionListCheck,
 } from './sections.js'
 import { defaultTokenCounter, type TokenCounter } from './tokens.js'
 
@@ -299,5 +300,45 @@ describe('required sections and bad counts', () => {
       { id: 'b', reason: 'dropped', tokensSaved: Number.NaN },
     ])
     expect(mixed).toContain('Left out (2, ~40 tokens): a, b')
+  })
+})
+
+describe('the zod/mini check fitSections uses', () => {
+  const value = fc.oneof(
+    fc.constantFrom('', 'a', 'stable', 'volatile', 'before', 'after', 'middle'),
+    fc.constantFrom(0, -1, 2.5, Number.NaN, Number.POSITIVE_INFINITY, true, false, null, undefined),
+    fc.constantFrom([], ['x'], [1], {}, new Date(0)),
+  )
+  const good = {
+    id: fc.constantFrom('s', 'preload:a.ts'),
+    text: fc.string({ maxLength: 3 }),
+    priority: fc.integer({ min: -3, max: 3 }),
+    cache: fc.constantFrom('stable', 'volatile'),
+    shorter: fc.array(fc.string({ maxLength: 2 }), { maxLength: 2 }),
+    placement: fc.constantFrom('before', 'after'),
+    required: fc.boolean(),
+  }
+  // each field valid most of the time, sometimes any value, sometimes missing; extra keys too
+  const fields: Record<string, fc.Arbitrary<unknown>> = { extra: value }
+  for (const [k, v] of Object.entries(good)) {
+    fields[k] = fc.oneof({ weight: 8, arbitrary: v as fc.Arbitrary<unknown> }, value)
+  }
+  const section = fc.record(fields, { requiredKeys: ['text', 'priority', 'cache'] })
+
+  test('property: accepts exactly the section lists SectionSchema accepts, with the same data', () => {
+    let accepted = 0
+    fc.assert(
+      fc.property(fc.oneof(fc.array(section, { maxLength: 3 }), value), (v) => {
+        const mini = SectionListCheck.safeParse(v)
+        const classic = SectionSchema.array().safeParse(v)
+        expect(mini.success).toBe(classic.success)
+        if (mini.success && classic.success) {
+          accepted++
+          expect(mini.data).toEqual(classic.data)
+        }
+      }),
+      { numRuns: 3000 },
+    )
+    expect(accepted).toBeGreaterThan(300)
   })
 })

@@ -1,41 +1,33 @@
-import * as z from 'zod'
+import * as zm from 'zod/mini'
 import { assertArray, assertOptions, invalidArgument, parseWith } from './errors.js'
+import type { Section } from './section-schema.js'
 import type { TokenCounter } from './tokens.js'
 
-/** The zod schema of {@link Section}: `SectionSchema.parse(untrusted)` checks a value. */
-export const SectionSchema = z.object({
-  /** Stable id, used in omission notices and traces (e.g. `preload:src/app.ts`). */
-  id: z.string().min(1),
-  text: z.string(),
-  /** Higher means more important: dropped and shortened last. */
-  priority: z.number(),
-  /** `stable` text can sit in a cached prompt prefix; `volatile` text changes per turn. */
-  cache: z.enum(['stable', 'volatile']),
-  /** Progressively shorter alternatives to `text`, longest first. */
-  shorter: z.array(z.string()).optional(),
-  /**
-   * User sections only: whether the section is rendered before or after the user's own text in
-   * the current user turn (e.g. a plan goes `before`). Default `'after'`.
-   */
-  placement: z.enum(['before', 'after']).optional(),
-  /**
-   * Never dropped by budget fitting (its `shorter` forms may still be used): the system
-   * identity and safety rules. When the required sections alone are over the budget, the
-   * result says so (`fits: false`) and the caller decides (the agent loop ends the run with a
-   * typed error rather than send a prompt without them).
-   */
-  required: z.boolean().optional(),
-})
-/** A piece of prompt text that budget fitting may shorten or drop. */
-export type Section = z.infer<typeof SectionSchema>
+export type { Section } from './section-schema.js'
 
-const SectionListSchema = z.array(SectionSchema)
+// fitSections checks its input with zod/mini (5.7 kB min+gzip for such a schema, against some 20 kB
+// of classic zod), so a bundle of fitSections alone does not carry classic zod; `sections.test.ts`
+// holds these checks to the public SectionSchema with a fast-check property.
+/** {@link SectionSchema} in zod/mini: the check of a section list. */
+export const SectionListCheck = zm.array(
+  zm.object({
+    id: zm.string().check(zm.minLength(1)),
+    text: zm.string(),
+    priority: zm.number(),
+    cache: zm.enum(['stable', 'volatile']),
+    shorter: zm.optional(zm.array(zm.string())),
+    placement: zm.optional(zm.enum(['before', 'after'])),
+    required: zm.optional(zm.boolean()),
+  }),
+)
 /** A token budget: a finite number ≥ 0 (zod's `number` refuses `NaN` and infinities). */
-const BudgetSchema = z.number().min(0)
+const BudgetCheck = zm.number().check(zm.gte(0))
 
 /** Something budget fitting left out or cut down. */
 export interface Omission {
+  /** The section's id. */
   id: string
+  /** `'shortened'` when the section was cut to fit, `'dropped'` when it was left out. */
   reason: 'shortened' | 'dropped'
   /** Tokens saved compared with the section's full text. */
   tokensSaved: number
@@ -77,8 +69,8 @@ export function fitSections(
   counter: TokenCounter,
 ): FitResult {
   if (!Array.isArray(sections)) invalidArgument('fitSections', 'sections', 'an array', sections)
-  parseWith(SectionListSchema, sections, 'fitSections sections')
-  parseWith(BudgetSchema, budgetTokens, 'fitSections budgetTokens')
+  parseWith(SectionListCheck, sections, 'fitSections sections')
+  parseWith(BudgetCheck, budgetTokens, 'fitSections budgetTokens')
   if (typeof (counter as { count?: unknown } | null)?.count !== 'function') {
     invalidArgument('fitSections', 'counter', 'a TokenCounter', counter)
   }

@@ -45,6 +45,9 @@ export const SessionHeaderEntrySchema = z.object({
   id: SessionIdSchema,
   createdAt: z.string().min(1),
 })
+/**
+ * The first line of a session: its id and when it was created ({@link SessionHeaderEntrySchema}).
+ */
 export type SessionHeaderEntry = z.infer<typeof SessionHeaderEntrySchema>
 
 /** One message of the conversation (assistant replies keep `stopReason` and `usage`). */
@@ -53,6 +56,7 @@ export const SessionMessageEntrySchema = z.object({
   ...EntryBase,
   message: z.union([AssistantMessageSchema, MessageSchema]),
 })
+/** A message of the conversation, kept in order ({@link SessionMessageEntrySchema}). */
 export type SessionMessageEntry = z.infer<typeof SessionMessageEntrySchema>
 
 /**
@@ -73,10 +77,15 @@ export const SessionCompactionEntrySchema = z.object({
   /** Why it was compacted: the estimate passed the threshold, or the provider refused the prompt. */
   reason: z.enum(['threshold', 'overflow']).optional(),
 })
+/**
+ * A summary that stands for the entries before `firstKeptId` ({@link
+ * SessionCompactionEntrySchema}).
+ */
 export type SessionCompactionEntry = z.infer<typeof SessionCompactionEntrySchema>
 
 /** Where a tool call that needs a person's decision stands (see {@link SessionApprovalEntrySchema}). */
 export const ApprovalStatusSchema = z.enum(['requested', 'approved', 'denied'])
+/** `'requested'`, `'approved'` or `'denied'` ({@link ApprovalStatusSchema}). */
 export type ApprovalStatus = z.infer<typeof ApprovalStatusSchema>
 
 /**
@@ -96,6 +105,9 @@ export const SessionApprovalEntrySchema = z.object({
   /** Why a call was denied (sent to the model in the error result). */
   reason: z.string().optional(),
 })
+/**
+ * A person's decision on a tool call, or the request for one ({@link SessionApprovalEntrySchema}).
+ */
 export type SessionApprovalEntry = z.infer<typeof SessionApprovalEntrySchema>
 
 /** Application data kept with the session (ignored by the loop). */
@@ -105,6 +117,7 @@ export const SessionCustomEntrySchema = z.object({
   customType: z.string().min(1),
   data: z.unknown(),
 })
+/** An application's own entry, kept and returned as written ({@link SessionCustomEntrySchema}). */
 export type SessionCustomEntry = z.infer<typeof SessionCustomEntrySchema>
 
 /** Any line of a session, discriminated on `type`. */
@@ -115,12 +128,14 @@ export const SessionEntrySchema = z.discriminatedUnion('type', [
   SessionApprovalEntrySchema,
   SessionCustomEntrySchema,
 ])
+/** Any entry of a session ({@link SessionEntrySchema}). */
 export type SessionEntry = z.infer<typeof SessionEntrySchema>
 
 /** Something a store skipped or repaired while loading (a torn last line, a bad entry). */
 export interface SessionWarning {
   /** Stable machine-readable code, e.g. `session_torn_line`. */
   code: string
+  /** What happened, for a person. */
   message: string
   /** 1-based line (or row) number, where the store has one. */
   line?: number
@@ -145,7 +160,9 @@ export interface SessionLoadResult {
  * - Ids are checked with {@link SessionIdSchema} (a `ValidationError` otherwise).
  */
 export interface SessionStore {
+  /** Every entry of a session, in append order, and what was skipped or repaired on the way. */
   load(id: string): Promise<SessionLoadResult>
+  /** Append entries to a session (all of them or none), creating it on first append. */
   append(id: string, entries: readonly SessionEntry[]): Promise<void>
   /** Ids of every stored session, sorted. */
   list(): Promise<string[]>

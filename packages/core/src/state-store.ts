@@ -2,7 +2,9 @@ import { ContextkitError, type ContextkitErrorOptions } from './errors.js'
 
 /** A stored value and the revision it was saved at (1 for the first save). */
 export interface StoredState<T> {
+  /** The state as last saved. */
   state: T
+  /** Bumped by every save; `save` with `expectedRevision` compares against it. */
   revision: number
 }
 
@@ -27,12 +29,18 @@ export interface StateSaveOptions {
  *   {@link RevisionConflictError}: no update is ever lost silently.
  */
 export interface StateStore<T = unknown> {
+  /** The agent's state and its revision, or `null` when nothing was saved yet. */
   load(agentId: string): Promise<StoredState<T> | null>
+  /**
+   * Save the agent's state and resolve its new revision; with `expectedRevision`, only if the
+   * stored revision still is that one (a `RevisionConflictError` otherwise).
+   */
   save(agentId: string, state: T, options?: StateSaveOptions): Promise<{ revision: number }>
 }
 
 /** A compare-and-set save found another revision than the one it expected. */
 export class RevisionConflictError extends ContextkitError {
+  /** The `code` of every error of this class: `revision_conflict`. */
   static override readonly code: string = 'revision_conflict'
   /** The revision the caller expected. */
   readonly expectedRevision: number

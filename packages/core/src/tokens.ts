@@ -8,6 +8,7 @@ export interface TokenCounter {
   readonly id: string
   /** `estimate` for heuristics, `exact` for a real tokenizer or the provider's count endpoint. */
   readonly kind: 'estimate' | 'exact'
+  /** Count the tokens of `text`. */
   count(text: string): number
 }
 

@@ -4,6 +4,7 @@ import { assertOptions, assertString } from './errors.js'
 
 /** An event sink for what happens during a run. Recording never throws. */
 export interface Trace {
+  /** Record one event: the stage that produced it and its data (default `{}`). */
   record(stage: string, data?: Record<string, unknown>): void
 }
 
@@ -13,12 +14,15 @@ export interface TraceEvent {
   ts: string
   /** 0-based sequence number within the trace. */
   seq: number
+  /** The step that produced the event (`'prepare'`, `'preload.files'`, …). */
   stage: string
+  /** What the step reports, JSON-serialisable. */
   data: Record<string, unknown>
 }
 
 /** A trace that keeps its events in memory (`events`), for tests and inspection. */
 export interface MemoryTrace extends Trace {
+  /** Every event recorded so far, in order. */
   readonly events: TraceEvent[]
   /** Events of one stage. */
   byStage(stage: string): TraceEvent[]

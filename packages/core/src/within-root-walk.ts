@@ -31,6 +31,7 @@ export type UnsafeWriteReason =
  * `path`, `reason` ({@link UnsafeWriteReason}) and `why` (the message's explanation alone).
  */
 export class UnsafeWriteError extends ContextkitError {
+  /** The `code` of every error of this class: `unsafe_write`. */
   static override readonly code: string = 'unsafe_write'
 }
 

@@ -87,8 +87,11 @@ interface Build {
  * assistant turn that ends with `{assistant}:`. See the README for the exact layout.
  */
 export class AnthropicXmlFormatter implements Formatter {
+  /** {@inheritDoc Formatter.name} */
   readonly name = 'anthropic-xml'
+  /** {@inheritDoc Formatter.usesPrefill} */
   readonly usesPrefill = true
+  /** {@inheritDoc AnthropicXmlFormatterOptions.toolMode} */
   readonly toolMode: 'xml' | 'native'
   readonly #media: ToolResultMediaPolicy
   readonly #warnOnStrip: boolean
@@ -124,6 +127,7 @@ export class AnthropicXmlFormatter implements Formatter {
     this.#thinkingCloses = ['', ...this.#namespaces].map((ns) => `</${ns ? `${ns}:` : ''}thinking`)
   }
 
+  /** {@inheritDoc Formatter.formatToolDefinitions} */
   formatToolDefinitions(tools: readonly ToolDefinition[]): string | undefined {
     if (this.toolMode === 'native' || tools.length === 0) return undefined
     return `${XML_TOOL_PREAMBLE}\n\n${renderXmlToolDefinitions(tools)}`
@@ -141,18 +145,22 @@ export class AnthropicXmlFormatter implements Formatter {
     )
   }
 
+  /** {@inheritDoc Formatter.createStreamParser} */
   createStreamParser(options: ParserOptions = {}): StreamParser {
     return new XmlStreamParser({ ...options, namespaces: this.#namespaces })
   }
 
+  /** {@inheritDoc Formatter.parseToolCalls} */
   parseToolCalls(text: string, options: ParserOptions = {}): ToolCallBlock[] {
     return parseXmlToolCalls(text, { ...options, namespaces: this.#namespaces })
   }
 
+  /** {@inheritDoc Formatter.hasToolUse} */
   hasToolUse(text: string, options: ParserOptions = {}): boolean {
     return this.parseToolCalls(text, options).length > 0
   }
 
+  /** {@inheritDoc Formatter.buildMessages} */
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
     const options = parseBuildOptions(buildOptions)
     const messages = withUserSections(parseMessages(input), options.userSections)

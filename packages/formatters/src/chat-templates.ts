@@ -6,7 +6,9 @@
 
 /** The opening and closing text of one role's turn. */
 export interface TurnTokens {
+  /** Text written before the turn's content, e.g. `<|im_start|>user\n`. */
   open: string
+  /** Text written after the turn's content, e.g. `<|im_end|>\n`. */
   close: string
 }
 
@@ -19,7 +21,9 @@ export interface ChatTemplate {
    * (and tool definitions) start the first turn, followed by a blank line (as Gemma 3 does).
    */
   system?: TurnTokens
+  /** The user turn. */
   user: TurnTokens
+  /** The assistant turn; a prefilled reply continues after its `open`. */
   assistant: TurnTokens
   /** Trim whitespace around each turn's content, like the template's `| trim`. */
   trim: boolean

@@ -102,10 +102,13 @@ export function renderQwenToolCall(call: Pick<ToolCallBlock, 'name' | 'input'>):
  * by `preset`, or your own tokens. Tool calls, thinking and results follow `toolFormat`.
  */
 export class ChatMLFormatter implements Formatter {
+  /** {@inheritDoc Formatter.name} */
   readonly name = 'chatml'
+  /** {@inheritDoc Formatter.usesPrefill} */
   readonly usesPrefill = true
   /** The template this formatter writes (the preset with any token overrides applied). */
   readonly template: ChatTemplate
+  /** {@inheritDoc ChatMLFormatterOptions.toolFormat} */
   readonly toolFormat: 'json' | 'xml' | 'native'
   /** The family whose native tool format is written (`toolFormat: 'native'`). */
   readonly nativeFamily: NativeToolFamily | undefined
@@ -144,6 +147,7 @@ export class ChatMLFormatter implements Formatter {
     checkFlag(options.bos, 'bos')
   }
 
+  /** {@inheritDoc Formatter.formatToolDefinitions} */
   formatToolDefinitions(tools: readonly ToolDefinition[]): string | undefined {
     if (tools.length === 0) return undefined
     if (this.nativeFamily) return nativeToolDefinitions(this.nativeFamily, tools)
@@ -196,6 +200,7 @@ export class ChatMLFormatter implements Formatter {
       .join('\n')
   }
 
+  /** {@inheritDoc Formatter.createStreamParser} */
   createStreamParser(options: ChatMLParserOptions = {}): StreamParser {
     if (this.nativeFamily === 'llama3' || this.nativeFamily === 'mistral')
       return new NativeToolStreamParser(NATIVE_CALL_SYNTAX[this.nativeFamily], options)
@@ -209,6 +214,7 @@ export class ChatMLFormatter implements Formatter {
     return new ChatMLStreamParser(options)
   }
 
+  /** {@inheritDoc Formatter.parseToolCalls} */
   parseToolCalls(text: string, options: ParserOptions = {}): ToolCallBlock[] {
     if (this.toolFormat === 'xml') return parseXmlToolCalls(text, { ...options, namespaces: [] })
     const parser = this.createStreamParser(options)
@@ -219,10 +225,12 @@ export class ChatMLFormatter implements Formatter {
     return calls
   }
 
+  /** {@inheritDoc Formatter.hasToolUse} */
   hasToolUse(text: string, options: ParserOptions = {}): boolean {
     return this.parseToolCalls(text, options).length > 0
   }
 
+  /** {@inheritDoc Formatter.buildMessages} */
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
     if (this.nativeFamily) {
       return buildNativeRequest(input, buildOptions, {

@@ -19,8 +19,8 @@ type Mode = 'text' | 'think' | 'call'
  * Incremental parser of chat-template replies with the Qwen/Hermes conventions (every
  * `ChatMLFormatter` preset with `toolFormat: 'json'`): `<think>…</think>` becomes thinking
  * events (one line break after `<think>` and one before `</think>` belong to the tags;
- * character references are decoded, as in the XML parser); `<tool_call>{"name": …,
- * "arguments": {…}}</tool_call>` becomes a tool call once its closing tag arrives (start, one
+ * character references are decoded, as in the XML parser); a `tool_call` element holding
+ * `\{"name": …, "arguments": \{…\}\}` becomes a tool call once its closing tag arrives (start, one
  * parameter event per argument, end with the verbatim `raw`). Arguments keep their JSON types;
  * integers beyond 2^53 − 1 become decimal strings. A `<tool_call>` whose body is not that JSON
  * shape, or that the stream cuts off, is released as text, unchanged. Same hold-back rule as the
@@ -60,6 +60,7 @@ export class ChatMLStreamParser implements StreamParser {
     }
   }
 
+  /** {@inheritDoc StreamParser.processChunk} */
   processChunk(chunk: string): StreamEvent[] {
     checkText(chunk, 'stream chunk')
     const out: StreamEvent[] = []
@@ -69,10 +70,12 @@ export class ChatMLStreamParser implements StreamParser {
     return out
   }
 
+  /** {@inheritDoc StreamParser.push} */
   push(content: string): void {
     this.processChunk(content)
   }
 
+  /** {@inheritDoc StreamParser.flush} */
   flush(): StreamEvent[] {
     const out: StreamEvent[] = []
     const rest = this.#carry
@@ -86,10 +89,12 @@ export class ChatMLStreamParser implements StreamParser {
     return out
   }
 
+  /** {@inheritDoc StreamParser.getAccumulated} */
   getAccumulated(): string {
     return this.#acc.text()
   }
 
+  /** {@inheritDoc StreamParser.reset} */
   reset(): void {
     this.#carry = ''
     this.#acc.clear()
@@ -100,6 +105,7 @@ export class ChatMLStreamParser implements StreamParser {
     this.#counter = 0
   }
 
+  /** {@inheritDoc StreamParser.getCurrentBlockType} */
   getCurrentBlockType(): BlockType {
     return this.#mode === 'think' ? 'thinking' : this.#mode === 'call' ? 'tool-call' : 'text'
   }

@@ -44,7 +44,9 @@ export interface CompletionsFormatterOptions {
  * `{assistant}:`, rendered to one prompt string; output is plain text (pass-through parser).
  */
 export class CompletionsFormatter implements Formatter {
+  /** {@inheritDoc Formatter.name} */
   readonly name = 'completions'
+  /** {@inheritDoc Formatter.usesPrefill} */
   readonly usesPrefill = true
   readonly #eot: string
   readonly #sep: string
@@ -84,6 +86,7 @@ export class CompletionsFormatter implements Formatter {
       .join('\n')
   }
 
+  /** {@inheritDoc Formatter.createStreamParser} */
   createStreamParser(): StreamParser {
     return new PassThroughStreamParser()
   }
@@ -93,10 +96,12 @@ export class CompletionsFormatter implements Formatter {
     return []
   }
 
+  /** {@inheritDoc Formatter.hasToolUse} */
   hasToolUse(): boolean {
     return false
   }
 
+  /** {@inheritDoc Formatter.buildMessages} */
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
     const options = parseBuildOptions(buildOptions)
     const messages = withUserSections(parseMessages(input), options.userSections)

@@ -66,8 +66,11 @@ function toFormatted(block: ContentBlock): FormattedBlock {
  * line put before the later message's text so nothing is glued together.
  */
 export class NativeFormatter implements Formatter {
+  /** {@inheritDoc Formatter.name} */
   readonly name = 'native'
+  /** {@inheritDoc Formatter.usesPrefill} */
   readonly usesPrefill = false
+  /** {@inheritDoc NativeFormatterOptions.participantMode} */
   readonly participantMode: 'simple' | 'multiuser'
 
   constructor(options: NativeFormatterOptions = {}) {
@@ -79,6 +82,7 @@ export class NativeFormatter implements Formatter {
       )
   }
 
+  /** {@inheritDoc Formatter.formatToolDefinitions} */
   formatToolDefinitions(): undefined {
     return undefined
   }
@@ -93,6 +97,7 @@ export class NativeFormatter implements Formatter {
       .join('\n')
   }
 
+  /** {@inheritDoc Formatter.createStreamParser} */
   createStreamParser(): StreamParser {
     return new PassThroughStreamParser()
   }
@@ -102,10 +107,12 @@ export class NativeFormatter implements Formatter {
     return []
   }
 
+  /** {@inheritDoc Formatter.hasToolUse} */
   hasToolUse(): boolean {
     return false
   }
 
+  /** {@inheritDoc Formatter.buildMessages} */
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
     const options = parseBuildOptions(buildOptions)
     const messages = withUserSections(parseMessages(input), options.userSections)

@@ -94,6 +94,7 @@ export class NativeToolStreamParser implements StreamParser {
     this.#idPrefix = options.idPrefix ?? 'toolu_native_'
   }
 
+  /** {@inheritDoc StreamParser.processChunk} */
   processChunk(chunk: string): StreamEvent[] {
     checkText(chunk, 'stream chunk')
     this.#acc.add(chunk)
@@ -106,10 +107,12 @@ export class NativeToolStreamParser implements StreamParser {
     return out
   }
 
+  /** {@inheritDoc StreamParser.push} */
   push(content: string): void {
     this.processChunk(content)
   }
 
+  /** {@inheritDoc StreamParser.flush} */
   flush(): StreamEvent[] {
     const out: StreamEvent[] = []
     if (this.#call !== undefined) this.#finishCall(this.#call, out)
@@ -119,10 +122,12 @@ export class NativeToolStreamParser implements StreamParser {
     return out
   }
 
+  /** {@inheritDoc StreamParser.getAccumulated} */
   getAccumulated(): string {
     return this.#acc.text()
   }
 
+  /** {@inheritDoc StreamParser.reset} */
   reset(): void {
     this.#acc.clear()
     this.#blocks.reset()
@@ -132,10 +137,12 @@ export class NativeToolStreamParser implements StreamParser {
     this.#counter = 0
   }
 
+  /** {@inheritDoc StreamParser.getCurrentBlockType} */
   getCurrentBlockType(): BlockType {
     return this.#call === undefined ? 'text' : 'tool-call'
   }
 
+  /** {@inheritDoc StreamParser.getBlockIndex} */
   getBlockIndex(): number {
     return this.#blocks.index(false)
   }

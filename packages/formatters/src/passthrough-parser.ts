@@ -10,28 +10,34 @@ import { checkText } from './validate.js'
 export class PassThroughStreamParser implements StreamParser {
   readonly #acc = new Accumulator()
 
+  /** {@inheritDoc StreamParser.processChunk} */
   processChunk(chunk: string): StreamEvent[] {
     checkText(chunk, 'stream chunk')
     this.#acc.add(chunk)
     return chunk === '' ? [] : [{ type: 'text-delta', text: chunk }]
   }
 
+  /** {@inheritDoc StreamParser.flush} */
   flush(): StreamEvent[] {
     return []
   }
 
+  /** {@inheritDoc StreamParser.push} */
   push(content: string): void {
     this.processChunk(content)
   }
 
+  /** {@inheritDoc StreamParser.getAccumulated} */
   getAccumulated(): string {
     return this.#acc.text()
   }
 
+  /** {@inheritDoc StreamParser.reset} */
   reset(): void {
     this.#acc.clear()
   }
 
+  /** {@inheritDoc StreamParser.getCurrentBlockType} */
   getCurrentBlockType(): BlockType {
     return 'text'
   }

@@ -13,6 +13,7 @@ export type CacheTtl = '5m' | '1h'
 
 /** Anthropic's prompt-cache marker. Formatters place at most four per request. */
 export interface CacheControl {
+  /** The only cache type the API has. */
   type: 'ephemeral'
   /** Present when `BuildOptions.cacheTtl` is set. */
   ttl?: CacheTtl
@@ -20,46 +21,67 @@ export interface CacheControl {
 
 /** A text block of a formatted request. */
 export interface FormattedTextBlock {
+  /** The block kind. */
   type: 'text'
+  /** The text. */
   text: string
+  /** A prompt-cache breakpoint after this block, when the formatter placed one. */
   cache_control?: CacheControl
 }
 
 /** An inline base64 image, shaped like the Anthropic API's image block. */
 export interface FormattedImageBlock {
+  /** The block kind. */
   type: 'image'
+  /** The image bytes, base64 encoded, and their media type. */
   source: { type: 'base64'; media_type: ImageMediaType; data: string }
+  /** A prompt-cache breakpoint after this block, when the formatter placed one. */
   cache_control?: CacheControl
 }
 
 /** Encrypted model reasoning replayed unchanged (Anthropic's `redacted_thinking`). Never carries `cache_control`. */
 export interface FormattedRedactedThinkingBlock {
+  /** The block kind. */
   type: 'redacted_thinking'
+  /** The encrypted reasoning, as the provider sent it. */
   data: string
 }
 
 /** Model reasoning replayed to the provider. Never carries `cache_control`. */
 export interface FormattedThinkingBlock {
+  /** The block kind. */
   type: 'thinking'
+  /** The reasoning text. */
   thinking: string
+  /** The provider's signature over the reasoning, replayed with it. */
   signature?: string
 }
 
 /** A native tool call in an assistant message. */
 export interface FormattedToolUseBlock {
+  /** The block kind. */
   type: 'tool_use'
+  /** The tool call's id, which its result refers to. */
   id: string
+  /** The tool's name. */
   name: string
+  /** The call's arguments. */
   input: Record<string, unknown>
+  /** A prompt-cache breakpoint after this block, when the formatter placed one. */
   cache_control?: CacheControl
 }
 
 /** A native tool result in a user message. */
 export interface FormattedToolResultBlock {
+  /** The block kind. */
   type: 'tool_result'
+  /** The id of the tool call this result answers. */
   tool_use_id: string
+  /** What the tool returned: text and images. */
   content: Array<FormattedTextBlock | FormattedImageBlock>
+  /** `true` when the tool failed and the content is its error. */
   is_error?: boolean
+  /** A prompt-cache breakpoint after this block, when the formatter placed one. */
   cache_control?: CacheControl
 }
 
@@ -77,14 +99,19 @@ export type FormattedBlock =
  * `user`/`assistant`) so it maps onto the Messages API one to one.
  */
 export interface FormattedMessage {
+  /** Who speaks. */
   role: 'user' | 'assistant'
+  /** The message's blocks, in order. */
   content: FormattedBlock[]
 }
 
 /** A native tool definition, shaped like the Anthropic API's `tools` entries. */
 export interface NativeToolDefinition {
+  /** The tool's name. */
   name: string
+  /** What the tool does, for the model. */
   description: string
+  /** The JSON Schema of the tool's arguments. */
   input_schema: Record<string, unknown>
   /** A prompt-cache breakpoint after the tool definitions (formatters never set it; callers may). */
   cache_control?: CacheControl
@@ -94,7 +121,9 @@ export interface NativeToolDefinition {
 export interface FormatWarning {
   /** Stable code, e.g. `image_stripped`. */
   code: string
+  /** What went wrong, for a person. */
   message: string
+  /** Machine-readable facts about the problem (which field, which value). */
   details?: Record<string, unknown>
 }
 
@@ -151,14 +180,14 @@ export interface BuildOptions {
   stopSequences?: readonly string[]
   /**
    * Sections for the current user turn (plan, context-file hint, preloaded files), rendered for
-   * the request only into the last user message that is not only tool results: `placement:
-   * 'before'` sections in front of the user's text, the others after it, blank-line separated.
+   * the request only into the last user message that is not only tool results:
+   * `placement: 'before'` sections in front of the user's text, the others after it, blank-line separated.
    * Default `[]`.
    */
   userSections?: readonly Section[]
   /**
-   * The model the request is for. For a model that cannot take a prefill (`supportsPrefill:
-   * false`, or `thinkingMode: 'adaptive-always'`: thinking always on), a format that always ends
+   * The model the request is for. For a model that cannot take a prefill
+   * (`supportsPrefill: false`, or `thinkingMode: 'adaptive-always'`: thinking always on), a format that always ends
    * in an open assistant turn (`AnthropicXmlFormatter`) and a `prefill` given to
    * `NativeFormatter` throw `PrefillUnsupportedError`, instead of building a request the API
    * answers with a 400. Default: not checked.
@@ -199,6 +228,7 @@ export type StreamEvent =
   | { type: 'tool-call-start'; id: string; name: string }
   | { type: 'tool-call-parameter'; id: string; name: string; value: unknown }
   | {
+      /** The block kind. */
       type: 'tool-call-end'
       call: ToolCallBlock
       /** `true` when the stream ended inside the call: never execute an incomplete call. */
@@ -249,6 +279,7 @@ export interface StreamParser {
  * Formatters are plain values; pick one per request.
  */
 export interface Formatter {
+  /** The format's name, as traces and errors show it (`'native'`, `'chatml'`, …). */
   readonly name: string
   /** `true` when requests end in a prefilled assistant turn the reply continues. */
   readonly usesPrefill: boolean

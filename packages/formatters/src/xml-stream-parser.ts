@@ -85,7 +85,7 @@ export class XmlStreamParser implements StreamParser {
   #wrapper: Wrapper = { held: '', seen: 0 }
   #result: OpenResult | undefined
 
-  /** @param options tools (for coercion), namespaces (default `['antml']`), idPrefix (default `'toolu_xml_'`), thinkingTag (default `'thinking'`). */
+  /** @param options - tools (for coercion), namespaces (default `['antml']`), idPrefix (default `'toolu_xml_'`), thinkingTag (default `'thinking'`). */
   constructor(options: XmlParserOptions = {}) {
     assertOptions(options, 'new XmlStreamParser')
     this.#calls = new XmlCallBuilder(options.tools ?? [], options.idPrefix ?? 'toolu_xml_')
@@ -111,6 +111,7 @@ export class XmlStreamParser implements StreamParser {
     }
   }
 
+  /** {@inheritDoc StreamParser.processChunk} */
   processChunk(chunk: string): StreamEvent[] {
     checkText(chunk, 'stream chunk')
     const out: StreamEvent[] = []
@@ -120,10 +121,12 @@ export class XmlStreamParser implements StreamParser {
     return out
   }
 
+  /** {@inheritDoc StreamParser.push} */
   push(content: string): void {
     this.processChunk(content)
   }
 
+  /** {@inheritDoc StreamParser.flush} */
   flush(): StreamEvent[] {
     const out: StreamEvent[] = []
     const rest = this.#carry
@@ -154,10 +157,12 @@ export class XmlStreamParser implements StreamParser {
     return out
   }
 
+  /** {@inheritDoc StreamParser.getAccumulated} */
   getAccumulated(): string {
     return this.#acc.text()
   }
 
+  /** {@inheritDoc StreamParser.reset} */
   reset(): void {
     this.#carry = ''
     this.#acc.clear()
@@ -169,6 +174,7 @@ export class XmlStreamParser implements StreamParser {
     this.#result = undefined
   }
 
+  /** {@inheritDoc StreamParser.getCurrentBlockType} */
   getCurrentBlockType(): BlockType {
     switch (this.#mode) {
       case 'thinking':
@@ -183,6 +189,7 @@ export class XmlStreamParser implements StreamParser {
     }
   }
 
+  /** {@inheritDoc StreamParser.getBlockIndex} */
   getBlockIndex(): number {
     const m = this.#mode
     return this.#blocks.index(m !== 'text' && m !== 'calls' && m !== 'results')

@@ -78,7 +78,7 @@ export function xmlToolResultSegments(
 }
 
 /**
- * Tool results as a `<function_results>` block (see {@link xmlToolResultSegments}). An image
+ * Tool results as a `<function_results>` block (see `xmlToolResultSegments`). An image
  * cannot be written in text: it appears as `[image]` here; formatters replace or split images
  * out first (see `unsupportedMedia`).
  */

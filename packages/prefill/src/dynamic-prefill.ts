@@ -8,7 +8,9 @@ import { PrefillGenerateError, PrefillTimeoutError } from './errors.js'
 export interface PrefillGenerateContext {
   /** The workspace the module was loaded from. */
   workspace: string
+  /** The run's id, when the middleware runs in one. */
   runId?: string
+  /** The run's session, when it has one. */
   sessionId?: string
   /** The turn's `vars` (read-only by convention). */
   vars: Readonly<Record<string, unknown>>
@@ -22,6 +24,7 @@ export interface PrefillGenerateInput {
   model: ModelInfo
   /** The conversation so far (history plus the current user turn). */
   history: readonly Message[]
+  /** Where and for what the prefill is made: workspace, run, vars, abort signal. */
   context: PrefillGenerateContext
 }
 
@@ -90,10 +93,11 @@ export class DynamicPrefillLoader {
     timeoutMs: number,
     outerSignal?: AbortSignal,
   ): Promise<DynamicRun> {
+    // aborted on a timeout; generate() also sees the caller's abort
     const controller = new AbortController()
-    const onOuterAbort = (): void => controller.abort(outerSignal?.reason)
-    outerSignal?.addEventListener('abort', onOuterAbort, { once: true })
-    if (outerSignal?.aborted) controller.abort(outerSignal.reason)
+    const signal = outerSignal
+      ? AbortSignal.any([outerSignal, controller.signal])
+      : controller.signal
     const work = (async () => {
       const mod = await this.#load(path, st)
       const generate = findGenerator(mod)
@@ -106,7 +110,7 @@ export class DynamicPrefillLoader {
       const result = await generate({
         model: input.model,
         history: input.history,
-        context: { ...input.context, signal: controller.signal },
+        context: { ...input.context, signal },
       })
       const parsed = ResultSchema.safeParse(result)
       if (!parsed.success) {
@@ -141,8 +145,6 @@ export class DynamicPrefillLoader {
           { recoverable: true, cause: error, details: { path, reason: 'threw' } },
         ),
       }
-    } finally {
-      outerSignal?.removeEventListener('abort', onOuterAbort)
     }
   }
 }

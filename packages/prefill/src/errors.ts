@@ -7,6 +7,7 @@ import { ContextkitError } from '@contextkit/core'
  * (`details.by === 'provider'`, the provider's error is the `cause`). Not recoverable.
  */
 export class PrefillRejectedError extends ContextkitError {
+  /** The `code` of every error of this class: `prefill_rejected`. */
   static override readonly code: string = 'prefill_rejected'
 }
 
@@ -17,6 +18,7 @@ export class PrefillRejectedError extends ContextkitError {
  * Recoverable: the prefill turns itself off for that call.
  */
 export class PrefillReadError extends ContextkitError {
+  /** The `code` of every error of this class: `prefill_read_failed`. */
   static override readonly code: string = 'prefill_read_failed'
 }
 
@@ -28,6 +30,7 @@ export class PrefillReadError extends ContextkitError {
  * Recoverable: the prefill turns itself off for that call.
  */
 export class PrefillGenerateError extends ContextkitError {
+  /** The `code` of every error of this class: `prefill_generate_failed`. */
   static override readonly code: string = 'prefill_generate_failed'
 }
 
@@ -37,5 +40,6 @@ export class PrefillGenerateError extends ContextkitError {
  * call (the generator's `signal` is aborted so it can stop its own work).
  */
 export class PrefillTimeoutError extends ContextkitError {
+  /** The `code` of every error of this class: `prefill_generate_timeout`. */
   static override readonly code: string = 'prefill_generate_timeout'
 }

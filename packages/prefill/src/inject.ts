@@ -38,6 +38,10 @@ export interface ApplyPrefillOptions {
 export interface AppliedPrefill {
   /** The new message list (the input is never mutated). */
   messages: Message[]
+  /**
+   * How the prefill was sent: as the start of the reply (`native`) or as an instruction
+   * (`instruct`).
+   */
   mode: PrefillMode
   /**
    * The exact text sent (trailing whitespace trimmed, as the API requires); the reply is

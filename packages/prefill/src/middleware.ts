@@ -23,7 +23,8 @@ import { loadWithConfig } from './read-prefill.js'
 import { isPrefillRejection } from './rejection.js'
 import { ensurePrefillInContent, stripPrefillFromContent } from './strip.js'
 
-const PrefillStateSchema = z.object({
+/** The schema of {@link PrefillState}: the state is checked with it when a run reads it back. */
+export const PrefillStateSchema = z.object({
   text: z.string().min(1),
   mode: z.enum(['native', 'instruct']),
   placement: z.enum(['turn', 'messages']),
@@ -60,10 +61,13 @@ export interface PrefillOptions extends PrefillConfigInput {
  * expected) that also exposes its validated `config` and always has all three hooks.
  */
 export interface PrefillMiddleware extends ContextMiddleware {
+  /** Always `'prefill'`. */
   readonly name: 'prefill'
   /** The validated configuration, defaults applied. */
   readonly config: PrefillConfig
+  /** Read the prefill and add it to the turn (as the reply's start, or as an instruction). */
   prepare(turn: TurnContext, run: RunInfo): Promise<TurnContext>
+  /** Put the prefill back in front of the reply's text, so the saved reply reads whole. */
   finalize(
     reply: AssistantMessage,
     turn: TurnContext,

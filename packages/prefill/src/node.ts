@@ -16,7 +16,7 @@ export type {
   PrefillOptions,
   PrefillState,
 } from './middleware.js'
-export { prefill } from './middleware.js'
+export { PrefillStateSchema, prefill } from './middleware.js'
 export {
   PREFILL_STATE_KEY,
   PREFILL_TRACE_STAGES,

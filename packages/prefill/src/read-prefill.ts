@@ -46,7 +46,9 @@ export interface ReadPrefillOptions
   history?: readonly Message[]
   /** Passed to a dynamic `generate` in `context`. Default `{}`. */
   vars?: Readonly<Record<string, unknown>>
+  /** Passed to a dynamic `generate` in `context`. */
   runId?: string
+  /** Passed to a dynamic `generate` in `context`. */
   sessionId?: string
   /** Aborts a running dynamic `generate` (its `context.signal` fires). */
   signal?: AbortSignal

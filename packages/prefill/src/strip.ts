@@ -7,6 +7,7 @@ export type PrefillMatch = 'exact' | 'normalized' | 'none'
 
 /** Result of {@link matchPrefill}. */
 export interface PrefillMatchResult {
+  /** How the start of the reply matched the prefill (`exact`, `normalized` or `none`). */
   match: PrefillMatch
   /** Index in the response just after the matched prefill (0 when `none`). */
   end: number
@@ -66,6 +67,7 @@ export function stripPrefillFromResponse(response: string, prefill: string | und
 export interface StrippedContent {
   /** New content (the input is not mutated); identical blocks when nothing matched. */
   content: ContentBlock[]
+  /** How the start of the reply matched the prefill (`exact`, `normalized` or `none`). */
   match: PrefillMatch
   /** Text of the first text block before stripping (`''` when there is none). */
   original: string

@@ -53,6 +53,7 @@ export interface BootstrapOptions {
 
 /** A bootstrap file that was cut to fit `maxChars`. */
 export interface TruncatedFile {
+  /** The file's name, relative to the workspace. */
   name: string
   /** Characters in the file. */
   chars: number

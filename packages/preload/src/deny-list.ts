@@ -38,6 +38,7 @@ export type DenyMatcher = (segments: readonly string[]) => string | undefined
 
 /** A deny pattern that cannot be used (empty, a `..` segment, an absolute or NUL-bearing path). */
 export class InvalidDenyPatternError extends ConfigurationError {
+  /** The `code` of every error of this class: `preload_invalid_deny_pattern`. */
   static override readonly code: string = 'preload_invalid_deny_pattern'
 }
 

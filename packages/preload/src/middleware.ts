@@ -44,8 +44,8 @@ export interface PreloadOptions extends Omit<PreloadFilesOptions, 'root' | 'coun
   /** Directory files are read from. Default: `run.workspace`. */
   root?: string
   /**
-   * Files to preload: a list, or a function of the turn. Default: `collectReferences(
-   * turn.vars.contexts, turn.vars.backendMap)` (the seed's selection + backend map).
+   * Files to preload: a list, or a function of the turn. Default:
+   * `collectReferences(turn.vars.contexts, turn.vars.backendMap)` (the seed's selection + backend map).
    */
   references?: ReferenceSourceOption
   /** Token counter. Default: `createTokenCounter({ model: turn.model })`. */

@@ -7,8 +7,9 @@ export const PRELOAD_VARS_KEY = 'preloadedFiles'
 /** Trace stages the middleware records (`preload:<event>`). */
 export const PRELOAD_TRACE_STAGES = Object.freeze({
   /**
-   * One per `prepare`: `{ bootstrap?: { loaded, missing, truncated, skipped }, files?: { loaded,
-   * tokens, skipped } }` (`skipped` entries are `{ path, reason }` with a refusal code).
+   * One per `prepare`:
+   * `\{ bootstrap?: \{ loaded, missing, truncated, skipped \}, files?: \{ loaded, tokens, skipped \} \}`
+   * (`skipped` entries are `\{ path, reason \}` with a refusal code).
    */
   loaded: 'preload:loaded',
 } as const)

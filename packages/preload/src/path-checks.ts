@@ -30,7 +30,7 @@ function shown(value: unknown): string {
  * and over-long paths or components. `..` that stays inside (`a/../b`) is folded lexically.
  *
  * Returns the normalized path, or an {@link InvalidPathError} / {@link PathOutsideRootError}
- * whose `details.reason` is a {@link PathProblem}. Never throws, whatever `relPath` is.
+ * whose `details.reason` is a {@link @contextkit/core#PathProblem}. Never throws, whatever `relPath` is.
  */
 export function checkRelativePath(
   relPath: unknown,

@@ -47,7 +47,9 @@ export interface PreloadFilesOptions {
 
 /** A reference that did not become a section, and why. */
 export interface SkippedFile {
+  /** The referenced path, as given. */
   path: string
+  /** Where the reference came from (the user's selection, an endpoint, the model). */
   source?: ReferenceSource
   /** A refusal code (`path_outside_root`, `file_too_large`, …) or `over_budget`. */
   reason: string

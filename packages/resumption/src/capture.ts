@@ -76,8 +76,11 @@ export interface AddAnchorOptions {
 
 /** An anchor to add; `triggerType` defaults to `manual`, `capturedAt` to now. */
 export interface AnchorInput {
+  /** The verbatim phrase. */
   raw: string
+  /** What made it worth keeping (e.g. `insight`, `decision`). */
   triggerType?: string
+  /** ISO time of capture. */
   capturedAt?: string
 }
 

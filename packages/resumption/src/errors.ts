@@ -5,6 +5,7 @@ import { ContextkitError, RevisionConflictError } from '@contextkit/core'
  * {@link SelfStateSchema}. Recoverable: resumption turns itself off for the call.
  */
 export class StateCorruptError extends ContextkitError {
+  /** The `code` of every error of this class: `resumption_state_corrupt`. */
   static override readonly code: string = 'resumption_state_corrupt'
 }
 
@@ -13,11 +14,13 @@ export class StateCorruptError extends ContextkitError {
  * quarantined, never overwritten). Recoverable.
  */
 export class StateVersionError extends ContextkitError {
+  /** The `code` of every error of this class: `resumption_state_version`. */
   static override readonly code: string = 'resumption_state_version'
 }
 
 /** The state file lock could not be taken within `lockTimeoutMs`. Recoverable. */
 export class StateLockError extends ContextkitError {
+  /** The `code` of every error of this class: `resumption_state_lock`. */
   static override readonly code: string = 'resumption_state_lock'
 }
 
@@ -27,10 +30,12 @@ export class StateLockError extends ContextkitError {
  * contract's conflict), so `RevisionConflictError.isInstance` matches it too.
  */
 export class StateConflictError extends RevisionConflictError {
+  /** The `code` of every error of this class: `resumption_state_conflict`. */
   static override readonly code: string = 'resumption_state_conflict'
 }
 
 /** Reading or writing the state file failed at the file-system level (permissions, disk full). */
 export class StateIoError extends ContextkitError {
+  /** The `code` of every error of this class: `resumption_state_io`. */
   static override readonly code: string = 'resumption_state_io'
 }

@@ -13,7 +13,7 @@ export interface FileStateStoreOptions extends StateFileOptions {
   /**
    * Where an agent's state file is: one path for every agent id (a single-agent workspace), or
    * a function of the agent id (ids are checked first: `[A-Za-z0-9._-]`, no `..`, so
-   * `(id) => join(dir, `${id}.json`)` is safe). Required.
+   * `(id) => join(dir, id + '.json')` is safe). Required.
    */
   path: string | ((agentId: string) => string)
   /**
@@ -26,7 +26,7 @@ export interface FileStateStoreOptions extends StateFileOptions {
 }
 
 /**
- * The file {@link StateStore} of resumption's self-state: {@link loadSelfState} and
+ * The file {@link @contextkit/core#StateStore} of resumption's self-state: {@link loadSelfState} and
  * {@link saveSelfState} behind core's interface, so the resumption middleware can run on it (the
  * default) or on any other store, such as `@contextkit/store-postgres`.
  *

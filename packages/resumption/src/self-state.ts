@@ -142,7 +142,9 @@ export function migrateSelfState(value: unknown): SelfState {
 export interface EmptySelfStateOptions {
   /** Clock. Default `Date.now`. */
   now?: () => number
+  /** Working directory to record in the state. */
   cwd?: string
+  /** Git branch to record in the state. */
   branch?: string
 }
 

@@ -3,6 +3,7 @@ import { StoreDataError, StoreNotMigratedError, StoreQueryError } from './errors
 
 /** What every supported driver's `query` resolves to: at least the result rows. */
 export interface QueryResultLike {
+  /** The result rows. */
   rows: unknown[]
 }
 
@@ -11,6 +12,7 @@ export interface QueryResultLike {
  * A `pg` `Client`, a `pg` `PoolClient`, PGlite, and a PGlite transaction all are one.
  */
 export interface Queryable {
+  /** Run one parameterized statement (`$1`, `$2`, … in `text`). */
   query(text: string, params?: unknown[]): Promise<QueryResultLike>
 }
 
@@ -19,17 +21,21 @@ export interface Queryable {
  * `transaction`). Wrap any other driver or pool in this shape to control transactions yourself.
  */
 export interface TransactionalDb extends Queryable {
+  /** Run `fn` inside one transaction; commits when it resolves, rolls back when it rejects. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
 }
 
 /** A connection checked out of a pool; `release(error)` discards a broken one. */
 export interface PooledConnection extends Queryable {
+  /** Give the connection back to the pool; with an error (or `true`), discard it instead. */
   release(error?: Error | boolean): void
 }
 
 /** A `pg` `Pool`: `connect()` checks one client out (recognized by its numeric `totalCount`). */
 export interface PoolLike extends Queryable {
+  /** Check one connection out of the pool. */
   connect(): Promise<PooledConnection>
+  /** Connections the pool holds (how a pool is told apart from a client). */
   readonly totalCount: number
 }
 

@@ -6,6 +6,7 @@ import { ContextkitError } from '@contextkit/core'
  * driver's error is the `cause`. Nothing of a failed batch or save was written.
  */
 export class StoreQueryError extends ContextkitError {
+  /** The `code` of every error of this class: `store_postgres_query`. */
   static override readonly code: string = 'store_postgres_query'
 }
 
@@ -14,6 +15,7 @@ export class StoreQueryError extends ContextkitError {
  * using the store.
  */
 export class StoreNotMigratedError extends StoreQueryError {
+  /** The `code` of every error of this class: `store_postgres_not_migrated`. */
   static override readonly code: string = 'store_postgres_not_migrated'
 }
 
@@ -22,6 +24,7 @@ export class StoreNotMigratedError extends StoreQueryError {
  * `migrate` leaves it untouched; upgrade the package instead.
  */
 export class SchemaVersionError extends ContextkitError {
+  /** The `code` of every error of this class: `store_postgres_schema_version`. */
   static override readonly code: string = 'store_postgres_schema_version'
 }
 
@@ -30,5 +33,6 @@ export class SchemaVersionError extends ContextkitError {
  * driver configured to return other types). Session loads skip such rows with a warning.
  */
 export class StoreDataError extends ContextkitError {
+  /** The `code` of every error of this class: `store_postgres_data`. */
   static override readonly code: string = 'store_postgres_data'
 }

@@ -31,12 +31,15 @@ export interface MigrateOptions {
 export interface AppliedMigration {
   /** What was migrated, e.g. `sessions:contextkit_sessions`. */
   target: string
+  /** The schema version it brought the target to. */
   version: number
+  /** What the migration changed. */
   description: string
 }
 
 /** What {@link migrate} did: nothing (`applied: []`) when the schema was already current. */
 export interface MigrateResult {
+  /** The migrations applied, in order. */
   applied: AppliedMigration[]
 }
 

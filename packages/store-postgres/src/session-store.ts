@@ -63,7 +63,7 @@ function entryTexts(entries: readonly SessionEntry[], fn: string): string[] {
 }
 
 /**
- * A {@link SessionStore} in Postgres, shared by every worker that reaches the database.
+ * A {@link @contextkit/core#SessionStore} in Postgres, shared by every worker that reaches the database.
  *
  * - `append` validates the whole batch first (`ValidationError`, nothing written; a header
  *   entry must name this session), then writes

@@ -44,11 +44,11 @@ function stateText(state: unknown, fn: string): string {
 }
 
 /**
- * A {@link StateStore} in Postgres: one row per agent with a `revision` that every save bumps.
+ * A {@link @contextkit/core#StateStore} in Postgres: one row per agent with a `revision` that every save bumps.
  *
- * `save` with `expectedRevision` is one compare-and-set statement (`UPDATE … WHERE revision =
- * $expected`, or an `INSERT … ON CONFLICT DO NOTHING` for `0`), so of two workers saving on the
- * same revision exactly one wins and the other gets a {@link RevisionConflictError} carrying the
+ * `save` with `expectedRevision` is one compare-and-set statement
+ * (`UPDATE … WHERE revision = $expected`, or an `INSERT … ON CONFLICT DO NOTHING` for `0`), so of two workers saving on the
+ * same revision exactly one wins and the other gets a {@link @contextkit/core#RevisionConflictError} carrying the
  * revision it met: reload, merge, save again. Without `expectedRevision` the last writer wins
  * (still one atomic upsert). The state must be a JSON value; it is stored byte for byte as
  * `JSON.stringify` wrote it and read back with `JSON.parse`.

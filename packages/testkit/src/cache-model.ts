@@ -22,7 +22,9 @@ import type { WireMessagesRequest, WireRequestMessage } from './wire-types.js'
 
 /** The minimum cacheable prefix of a model family (ids equal to `family` or starting `family-`). */
 export interface MinCacheableEntry {
+  /** A model-id prefix (`'claude-opus-4-7'` matches its dated ids). */
   family: string
+  /** The fewest prompt tokens a cache breakpoint of that family can cover. */
   tokens: number
 }
 
@@ -70,8 +72,11 @@ export interface CacheModelOptions {
 
 /** The cache part of a reply's `usage`, as the API reports it. */
 export interface CacheUsage {
+  /** Input tokens neither read from nor written to the cache. */
   input_tokens: number
+  /** Input tokens written to the cache. */
   cache_creation_input_tokens: number
+  /** Input tokens read from the cache. */
   cache_read_input_tokens: number
   /** Written tokens by TTL. */
   cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number }
@@ -79,12 +84,17 @@ export interface CacheUsage {
 
 /** What one `POST /v1/messages` request read and wrote. */
 export interface CacheCall {
+  /** The request's `request-id`. */
   requestId: string
+  /** The model the request named. */
   model: string
   /** Clock time of the request. */
   at: number
+  /** Uncached input tokens (summed over requests in the totals). */
   inputTokens: number
+  /** Input tokens written to the cache (summed over requests in the totals). */
   cacheCreationInputTokens: number
+  /** Input tokens read from the cache (summed over requests in the totals). */
   cacheReadInputTokens: number
   /** `input + creation + read` (= `count_tokens`). */
   totalInputTokens: number
@@ -100,9 +110,13 @@ export interface CacheStats {
   hits: number
   /** Requests that wrote something to the cache. */
   writes: number
+  /** Uncached input tokens (summed over requests in the totals). */
   inputTokens: number
+  /** Input tokens written to the cache (summed over requests in the totals). */
   cacheCreationInputTokens: number
+  /** Input tokens read from the cache (summed over requests in the totals). */
   cacheReadInputTokens: number
+  /** `inputTokens + cacheCreationInputTokens + cacheReadInputTokens`, over every request. */
   totalInputTokens: number
   /** `cacheReadInputTokens / totalInputTokens` (0 with no requests). */
   hitRate: number

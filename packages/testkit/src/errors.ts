@@ -26,6 +26,7 @@ export class TestkitError extends Error {
   readonly recoverable = false
   /** Structured details. */
   readonly details: Record<string, unknown>
+  /** The cross-copy marker (`Symbol.for('contextkit.error')`) that `isInstance` checks. */
   readonly [MARKER] = true
 
   constructor(message: string, options: TestkitErrorOptions = {}) {
@@ -61,11 +62,13 @@ export class TestkitError extends Error {
  * argument of the wrong type.
  */
 export class EmulatorConfigError extends TestkitError {
+  /** The `code` of every error of this class: `testkit_config`. */
   static override readonly code: string = 'testkit_config'
 }
 
 /** A request arrived after every step of a list script was used. Answered with HTTP 500. */
 export class ScriptExhaustedError extends TestkitError {
+  /** The `code` of every error of this class: `testkit_script_exhausted`. */
   static override readonly code: string = 'testkit_script_exhausted'
 }
 
@@ -74,6 +77,7 @@ export class ScriptExhaustedError extends TestkitError {
  * (`x-should-retry: false`); the error is kept in `emulator.failures`.
  */
 export class ScriptFailedError extends TestkitError {
+  /** The `code` of every error of this class: `testkit_script_failed`. */
   static override readonly code: string = 'testkit_script_failed'
 }
 

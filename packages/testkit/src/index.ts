@@ -27,6 +27,7 @@ export { DEFAULT_MODELS } from './models.js'
 export { MAX_BODY_DEPTH } from './request-body.js'
 export type {
   Fault,
+  NormalizedReply,
   ReplyBlock,
   ReplySpec,
   Script,
@@ -53,8 +54,16 @@ export type {
   WireErrorBody,
   WireErrorType,
   WireMessage,
+  WireMessagesRequest,
+  WireRedactedThinkingBlock,
+  WireRequestBlock,
+  WireRequestMessage,
   WireResponseBlock,
   WireStopReason,
   WireStreamEvent,
+  WireTextBlock,
+  WireThinkingBlock,
+  WireTool,
+  WireToolUseBlock,
   WireUsage,
 } from './wire-types.js'

@@ -95,6 +95,7 @@ export interface ScriptRequest {
   endpoint: 'messages' | 'completions' | 'chat'
   /** 0-based count of script calls so far (faults and replies alike). */
   index: number
+  /** The model the request named. */
   model: string
   /** Messages with same-role turns merged; `[]` for completions. */
   messages: WireRequestMessage[]
@@ -104,8 +105,11 @@ export interface ScriptRequest {
   prefill: string | undefined
   /** Text of the last user message (completions: the prompt). */
   lastUserText: string
+  /** The request's `stop_sequences` (`[]` when absent). */
   stopSequences: string[]
+  /** The request's `max_tokens`. */
   maxTokens: number | undefined
+  /** Whether the request asked for a streamed reply. */
   stream: boolean
   /** Names of the tools offered. */
   toolNames: string[]
@@ -238,10 +242,15 @@ export function transportProblem(v: unknown): string | undefined {
 
 /** A checked reply: blocks in order plus the rest of the spec. */
 export interface NormalizedReply {
+  /** The reply's blocks, in order. */
   blocks: ReplyBlock[]
+  /** The stop reason the spec asked for; `undefined` picks it from the blocks. */
   stopReason: WireStopReason | undefined
+  /** Token counts the spec sets; the rest are computed. */
   usage: Partial<WireUsage>
+  /** The failure to answer with instead of a reply, if any. */
   fault: Fault | undefined
+  /** How the reply is streamed (chunking, delays). */
   transport: TransportOptions
 }
 

@@ -10,9 +10,13 @@ import { AiSdkPartMapper, aiSdkError } from './ai-sdk-stream.js'
  * by those who import it themselves.
  */
 export interface AiSdkLanguageModel {
+  /** The AI SDK language-model interface version the model implements. */
   readonly specificationVersion: 'v2' | 'v3' | 'v4'
+  /** The provider's name, as the AI SDK reports it (e.g. `anthropic.messages`). */
   readonly provider: string
+  /** The model id the requests go to. */
   readonly modelId: string
+  /** Start one streamed call; resolves a stream of the AI SDK's stream parts. */
   doStream(options: Record<string, unknown>): PromiseLike<{ stream: ReadableStream<unknown> }>
 }
 

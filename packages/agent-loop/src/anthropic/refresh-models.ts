@@ -26,6 +26,7 @@ export interface AnthropicRefreshModelsOptions {
 
 /** What {@link refreshModels} did: core's result, plus how many pages were read. */
 export interface AnthropicRefreshModelsResult extends RefreshModelsResult {
+  /** How many pages of the Models API were read. */
   pages: number
 }
 

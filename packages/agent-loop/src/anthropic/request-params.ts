@@ -26,7 +26,9 @@ export const ANTHROPIC_REQUEST_WARNINGS = Object.freeze({
 
 /** A change {@link toStreamParams} made to the request on purpose. */
 export interface RequestWarning {
+  /** Which change it was: one of `ANTHROPIC_REQUEST_WARNINGS`. */
   code: string
+  /** What was changed and why, for a person. */
   message: string
 }
 

@@ -34,16 +34,16 @@ export async function* streamAttempt(
   options: AttemptOptions,
 ): AsyncGenerator<ProviderEvent, AttemptEnd> {
   const { signal, idleTimeoutMs } = options
-  const controller = new AbortController()
-  const onAbort = (): void => controller.abort(signal.reason)
   if (signal.aborted) return { kind: 'aborted' }
-  signal.addEventListener('abort', onAbort, { once: true })
+  // aborted by a stall or when the attempt ends; the request also ends with the run's signal
+  const controller = new AbortController()
+  const requestSignal = AbortSignal.any([signal, controller.signal])
   let started = false
   let requestId: string | undefined
   try {
     const { data: stream, request_id } = await client.messages
       .create(params, {
-        signal: controller.signal,
+        signal: requestSignal,
         ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
       })
       .withResponse()
@@ -93,7 +93,6 @@ export async function* streamAttempt(
       started,
     }
   } finally {
-    signal.removeEventListener('abort', onAbort)
     // stop the body of a stream that was left early (a stall, the consumer returned)
     controller.abort()
   }

@@ -3,8 +3,6 @@ import { type StopReason, StopReasonSchema, type Usage } from '@contextkit/core'
 import type { ProviderEvent } from '../provider.js'
 import { AGENT_LOOP_WARNINGS } from '../warnings.js'
 
-type RawEvent = Anthropic.Messages.RawMessageStreamEvent
-
 interface OpenBlock {
   kind: 'text' | 'thinking' | 'tool_use' | 'other'
   id?: string
@@ -41,7 +39,7 @@ export class AnthropicEventMapper {
   stopped = false
 
   /** The provider events one raw SSE event stands for (often none, sometimes several). */
-  map(event: RawEvent): ProviderEvent[] {
+  map(event: Anthropic.Messages.RawMessageStreamEvent): ProviderEvent[] {
     switch (event.type) {
       case 'message_start': {
         this.#usage = { ...this.#usage, ...usageOf(event.message.usage as never) }

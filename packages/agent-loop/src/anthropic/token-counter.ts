@@ -39,6 +39,7 @@ export interface AnthropicTokenCounterOptions {
 
 /** The counter {@link anthropicTokenCounter} returns. */
 export interface AnthropicTokenCounter extends AsyncTokenCounter {
+  /** Always `'exact'`: the counts come from the API. */
   readonly kind: 'exact'
   /**
    * The exact count of `text`, fetched now unless cached; the estimate (and `exact: false`) when

@@ -106,14 +106,12 @@ export function openAICompatibleCompletionsProvider(
         yield { type: 'error', error: abortedProviderError() }
         return
       }
-      const controller = new AbortController()
-      const onAbort = (): void => controller.abort(signal.reason)
-      signal.addEventListener('abort', onAbort, { once: true })
+      // the request ends with the run's signal, or when this generator ends (read or not)
+      const done = new AbortController()
       try {
-        yield* completionExchange(exchange, request, signal, controller.signal)
+        yield* completionExchange(exchange, request, signal, AbortSignal.any([signal, done.signal]))
       } finally {
-        signal.removeEventListener('abort', onAbort)
-        controller.abort()
+        done.abort()
       }
     },
   }

@@ -30,6 +30,10 @@ export class StopScanner {
     return this.#stopped
   }
 
+  /**
+   * Feed the next chunk; returns the text that is safe to emit (held back while it may start a
+   * stop sequence) and the stop sequence once one matched.
+   */
   push(chunk: string): ScanResult {
     if (this.#stopped !== undefined) return { text: '' }
     const buffer = this.#held + chunk

@@ -27,11 +27,13 @@ export interface ChatToolCall {
 
 /** Something the conversion changed on purpose (reported as a provider `warning`). */
 export interface ChatBodyWarning {
+  /** Which change it was: one of `CHAT_BODY_WARNINGS`. */
   code: string
+  /** What was changed and why, for a person. */
   message: string
 }
 
-/** Warning codes of {@link toChatMessages}. */
+/** Warning codes of `toChatMessages`. */
 export const CHAT_BODY_WARNINGS = Object.freeze({
   /** Thinking blocks of earlier replies are not sent back: chat servers take no reasoning input. */
   thinkingDropped: 'openai_thinking_dropped',

@@ -5,6 +5,7 @@ import { AgentLoopError } from '../errors.js'
  * the whole time and it never looked abandoned. Nothing was written.
  */
 export class SessionLockError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_session_lock`. */
   static override readonly code: string = 'agent_loop_session_lock'
 }
 
@@ -14,6 +15,7 @@ export class SessionLockError extends AgentLoopError {
  * written batch is cut off again before the error is thrown.
  */
 export class SessionIoError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_session_io`. */
   static override readonly code: string = 'agent_loop_session_io'
 }
 

@@ -70,7 +70,7 @@ const OptionsSchema = z
   })
   .strict()
 
-/** A {@link SessionStore} kept as one JSONL file per session in a directory. */
+/** A {@link @contextkit/core#SessionStore} kept as one JSONL file per session in a directory. */
 export interface JsonlSessionStore extends SessionStore {
   /** The directory (absolute) the session files live in. */
   readonly dir: string
@@ -79,7 +79,7 @@ export interface JsonlSessionStore extends SessionStore {
 }
 
 /**
- * A crash-safe, append-only {@link SessionStore}: one `<id>.jsonl` file per session in `dir`,
+ * A crash-safe, append-only {@link @contextkit/core#SessionStore}: one `<id>.jsonl` file per session in `dir`,
  * one JSON entry per line.
  *
  * - `append` validates every entry first (a `ValidationError`, nothing written), then, holding

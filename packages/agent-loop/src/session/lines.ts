@@ -8,7 +8,7 @@ import {
 } from '@contextkit/core'
 
 /**
- * The `code` of every {@link SessionWarning} the JSONL store reports on load. Stores of other
+ * The `code` of every {@link @contextkit/core#SessionWarning} the JSONL store reports on load. Stores of other
  * kinds are encouraged to use the same codes for the same situations.
  */
 export const SESSION_WARNING_CODES = {

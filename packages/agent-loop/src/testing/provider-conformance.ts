@@ -8,7 +8,9 @@ import {
 
 /** How one check went. */
 export interface ProviderCheckResult {
+  /** The check's name. */
   check: string
+  /** Whether the provider passed it, failed it, or skipped it (a capability it lacks). */
   outcome: 'pass' | 'fail' | 'skip'
   /** Why it failed, or which capability it needed when skipped. */
   detail?: string
@@ -18,9 +20,13 @@ export interface ProviderCheckResult {
 export interface ProviderConformanceReport {
   /** The provider's `name`. */
   provider: string
+  /** Every check's result, in the order they ran. */
   results: ProviderCheckResult[]
+  /** How many checks passed. */
   passed: number
+  /** How many checks failed. */
   failed: number
+  /** How many checks were skipped. */
   skipped: number
   /** The results as a Markdown table (check, outcome, detail). */
   table(): string

@@ -14,15 +14,21 @@ import { runAgent } from '../run-agent.js'
 
 /** A request as the emulator recorded it (testkit's `RecordedRequest`, the fields read here). */
 export interface ConformanceRequest {
+  /** The request path, e.g. `/v1/messages`. */
   path: string
+  /** The parsed JSON body. */
   body: unknown
+  /** The body as sent. */
   rawBody: string
 }
 
 /** A running emulator (testkit's `AnthropicEmulator`, the fields read here). */
 export interface ConformanceEmulator {
+  /** The emulator's base URL (`http://127.0.0.1:<port>`). */
   readonly url: string
+  /** Every request received so far, in order. */
   readonly requests: readonly ConformanceRequest[]
+  /** Stop the emulator. */
   close(): Promise<void>
 }
 
@@ -55,7 +61,9 @@ export interface ProviderCapabilities {
 
 /** A tool call the scripted model makes. */
 export interface ScriptedCall {
+  /** The tool to call. */
   name: string
+  /** The call's arguments. */
   input: Record<string, unknown>
 }
 

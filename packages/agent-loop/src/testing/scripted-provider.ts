@@ -32,6 +32,7 @@ export interface ScriptedProviderOptions {
 
 /** A {@link ModelProvider} that answers from a script, in process; `requests` records every call. */
 export interface ScriptedProvider extends ModelProvider {
+  /** Every request the provider received, in order. */
   readonly requests: ProviderRequest[]
   /** Calls made so far. */
   readonly calls: number

@@ -15,7 +15,9 @@ export type MakeSessionStore = () => SessionStore | Promise<SessionStore>
 
 /** One named conformance check: `run` resolves when the store behaves, and throws otherwise. */
 export interface SessionStoreCheck {
+  /** The check's name. */
   name: string
+  /** Run the check against a fresh store; rejects with what went wrong. */
   run(): Promise<void>
 }
 
@@ -27,7 +29,9 @@ export interface SessionStoreConformanceReport {
 
 /** One or more conformance checks failed; `failures` names each with its error. */
 export class SessionStoreConformanceError extends ContextkitError {
+  /** The `code` of every error of this class: `agent_loop_store_conformance`. */
   static override readonly code: string = 'agent_loop_store_conformance'
+  /** Every failed check and the error it threw. */
   readonly failures: ReadonlyArray<{ check: string; error: unknown }>
 
   constructor(failures: ReadonlyArray<{ check: string; error: unknown }>) {
@@ -328,7 +332,7 @@ const CHECKS: ReadonlyArray<readonly [string, Check]> = [
 ]
 
 /**
- * The conformance checks every {@link SessionStore} must pass, one per behaviour of the
+ * The conformance checks every {@link @contextkit/core#SessionStore} must pass, one per behaviour of the
  * contract, each usable as its own test:
  *
  * ```ts
