@@ -90,6 +90,7 @@ export class ToolAbortedError extends AgentLoopError {
  * error result with the reason. Code `agent_loop_tool_denied`.
  */
 export class ToolDeniedError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_tool_denied`. */
   static override readonly code: string = 'agent_loop_tool_denied'
 }
 
@@ -99,6 +100,7 @@ export class ToolDeniedError extends AgentLoopError {
  * saying the call may or may not have taken effect. Code `agent_loop_tool_interrupted`.
  */
 export class ToolInterruptedError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_tool_interrupted`. */
   static override readonly code: string = 'agent_loop_tool_interrupted'
 }
 
@@ -169,6 +171,7 @@ export function abortError(signal: AbortSignal): ContextkitError | undefined {
  * Code `context_too_long`.
  */
 export class ContextTooLongError extends ProviderError {
+  /** The `code` of every error of this class: `context_too_long`. */
   static override readonly code: string = 'context_too_long'
 }
 
@@ -179,5 +182,6 @@ export class ContextTooLongError extends ProviderError {
  * most one compaction attempt. Code `context_irreducible`.
  */
 export class ContextIrreducibleError extends AgentLoopError {
+  /** The `code` of every error of this class: `context_irreducible`. */
   static override readonly code: string = 'context_irreducible'
 }

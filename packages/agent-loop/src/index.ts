@@ -20,6 +20,7 @@ export type {
   Summarizer,
 } from './compaction/compaction-options.js'
 export {
+  CompactionOptionsSchema,
   DEFAULT_COMPACTION_AT,
   DEFAULT_KEEP_RECENT_TOKENS,
   MIN_COMPACTION_GAIN,
@@ -32,7 +33,16 @@ export {
   summaryMessage,
   summaryOf,
 } from './compaction/summarize.js'
-export type { AgentTool, DefineToolOptions, ToolContext, ToolOutput } from './define-tool.js'
+export type {
+  AgentTool,
+  ApprovalCallback,
+  ApprovalContext,
+  ApprovalDecision,
+  ApprovalPolicy,
+  DefineToolOptions,
+  ToolContext,
+  ToolOutput,
+} from './define-tool.js'
 export { DEFAULT_TOOL_TIMEOUT_MS, defineTool, toolDefinition } from './define-tool.js'
 export type { ProviderErrorOptions } from './errors.js'
 export {
@@ -46,8 +56,10 @@ export {
   RequestBuildError,
   RequiredSectionsError,
   ToolAbortedError,
+  ToolDeniedError,
   ToolExecutionError,
   ToolInputError,
+  ToolInterruptedError,
   ToolOutputError,
   ToolTimeoutError,
   UnknownToolError,
@@ -61,6 +73,8 @@ export type {
   AgentUsage,
   AgentWarning,
   CompactionReason,
+  PendingApproval,
+  ResumeSummary,
 } from './events.js'
 export { AGENT_EVENT_TYPES, cacheHitRate } from './events.js'
 export type { LimitHistoryOptions } from './history.js'
@@ -73,7 +87,7 @@ export type { JsonSchemaToolOptions } from './json-schema-tool.js'
 export { jsonSchemaTool } from './json-schema-tool.js'
 export type { LoopGuardOptions, LoopGuardVerdict } from './loop-guard.js'
 export { LoopGuard } from './loop-guard.js'
-export type { RunAgentOptions } from './options.js'
+export type { ApprovalAnswer, RunAgentOptions } from './options.js'
 export { RunAgentOptionsSchema } from './options.js'
 export type { PlanAnswer, PlanOptions } from './plan.js'
 export { PLAN_SECTION_ID, PLAN_SYSTEM_PROMPT, PlanAnswerSchema } from './plan.js'

@@ -105,6 +105,7 @@ function ajvSchema<Input>(validate: ValidateFunction): z.ZodType<Input> {
  * level is not an object, or one Ajv cannot compile.
  *
  * @example
+ * ```ts
  * const add = jsonSchemaTool<{ a: number; b: number }>({
  *   name: 'add',
  *   description: 'Add two numbers',
@@ -115,6 +116,7 @@ function ajvSchema<Input>(validate: ValidateFunction): z.ZodType<Input> {
  *   },
  *   execute: ({ a, b }) => String(a + b),
  * })
+ * ```
  */
 export function jsonSchemaTool<Input = Record<string, unknown>>(
   options: JsonSchemaToolOptions<Input>,

@@ -1,7 +1,7 @@
 import { getModelInfo, type Message, type ModelInfo, ModelInfoSchema } from '@contextkit/core'
 import * as z from 'zod'
 
-/** What a summarizer is given (see {@link CompactionOptions.summarize}). */
+/** What a summarizer is given (see the `summarize` option of {@link CompactionOptions}). */
 export interface SummarizeInput {
   /** The messages the summary replaces, oldest first (the first may be an earlier summary). */
   messages: readonly Message[]

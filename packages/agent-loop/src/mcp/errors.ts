@@ -6,6 +6,7 @@ import { AgentLoopError } from '../errors.js'
  * `agent_loop_mcp_tool_error`.
  */
 export class McpToolError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_mcp_tool_error`. */
   static override readonly code: string = 'agent_loop_mcp_tool_error'
 }
 
@@ -15,6 +16,7 @@ export class McpToolError extends AgentLoopError {
  * on. Code `agent_loop_mcp_connection`.
  */
 export class McpConnectionError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_mcp_connection`. */
   static override readonly code: string = 'agent_loop_mcp_connection'
 }
 
@@ -24,5 +26,6 @@ export class McpConnectionError extends AgentLoopError {
  * `agent_loop_mcp_request`.
  */
 export class McpRequestError extends AgentLoopError {
+  /** The `code` of every error of this class: `agent_loop_mcp_request`. */
   static override readonly code: string = 'agent_loop_mcp_request'
 }

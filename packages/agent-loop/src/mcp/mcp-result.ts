@@ -7,20 +7,21 @@ import {
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { McpToolError } from './errors.js'
 
-type Block = TextBlock | ImageBlock
+/** A content block a tool result can hold. */
+export type McpResultBlock = TextBlock | ImageBlock
 type McpContent = CallToolResult['content'][number]
 
 const text = (t: string): TextBlock => ({ type: 'text', text: t })
 
 /** An image the model can take, or a note saying why it was left out. */
-function image(data: string, mimeType: string, what: string): Block {
+function image(data: string, mimeType: string, what: string): McpResultBlock {
   const media = ImageMediaTypeSchema.safeParse(mimeType)
   if (media.success) return { type: 'image', mediaType: media.data, data }
   return text(`[${what} (${mimeType}) left out: the model takes PNG, JPEG, GIF or WebP images]`)
 }
 
 /** One MCP content block as the blocks of a tool result. */
-function contentBlock(block: McpContent): Block {
+function contentBlock(block: McpContent): McpResultBlock {
   switch (block.type) {
     case 'text':
       return text(block.text)
@@ -64,7 +65,9 @@ function json(value: unknown): string | undefined {
  * @throws McpToolError when the result has `isError: true`: its text is the message, so the
  * model reads what the server said.
  */
-export function mcpResultContent(result: CallToolResult | { toolResult: unknown }): Block[] {
+export function mcpResultContent(
+  result: CallToolResult | { toolResult: unknown },
+): McpResultBlock[] {
   assertObject(result, 'mcpResultContent', 'result')
   if (!('content' in result) && 'toolResult' in result) {
     return [text(json(result.toolResult) ?? '')]

@@ -43,6 +43,7 @@ export interface McpToolsOptions {
 export interface McpSkippedTool {
   /** The name the server gave it. */
   name: string
+  /** Why it was left out. */
   reason: string
 }
 
@@ -201,10 +202,12 @@ function checkOptions(client: unknown, options: McpToolsOptions): void {
  * other) until `close()`. Rejects with a typed error when the first listing fails.
  *
  * @example
+ * ```ts
  * const client = new Client({ name: 'my-agent', version: '1.0.0' })
  * await client.connect(new StdioClientTransport({ command: 'my-mcp-server' }))
  * const mcp = await mcpTools(client, { prefix: 'fs_', exclude: ['delete_file'] })
  * const run = runAgent({ provider, model, messages, tools: [...mcp.tools] })
+ * ```
  */
 export async function mcpTools(
   client: McpClient,

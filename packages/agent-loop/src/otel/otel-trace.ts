@@ -47,8 +47,10 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  * never throws, and nothing of the prompt or the reply is recorded unless `recordContent` is set.
  *
  * @example
+ * ```ts
  * const tracer = trace.getTracer('my-agent')
  * const run = runAgent({ provider, model, messages, tools, trace: otelTrace(tracer) })
+ * ```
  */
 export function otelTrace(tracer: Tracer, options: OtelTraceOptions = {}): Trace {
   const t = tracer as Partial<Tracer> | null

@@ -17,10 +17,15 @@ import { DURABLE_CALLS, DURABLE_USER_MESSAGE, durableWorker } from './durable-wo
 
 /** What one worker process is told (as one JSON argument). */
 export interface DurableWorkerArgs {
+  /** The session the worker runs on. */
   sessionId: string
+  /** `run` sends the user's message; `resume` resumes; `approve` resumes with `approvals`. */
   mode: 'run' | 'resume' | 'approve'
+  /** The decisions, by tool call id (mode `approve`). */
   approvals?: Record<string, ApprovalAnswer>
+  /** Where the side-effect files go. */
   effectsDir: string
+  /** The emulator's URL. */
   baseURL: string
 }
 

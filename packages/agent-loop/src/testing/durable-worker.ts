@@ -57,12 +57,15 @@ export function durableScript(request: { messages: ReadonlyArray<{ role: string 
 
 /** Options of {@link durableWorker}. */
 export interface DurableWorkerOptions {
+  /** The store under test. */
   store: SessionStore
+  /** The session the worker runs on. */
   sessionId: string
   /** The emulator's URL (the real `@anthropic-ai/sdk` is pointed at it). */
   baseURL: string
   /** `run` sends the user's message; `resume` resumes; `approve` resumes with `approvals`. */
   mode: 'run' | 'resume' | 'approve'
+  /** The decisions, by tool call id (mode `approve`). */
   approvals?: Record<string, ApprovalAnswer>
   /** Where the side-effect files go: one line per execution, in `<tool>-<call id>`. */
   effectsDir: string
