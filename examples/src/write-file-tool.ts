@@ -73,16 +73,29 @@ export interface WriteFileInput {
   content: string
 }
 
+/** Options of {@link writeFileTool}. */
+export interface WriteFileToolOptions {
+  /**
+   * Whether a write needs a person's yes: `'ask'` pauses the run (`awaiting_approval`) until a
+   * later run decides; `'allow'` (default) writes at once.
+   */
+  approval?: 'ask' | 'allow'
+}
+
 /**
  * `write_file`: replace (or create) a text file inside the project with `content`, through
  * {@link writeWithinRoot}. `onWrite` hears each written path. A refusal is an error result the
- * model reads.
+ * model reads. Writing the same content again gives the same file, so the tool is idempotent (a
+ * run resumed after a crash may run it again).
  */
 export function writeFileTool(
   root: string,
   onWrite?: (path: string) => void,
+  options: WriteFileToolOptions = {},
 ): AgentTool<WriteFileInput> {
   return defineTool({
+    idempotent: true,
+    ...(options.approval ? { approval: options.approval } : {}),
     name: WRITE_FILE_TOOL_NAME,
     description:
       'Write a whole text file inside the project (relative path). It replaces the file. Write several files in one turn when you can.',
