@@ -64,11 +64,15 @@ export function showPending(
   const { term } = where
   const c = term.c
   term.line()
-  term.line(c.bold(`waiting for your approval (${pending.length} call${pending.length === 1 ? '' : 's'}):`))
+  term.line(
+    c.bold(`waiting for your approval (${pending.length} call${pending.length === 1 ? '' : 's'}):`),
+  )
   for (const call of calls) {
     term.line(`  ${describePending(call)}`)
     term.line(`    approve: ${call.commands.approve}`)
     term.line(`    deny:    ${call.commands.deny}`)
   }
-  term.line(c.dim('Nothing was written. The run is saved in the session; finish it in any later run.'))
+  term.line(
+    c.dim('Nothing was written. The run is saved in the session; finish it in any later run.'),
+  )
 }

@@ -138,7 +138,11 @@ function decisionOf(
     )
   }
   if (v.approve !== undefined) return { toolCallId: v.approve, approve: true }
-  return { toolCallId: v.deny ?? '', approve: false, ...(message === '' ? {} : { reason: message }) }
+  return {
+    toolCallId: v.deny ?? '',
+    approve: false,
+    ...(message === '' ? {} : { reason: message }),
+  }
 }
 
 /**
