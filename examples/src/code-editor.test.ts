@@ -177,3 +177,18 @@ test('writes outside the project, to dotfiles or scripts are refused and the mod
   expect(result.filesChanged).toEqual([])
   expect(await readFile(join(root, '.env'), 'utf8')).toBe('SECRET=1\n')
 })
+
+test('approveWrites: a refused write is not made, and the model reads that it was not approved', async () => {
+  const asked: string[] = []
+  const { result, root, bodies } = await edit({
+    approveWrites: ({ path, content }) => {
+      asked.push(`${path} ${content.length}`)
+      return path !== 'api/models.py'
+    },
+  })
+  expect(asked.map((a) => a.split(' ')[0]).sort()).toEqual(['api/models.py', 'src/App.jsx'])
+  expect(result.filesChanged).toEqual(['src/App.jsx'])
+  expect(await readFile(join(root, 'api/models.py'), 'utf8')).toBe(MODELS)
+  expect(await readFile(join(root, 'src/App.jsx'), 'utf8')).toContain('{task.priority}')
+  expect(bodies.at(-1)).toContain('The call to tool \\"write_file\\" was not approved')
+})

@@ -20,7 +20,7 @@ import {
 } from '@contextkit/core'
 import { buildEditorPrompt, type EditorPayload, type EditorPrompt } from './code-editor-payload.js'
 import { readFileTool } from './read-file-tool.js'
-import { writeFileTool } from './write-file-tool.js'
+import { type WriteFileInput, writeFileTool } from './write-file-tool.js'
 
 /** The editing agent's system prompt: efficiency rules first (seed 002's goal: under ten steps). */
 export const CODE_EDITOR_SYSTEM_PROMPT = `You are a full-stack code editor. The user selected elements in a running web page and asked for a change. The prompt gives the instruction, the selected elements with their source locations, reference images, the backend's models and routes, and often the files themselves under "#### \`path\`" headings.
@@ -52,6 +52,12 @@ export interface CodeEditorDeps {
   maxSteps?: number
   /** The plan phase before editing. Default `true`. */
   plan?: boolean
+  /**
+   * Asked before each write (path and new content): `false` refuses it, and the model reads that
+   * the write was not approved. Default: every write goes ahead. (A one-shot run with no session,
+   * so it cannot pause for `approval: 'ask'`: the decision is made while the run waits.)
+   */
+  approveWrites?: (write: WriteFileInput) => boolean | Promise<boolean>
   /** Where the account goes, one line per turn. Default: nowhere. */
   print?: (line: string) => void
   counter?: TokenCounter
@@ -106,6 +112,7 @@ export async function main(deps: CodeEditorDeps): Promise<CodeEditorResult> {
   })
   const changed: string[] = []
   const print = deps.print ?? (() => {})
+  const approveWrites = deps.approveWrites
   const run = runAgent({
     provider,
     model,
@@ -113,9 +120,18 @@ export async function main(deps: CodeEditorDeps): Promise<CodeEditorResult> {
     messages: [textMessage('user', prompt.text)],
     tools: [
       readFileTool(root),
-      writeFileTool(root, (path) => {
-        if (!changed.includes(path)) changed.push(path)
-      }),
+      writeFileTool(
+        root,
+        (path) => {
+          if (!changed.includes(path)) changed.push(path)
+        },
+        approveWrites
+          ? {
+              approval: async (write: WriteFileInput) =>
+                (await approveWrites(write)) ? 'allow' : 'deny',
+            }
+          : {},
+      ),
     ],
     ...(deps.plan === false ? {} : { plan: true as const }),
     stopWhen: maxSteps(deps.maxSteps ?? 12),

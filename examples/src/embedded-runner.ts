@@ -27,6 +27,7 @@ import {
   memoryTrace,
   type SessionStore,
   type StateStore,
+  sessionMessages,
   type Trace,
   type TurnContext,
   textMessage,
@@ -47,6 +48,7 @@ import { listFilesTool } from './list-files-tool.js'
 import { readFileTool } from './read-file-tool.js'
 import { runnerSessionStore } from './runner-sessions.js'
 import { teeTrace } from './tee-trace.js'
+import { writeFileTool } from './write-file-tool.js'
 
 /** Identity text used when `system` is not given. */
 export const DEFAULT_IDENTITY =
@@ -76,8 +78,19 @@ export interface EmbeddedTurnOptions {
   model: string | ModelInfo
   /** The agent's workspace: bootstrap files, PREFILL.md, tool root, session and state files. */
   workspace: string
-  /** What the user says this turn. */
-  userText: string
+  /** What the user says this turn. Not given with `resume`: a resumed run adds no message. */
+  userText?: string
+  /**
+   * Finish the session's paused run instead of starting a turn: `{ approvals }` decides the calls
+   * it waits on (`stopReason: 'awaiting_approval'`), by tool call id. No user message is added.
+   */
+  resume?: { approvals: Readonly<Record<string, EmbeddedApproval>> }
+  /**
+   * Give the model `write_file` (inside the workspace) with this approval policy: `'ask'` pauses
+   * the run on each write until `resume` decides it; `'allow'` writes at once. Default: no
+   * `write_file` (the runner only reads).
+   */
+  writeFiles?: 'ask' | 'allow'
   /** Session name: `<workspace>/.contextkit/sessions/<sessionId>.jsonl`. Default `'main'`. */
   sessionId?: string
   /**
@@ -126,11 +139,18 @@ export interface EmbeddedTurnOptions {
   signal?: AbortSignal
 }
 
+/** A person's decision on a call the run paused on (agent-loop's `resume.approvals` value). */
+export type EmbeddedApproval = { approve: true } | { approve: false; reason?: string }
+
 /** What one turn did. */
 export interface EmbeddedTurnResult {
-  /** The final reply as saved (ephemeral parts stripped). */
+  /**
+   * The final reply as saved (ephemeral parts stripped). For a run that paused
+   * (`result.stopReason === 'awaiting_approval'`, `result.pending`), the reply that asked for
+   * the waiting calls.
+   */
   reply: AssistantMessage
-  /** Messages appended to the session file this turn (the user's, then the run's). */
+  /** Messages appended to the session file this turn (the user's unless resumed, then the run's). */
   saved: Message[]
   /** Every request sent, as SDK stream params (Anthropic client only; empty with `provider`). */
   requests: AnthropicStreamParams[]
@@ -215,6 +235,24 @@ function recording(
   }
 }
 
+function lastReply(messages: readonly Message[]): AssistantMessage | undefined {
+  const replies = messages.filter((m): m is AssistantMessage => m.role === 'assistant')
+  return replies[replies.length - 1]
+}
+
+/**
+ * A run that still waits for approval and added nothing (a `resume` whose decisions named no
+ * waiting call): the reply that asked for the waiting calls, from the session.
+ */
+async function waitingReply(
+  result: AgentResult,
+  store: SessionStore,
+  sessionId: string,
+): Promise<AssistantMessage | undefined> {
+  if (result.stopReason !== 'awaiting_approval') return undefined
+  return lastReply(sessionMessages((await store.load(sessionId)).entries))
+}
+
 /**
  * Run one user turn the way OpenClaw's `attempt.ts` does, with `runAgent` doing the ARCHITECTURE
  * turn table: load the JSONL session (1); prepare bootstrap files, resumption, the context-file
@@ -223,7 +261,9 @@ function recording(
  * handling the no-prefill 400); finalize every reply (10) and append each step to the session
  * (11). Every step is recorded in a JSONL trace in the workspace and in the returned memory trace.
  * A run that ends in an error is rethrown (its typed `ProviderError` or other error) after the
- * loop finalized it; nothing of a failed step is saved.
+ * loop finalized it; nothing of a failed step is saved. A run that pauses for approval
+ * (`writeFiles: 'ask'`) is not an error: `result.stopReason` is `'awaiting_approval'`, `reply` the
+ * reply that asked, and a later call with `resume: { approvals }` (no `userText`) finishes it.
  */
 export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<EmbeddedTurnResult> {
   const workspace = resolve(options.workspace)
@@ -248,15 +288,21 @@ export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<Emb
   const provider = options.provider
     ? recording(options.provider, providerRequests, undefined)
     : recording(anthropicProvider({ client: clientOf(options) }), providerRequests, requests)
-  const user = textMessage('user', options.userText)
+  if (options.resume === undefined && options.userText === undefined) {
+    throw new ConfigurationError('runEmbeddedTurn needs `userText`, or `resume` to finish a run')
+  }
+  const user = options.resume ? undefined : textMessage('user', options.userText ?? '')
+  const tools = [listFilesTool(workspace), readFileTool(workspace)]
+  const writes = options.writeFiles
   const run = runAgent({
     provider,
     model: options.model,
     system: [
       { id: 'identity', text: options.system ?? DEFAULT_IDENTITY, priority: 100, cache: 'stable' },
     ],
-    messages: [user],
-    tools: [listFilesTool(workspace), readFileTool(workspace)],
+    messages: user ? [user] : [],
+    tools: writes ? [...tools, writeFileTool(workspace, undefined, { approval: writes })] : tools,
+    ...(options.resume ? { resume: { approvals: { ...options.resume.approvals } } } : {}),
     middleware: middlewareFor(options, context),
     formatter: formatterOf(options.formatter),
     stopWhen: maxSteps(options.maxModelCalls ?? 4),
@@ -280,8 +326,7 @@ export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<Emb
   }
   const result = await run.result
   if (result.stopReason === 'error' && result.error) throw result.error
-  const replies = result.messages.filter((m): m is AssistantMessage => m.role === 'assistant')
-  const reply = replies[replies.length - 1]
+  const reply = lastReply(result.messages) ?? (await waitingReply(result, store, sessionId))
   if (!reply) {
     throw (
       result.error ?? new AgentAbortedError(`the run ended without a reply (${result.stopReason})`)
@@ -289,7 +334,7 @@ export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<Emb
   }
   return {
     reply,
-    saved: [user, ...result.messages],
+    saved: user ? [user, ...result.messages] : result.messages,
     requests,
     providerRequests,
     trace: memory,

@@ -1,4 +1,4 @@
-import { type AgentTool, defineTool } from '@contextkit/agent-loop'
+import { type AgentTool, type DefineToolOptions, defineTool } from '@contextkit/agent-loop'
 import { ContextkitError } from '@contextkit/core'
 import { replaceWithinRoot, UnsafeWriteError } from '@contextkit/core/node'
 import {
@@ -73,23 +73,39 @@ export interface WriteFileInput {
   content: string
 }
 
+const WRITE_FILE_INPUT = z.object({
+  path: z.string().min(1).describe('File path relative to the project root'),
+  content: z.string().describe('The complete new contents of the file'),
+})
+
+/** Options of {@link writeFileTool}. */
+export interface WriteFileToolOptions {
+  /**
+   * Whether a write needs a person's yes: `'ask'` pauses the run (`awaiting_approval`) until a
+   * later run decides; `'allow'` (default) writes at once; a function decides per write
+   * (`'deny'` refuses it with an error result the model reads).
+   */
+  approval?: DefineToolOptions<typeof WRITE_FILE_INPUT>['approval']
+}
+
 /**
  * `write_file`: replace (or create) a text file inside the project with `content`, through
  * {@link writeWithinRoot}. `onWrite` hears each written path. A refusal is an error result the
- * model reads.
+ * model reads. Writing the same content again gives the same file, so the tool is idempotent (a
+ * run resumed after a crash may run it again).
  */
 export function writeFileTool(
   root: string,
   onWrite?: (path: string) => void,
+  options: WriteFileToolOptions = {},
 ): AgentTool<WriteFileInput> {
   return defineTool({
+    idempotent: true,
+    ...(options.approval ? { approval: options.approval } : {}),
     name: WRITE_FILE_TOOL_NAME,
     description:
       'Write a whole text file inside the project (relative path). It replaces the file. Write several files in one turn when you can.',
-    input: z.object({
-      path: z.string().min(1).describe('File path relative to the project root'),
-      content: z.string().describe('The complete new contents of the file'),
-    }),
+    input: WRITE_FILE_INPUT,
     async execute({ path, content }) {
       const written = await writeWithinRoot(root, path, content)
       onWrite?.(written.path)

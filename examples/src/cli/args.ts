@@ -26,9 +26,16 @@ export interface DemoArgs {
   contextFile?: string
   /** `--allow-outside-context-file`: read `--context-file` outside the workspace, symlinks followed. */
   allowOutsideContextFile?: true
+  /** `--approve ID` / `--deny ID [reason]`: finish the session's paused run with this decision. */
+  decision?: DemoDecision
   json: boolean
   help: boolean
 }
+
+/** A decision on a call a paused run waits on (`--approve ID`, `--deny ID "reason"`). */
+export type DemoDecision =
+  | { toolCallId: string; approve: true }
+  | { toolCallId: string; approve: false; reason?: string }
 
 const OPTIONS = {
   workspace: { type: 'string' },
@@ -41,6 +48,8 @@ const OPTIONS = {
   store: { type: 'string' },
   'context-file': { type: 'string' },
   'allow-outside-context-file': { type: 'boolean' },
+  approve: { type: 'string' },
+  deny: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
@@ -53,6 +62,8 @@ export const DEMO_USAGE = `Usage: pnpm demo [options] ["message"]
 
 Runs the embedded agent runner on a workspace. Without a message: a two-session walkthrough.
 Offline (no ANTHROPIC_API_KEY) the testkit emulator answers; with the key, Claude does.
+The agent may write files (write_file), but each write waits for your yes: the run pauses, prints
+the call and the commands to finish it, and exits with code 0 (a pause is not a failure).
 
 Options:
   --workspace DIR      the agent's workspace (an empty one is filled from the demo template; default:
@@ -70,6 +81,10 @@ Options:
                        data/orders.ndjson when present); read like preloaded files: no symlink out
   --allow-outside-context-file
                        let --context-file name a file outside the workspace
+  --approve CALL_ID    finish the paused run of --session: run the waiting call CALL_ID
+  --deny CALL_ID [REASON]
+                       finish the paused run of --session without that call; the message
+                       (optional) is the reason the model is told
   --json               print the events as JSON lines
   -h, --help           this text`
 
@@ -98,6 +113,36 @@ function providerKind(value: string, baseUrl: string | undefined): DemoProviderK
     )
   }
   return kind
+}
+
+/** `--approve ID` / `--deny ID [reason]`, checked: one of them, with `--session`, no other message. */
+function decisionOf(
+  v: { approve?: string; deny?: string; session?: string; 'message-file'?: string },
+  message: string,
+): DemoDecision | undefined {
+  if (v.approve === undefined && v.deny === undefined) return undefined
+  const flag = v.approve !== undefined ? '--approve' : '--deny'
+  if (v.approve !== undefined && v.deny !== undefined) {
+    throw new DemoUsageError('bad_flag', 'give either --approve or --deny, not both')
+  }
+  if (v.session === undefined) {
+    throw new DemoUsageError(
+      'bad_flag',
+      `${flag} needs --session ID (the session whose run waits; the paused run printed it)`,
+    )
+  }
+  if (v['message-file'] !== undefined || (v.approve !== undefined && message !== '')) {
+    throw new DemoUsageError(
+      'bad_flag',
+      `${flag} finishes a paused run and takes no new message${v.deny === undefined ? ' (only --deny takes a reason)' : ''}`,
+    )
+  }
+  if (v.approve !== undefined) return { toolCallId: v.approve, approve: true }
+  return {
+    toolCallId: v.deny ?? '',
+    approve: false,
+    ...(message === '' ? {} : { reason: message }),
+  }
 }
 
 /**
@@ -141,9 +186,11 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
       throw new DemoUsageError('bad_flag', `--${name} needs a value`)
     }
   }
+  const decision = decisionOf(v, message)
   const messageFile = stdinMessage ? '-' : v['message-file']
   return {
-    ...(message === '' || stdinMessage ? {} : { message }),
+    ...(message === '' || stdinMessage || decision ? {} : { message }),
+    ...(decision ? { decision } : {}),
     ...(messageFile === undefined ? {} : { messageFile }),
     init: v.init === true,
     ...(v.workspace === undefined ? {} : { workspace: v.workspace }),

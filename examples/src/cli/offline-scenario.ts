@@ -201,6 +201,10 @@ function answer(view: ConversationView): string {
  * 3. Then answer from what the tools returned, the preloaded files, the context-file hint, and
  *    the resumption block ("Picking up where I stopped…") when there is one.
  *
+ * A question that asks to write a file ("… to notes.md") lists the workspace, calls `write_file`
+ * with a summary of the listing, then says whether the file was written or not (quoting the
+ * denial's reason when the call was not approved).
+ *
  * Every answer says it came from the emulator. It is a function of the request only, and it
  * answers the OpenAI-compatible `/v1/completions` endpoint too (a ChatML prompt in, Qwen-style
  * `<tool_call>` JSON out), so the same scenario stands in for a local model.
@@ -210,9 +214,49 @@ export const offlineScenario: Script = (req): ReplySpec | string => {
   return req.endpoint === 'completions' ? asCompletion(reply) : reply
 }
 
+/** A request to write a file: "Write a summary of the workspace to notes.md". */
+const WRITE_REQUEST =
+  /\b(?:write|save|put)\b.*?\b(?:to|into|as|in)\s+([\w-][\w./-]*\.[a-z]{1,6})\b/i
+
+/** The file the question asks the agent to write, if it asks for one. */
+export function writeTarget(question: string): string | undefined {
+  return WRITE_REQUEST.exec(question)?.[1]
+}
+
+/** The answer after `write_file` came back: written, refused, or not approved (with the reason). */
+function afterWrite(path: string, result: { text: string; isError: boolean }): string {
+  if (!result.isError) return `${OFFLINE_ANSWER_MARK} Done: I wrote ${path}. ${result.text}`
+  const reason = /Reason: (.+)$/m.exec(result.text)?.[1]
+  if (/not approved/i.test(result.text)) {
+    return `${OFFLINE_ANSWER_MARK} I did not write ${path}: the write was not approved${reason ? ` (reason: "${reason}")` : ''}. Nothing was changed.`
+  }
+  return `${OFFLINE_ANSWER_MARK} I could not write ${path}: ${result.text.split('\n')[0]}`
+}
+
+/** List the workspace, write a summary of it to `path`, then say what happened to the write. */
+function writeReply(view: ConversationView, path: string, start: string): ReplySpec {
+  const write = view.exchanges.find((e) => e.name === 'write_file' && e.result)
+  if (write?.result) return { text: `${start}${afterWrite(path, write.result)}` }
+  const listing = view.exchanges.find((e) => e.name === 'list_files')
+  if (!listing) {
+    return {
+      text: `${start}Let me look at what is in the workspace first.`,
+      toolUse: { name: 'list_files', input: {} },
+    }
+  }
+  const files = listed(listing)
+  const content = `# Workspace summary\n\n${files.length} files:\n\n${files.map((f) => `- ${f.path} (${f.bytes} bytes)`).join('\n')}\n`
+  return {
+    text: `${start}I will write the summary to ${path}.`,
+    toolUse: { name: 'write_file', input: { path, content } },
+  }
+}
+
 function scenarioReply(req: ScriptRequest): ReplySpec {
   const view = readConversation(req)
   const start = lead(view, req)
+  const target = writeTarget(view.question)
+  if (target !== undefined) return writeReply(view, target, start)
   if (view.exchanges.length === 0) {
     const preloaded = view.preloaded.map((p) => p.path)
     const named = mentionedPaths(view.question).filter((p) => !preloaded.includes(p))

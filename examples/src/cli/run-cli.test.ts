@@ -294,7 +294,11 @@ test('--provider openai: the same server through /v1/chat/completions with nativ
     expect(chats.length).toBeGreaterThanOrEqual(2)
     const first = chats[0]!.body as { tools?: { function: { name: string } }[]; stream: boolean }
     expect(first.stream).toBe(true)
-    expect(first.tools?.map((t) => t.function.name)).toEqual(['list_files', 'read_file'])
+    expect(first.tools?.map((t) => t.function.name)).toEqual([
+      'list_files',
+      'read_file',
+      'write_file',
+    ])
     expect(server.requests.some((q) => q.path === '/v1/completions')).toBe(false)
     expect(r.out).toMatch(/ {2}✔ list_files · \d+ ms/)
   } finally {

@@ -15,7 +15,8 @@ import {
   type FormatterChoice,
   runEmbeddedTurn,
 } from '../embedded-runner.js'
-import { DEMO_USAGE, type DemoArgs, parseDemoArgs } from './args.js'
+import { approvalsOf, decisionText, showPending } from './approval-output.js'
+import { DEMO_USAGE, type DemoArgs, type DemoDecision, parseDemoArgs } from './args.js'
 import { BudgetChartCollector } from './budget-collector.js'
 import { checkModelId, checkServedModel, probeBaseUrl } from './checks.js'
 import { DemoUsageError, USAGE_EXIT_CODE } from './errors.js'
@@ -220,6 +221,8 @@ function usageLine(result: EmbeddedTurnResult, c: Terminal['c']): string {
 interface TurnSpec {
   sessionId: string
   text: string
+  /** `--approve` / `--deny`: finish the session's paused run; `text` is not sent. */
+  decision?: DemoDecision
 }
 
 async function runTurn(
@@ -233,6 +236,8 @@ async function runTurn(
     out: Output
     io: CliIO
     steps: boolean
+    /** `--workspace`/`--store` as given, for the commands that finish a paused run. */
+    sameRunFlags: readonly string[]
   },
 ): Promise<EmbeddedTurnResult> {
   const { out, io } = ctx
@@ -251,7 +256,8 @@ async function runTurn(
     },
   })
   const c = out.term.c
-  if (live) live.line(c.bold(`you (session ${spec.sessionId}) › ${echoOf(spec.text)}`))
+  const said = spec.decision ? decisionText(spec.decision) : echoOf(spec.text)
+  if (live) live.line(c.bold(`you (session ${spec.sessionId}) › ${said}`))
   const started = Date.now()
   const preloadFiles = preloadFor(spec.text, ctx.workspace, ctx.contextFile)
   const result = await runEmbeddedTurn({
@@ -261,7 +267,10 @@ async function runTurn(
     ...(backend.client ? { client: backend.client } : {}),
     model: backend.model,
     workspace: ctx.workspace,
-    userText: spec.text,
+    ...(spec.decision
+      ? { resume: { approvals: approvalsOf(spec.decision) } }
+      : { userText: spec.text }),
+    writeFiles: 'ask',
     sessionId: spec.sessionId,
     ...(ctx.contextFile
       ? { contextFile: ctx.contextFile, allowOutsideContextFile: ctx.allowOutsideContextFile }
@@ -288,7 +297,14 @@ async function runTurn(
     ctx.stores.kind === 'files'
       ? join(ctx.workspace, '.contextkit', 'self-state.json')
       : `${ctx.stores.description.split(' (')[0]} (state table)`
+  const pending = result.result.pending ?? []
+  const where = {
+    sessionId: spec.sessionId,
+    command: [demoCommand(io.env), ...ctx.sameRunFlags].join(' '),
+    term: out.term,
+  }
   if (out.json) {
+    if (pending.length > 0) showPending(pending, { ...where, json: out.json })
     out.json.event({
       type: 'demo-turn-end',
       sessionId: spec.sessionId,
@@ -320,7 +336,19 @@ async function runTurn(
   term.line(
     `${c.bold('stopped')}  ${result.result.stopReason} after ${duration(Date.now() - started)}`,
   )
+  if (pending.length > 0) showPending(pending, where)
   return result
+}
+
+/** A shell word: quoted when it holds anything but safe characters. */
+function shellWord(word: string): string {
+  return /^[\w./:@=+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
+}
+
+/** The flags a later command needs to reach the same session: `--workspace` and `--store`. */
+function sameRunFlags(workspace: string, store: string | undefined): string[] {
+  const flags = workspace === DEFAULT_DEMO_WORKSPACE ? [] : ['--workspace', shellWord(workspace)]
+  return store === undefined ? flags : [...flags, '--store', shellWord(store)]
 }
 
 /** Tokens the reply is given (`maxTokens` of every call). */
@@ -388,7 +416,7 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
     }
     const message =
       args.messageFile !== undefined ? await readMessage(args.messageFile, io) : args.message
-    const walkthrough = message === undefined
+    const walkthrough = message === undefined && args.decision === undefined
     const workspaceDir =
       args.workspace !== undefined
         ? resolve(io.cwd, args.workspace)
@@ -429,14 +457,17 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
       )
       term.line()
     }
-    const turns: TurnSpec[] = walkthrough
-      ? DEMO_TURNS.map((t) => ({ sessionId: t.sessionId, text: t.text }))
-      : [{ sessionId: args.session ?? newSessionId(), text: message ?? '' }]
+    const turns: TurnSpec[] = args.decision
+      ? [{ sessionId: args.session ?? '', text: '', decision: args.decision }]
+      : walkthrough
+        ? DEMO_TURNS.map((t) => ({ sessionId: t.sessionId, text: t.text }))
+        : [{ sessionId: args.session ?? newSessionId(), text: message ?? '' }]
     for (const t of turns) checkMessageSize(t.text, backend.model)
+    let paused = false
     for (const [i, spec] of turns.entries()) {
       if (i > 0 && !out.json) term.line(term.c.dim('─'.repeat(60)))
       sessionNote = { id: spec.sessionId, where: stores.description }
-      await runTurn(spec, backend, {
+      const turn = await runTurn(spec, backend, {
         workspace: ws.dir,
         stores,
         contextFile,
@@ -444,9 +475,11 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
         out,
         io,
         steps: walkthrough,
+        sameRunFlags: sameRunFlags(ws.dir, args.store),
       })
+      paused ||= turn.result.stopReason === 'awaiting_approval'
     }
-    if (!out.json) {
+    if (!out.json && !paused) {
       term.line()
       term.line(
         term.c.dim(
