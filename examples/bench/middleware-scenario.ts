@@ -5,69 +5,17 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type AgentTool, defineTool, runAgent } from '@contextkit/agent-loop'
+import { type AgentTool, runAgent } from '@contextkit/agent-loop'
 import { scriptedProvider } from '@contextkit/agent-loop/testing'
 import { contextMetadata } from '@contextkit/context-metadata/node'
 import { type ContextMiddleware, type Message, textMessage } from '@contextkit/core'
 import { prefill } from '@contextkit/prefill/node'
 import { preload } from '@contextkit/preload/node'
 import { resumption } from '@contextkit/resumption/node'
-import { z } from 'zod'
+// the history and tools are agent-loop's own overhead-bench fixtures, so both benches measure the same loop
+import { history, prose, tools } from '../../packages/agent-loop/bench/fixtures.js'
 
-const words =
-  'the quick brown fox jumps over the lazy dog while parsing orders from ndjson files '.split(' ')
-
-function prose(seed: number, chars: number): string {
-  let out = ''
-  for (let i = seed; out.length < chars; i++) out += `${words[i % words.length]} `
-  return out.trim()
-}
-
-/** A history of `messages` user/assistant turns, every fifth assistant turn with a tool call. */
-export function history(messages = 200): Message[] {
-  const out: Message[] = []
-  for (let i = 0; out.length < messages; i++) {
-    out.push(textMessage('user', prose(i, 300)))
-    if (i % 5 === 4 && out.length + 2 < messages) {
-      const id = `toolu_h${i}`
-      out.push({
-        role: 'assistant',
-        content: [
-          { type: 'text', text: prose(i + 1, 120) },
-          { type: 'tool_call', id, name: 'tool_0', input: { path: `src/file-${i}.ts`, limit: 20 } },
-        ],
-      })
-      out.push({
-        role: 'user',
-        content: [
-          {
-            type: 'tool_result',
-            toolCallId: id,
-            content: [{ type: 'text', text: prose(i + 2, 600) }],
-            isError: false,
-          },
-        ],
-      })
-    }
-    if (out.length < messages) out.push(textMessage('assistant', prose(i + 3, 500)))
-  }
-  return out.slice(0, messages)
-}
-
-/** `count` tools with small zod schemas. */
-export function tools(count = 20): AgentTool[] {
-  return Array.from({ length: count }, (_, i) =>
-    defineTool({
-      name: `tool_${i}`,
-      description: `Tool number ${i}: reads a file and returns part of it.`,
-      input: z.object({
-        path: z.string().describe('Path relative to the workspace'),
-        limit: z.number().int().positive().optional(),
-      }),
-      execute: ({ path }) => `contents of ${path}`,
-    }),
-  )
-}
+export { history, tools }
 
 /** A provider answering at once: `calls - 1` replies with a tool call each, then a text reply. */
 export function instantProvider(calls: number) {

@@ -7,7 +7,8 @@ import { type ScriptedReply, scriptedProvider } from '../src/testing/scripted-pr
 const words =
   'the quick brown fox jumps over the lazy dog while parsing orders from ndjson files '.split(' ')
 
-function prose(seed: number, chars: number): string {
+/** `chars` characters of deterministic prose starting at word `seed` (bench texts). */
+export function prose(seed: number, chars: number): string {
   let out = ''
   for (let i = seed; out.length < chars; i++) out += `${words[i % words.length]} `
   return out.trim()
