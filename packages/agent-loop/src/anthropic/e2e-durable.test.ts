@@ -4,6 +4,7 @@ import {
   type Message,
   type SessionEntry,
   sessionHeader,
+  sessionMessages,
   type ToolCallBlock,
   textMessage,
   ValidationError,
@@ -54,13 +55,10 @@ function tools(approval: ApprovalPolicy<{ path: string }> = 'ask') {
   return { ran, list: [read, send, write] }
 }
 
-const messagesOf = (entries: readonly SessionEntry[]): Message[] =>
-  entries.flatMap((e) => (e.type === 'message' ? [e.message] : []))
-
 /** Every tool call of the log, with how many results answer it. */
 function resultCounts(entries: readonly SessionEntry[]): Map<string, number> {
   const counts = new Map<string, number>()
-  for (const m of messagesOf(entries)) {
+  for (const m of sessionMessages(entries)) {
     for (const b of m.content) {
       if (b.type === 'tool_call') counts.set(b.id, counts.get(b.id) ?? 0)
       if (b.type === 'tool_result') counts.set(b.toolCallId, (counts.get(b.toolCallId) ?? 0) + 1)
@@ -114,7 +112,7 @@ describe('write-ahead steps', () => {
       input: z.object({}),
       execute: async () => {
         const { entries } = await store.load('w1')
-        seenByTool = messagesOf(entries).map((m) => `${m.role}:${m.content[0]?.type}`)
+        seenByTool = sessionMessages(entries).map((m) => `${m.role}:${m.content[0]?.type}`)
         return 'ok'
       },
     })
@@ -131,7 +129,7 @@ describe('write-ahead steps', () => {
     }).result
     expect(result.stopReason).toBe('end_turn')
     expect(seenByTool).toEqual(['user:text', 'assistant:text'])
-    const roles = messagesOf(store.data.get('w1') ?? []).map((m) => m.role)
+    const roles = sessionMessages(store.data.get('w1') ?? []).map((m) => m.role)
     expect(roles).toEqual(['user', 'assistant', 'user', 'assistant'])
   })
 })
@@ -248,7 +246,7 @@ describe('approval', () => {
     expect(done.stopReason).toBe('end_turn')
     expect(t.ran.write).toBe(0)
     expect(resultsSent(seen[1]!).get('toolu_write')?.text).toContain('new message instead')
-    const roles = messagesOf(store.data.get('s1') ?? []).map((m) => m.role)
+    const roles = sessionMessages(store.data.get('s1') ?? []).map((m) => m.role)
     // user, reply, read's result, write's denial, the new message, the answer
     expect(roles).toEqual(['user', 'assistant', 'user', 'user', 'user', 'assistant'])
     expect([...resultCounts(store.data.get('s1') ?? []).values()]).toEqual([1, 1])
@@ -341,7 +339,10 @@ describe('resume after a crash', () => {
     expect((await run.result).stopReason).toBe('end_turn')
     expect(seen[0]?.lastUserText).toBe('Read a.txt and email Bob.')
     expect(events.find((e) => e.type === 'run-resume')).toMatchObject({ state: 'reply' })
-    expect(messagesOf(store.data.get('c2') ?? []).map((m) => m.role)).toEqual(['user', 'assistant'])
+    expect(sessionMessages(store.data.get('c2') ?? []).map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+    ])
   })
 
   test('resume with nothing unfinished ends at once; resume without a session is refused', async () => {

@@ -4,6 +4,7 @@ import {
   type SessionEntry,
   type SessionStore,
   sessionHeader,
+  sessionMessages,
   textMessage,
 } from '@contextkit/core'
 import * as z from 'zod'
@@ -14,13 +15,10 @@ import { normalized } from './session-fixtures.js'
 
 const TS = '2026-01-03T00:00:00.000Z'
 
-const messagesOf = (entries: readonly SessionEntry[]): Message[] =>
-  entries.flatMap((e) => (e.type === 'message' ? [e.message] : []))
-
 /** How many results answer each tool call of the log. */
 function resultCounts(entries: readonly SessionEntry[]): Record<string, number> {
   const counts: Record<string, number> = {}
-  for (const m of messagesOf(entries)) {
+  for (const m of sessionMessages(entries)) {
     for (const b of m.content) {
       if (b.type === 'tool_call') counts[b.id] ??= 0
       if (b.type === 'tool_result') counts[b.toolCallId] = (counts[b.toolCallId] ?? 0) + 1
@@ -127,7 +125,7 @@ export async function crashResume(store: SessionStore, id: string): Promise<void
   assert.deepEqual(ran, { read: 1, send: 0, write: 0 }, 'only the idempotent call runs again')
   const { entries } = await store.load(id)
   assert.deepEqual(resultCounts(entries), { [`${id}-r`]: 1, [`${id}-s`]: 1 })
-  const messages = messagesOf(entries)
+  const messages = sessionMessages(entries)
   assert.deepEqual(messages[0], user, "the user's message is kept first")
   assert.equal(messages.at(-1)?.role, 'assistant', 'the log ends with the answer')
 }

@@ -7,9 +7,9 @@ import {
   assertObject,
   assertString,
   invalidArgument,
-  type Message,
   type SessionEntry,
   type SessionStore,
+  sessionMessages,
 } from '@contextkit/core'
 import type { ApprovalAnswer } from '../options.js'
 import { runStateOf } from '../session/run-state.js'
@@ -125,14 +125,11 @@ function checkMatrixOptions(options: DurableCrashMatrixOptions): void {
 
 /** Where a kill left the log: nothing saved, or the state of its last run. */
 function whereLanded(entries: readonly SessionEntry[]): string {
-  if (messagesOf(entries).length === 0) return 'before the user message'
+  if (sessionMessages(entries).length === 0) return 'before the user message'
   const state = runStateOf(entries)
   if (state.kind === 'tools') return 'mid tools'
   return state.kind === 'reply' ? 'awaiting a reply' : 'after the answer'
 }
-
-const messagesOf = (entries: readonly SessionEntry[]): Message[] =>
-  entries.flatMap((e) => (e.type === 'message' ? [e.message] : []))
 
 async function trial(
   options: DurableCrashMatrixOptions,
@@ -148,7 +145,7 @@ async function trial(
   let approvals: Record<string, ApprovalAnswer> | undefined
   for (let attempt = 0; attempt < 60; attempt++) {
     // the caller sends the user's message again only while the log does not hold it
-    const held = messagesOf(await options.load(sessionId)).length > 0
+    const held = sessionMessages(await options.load(sessionId)).length > 0
     const mode = !held ? 'run' : approvals ? 'approve' : 'resume'
     const args = { sessionId, mode, effectsDir, baseURL: options.baseURL } as const
     const delay = mayKill() ? Math.random() * (options.maxKillDelayMs ?? 300) : undefined
@@ -209,7 +206,7 @@ async function check(
   effectsDir: string,
   deny: boolean,
 ): Promise<void> {
-  const messages = messagesOf(await options.load(sessionId))
+  const messages = sessionMessages(await options.load(sessionId))
   const asked = messages.flatMap((m) =>
     m.role === 'user' && m.content[0]?.type === 'text' ? [m.content[0].text] : [],
   )
