@@ -12,6 +12,10 @@ import { jsonlSessionStore } from './session/jsonl-store.js'
 import { emulated, onCleanup } from './test-support.js'
 
 const slowly = { transport: { chunkDelayMs: 40, deltaChars: 2 } }
+// An abort must not wait for the stream (the slow reply below takes ~1.4 s more) or for a tool
+// (`hang` never returns by itself). The latency itself (under 4 ms; the README's "within 100 ms")
+// is measured by bench/abort-latency.mjs: a fixed 100 ms bound here failed under a loaded suite.
+const SETTLES_MS = 1_000
 
 async function tempStore() {
   const dir = await mkdtemp(join(tmpdir(), 'agent-abort-'))
@@ -63,7 +67,7 @@ const hang = defineTool({
 })
 
 describe('abort', () => {
-  test('mid-stream: settles within 100 ms; the session keeps the whole steps before it', async () => {
+  test('mid-stream: settles long before the stream would end; the session keeps the whole steps before it', async () => {
     const store = await tempStore()
     const { provider } = await emulated([
       { toolUse: { name: 'note', input: {} } },
@@ -81,7 +85,7 @@ describe('abort', () => {
       if (e.type === 'step-end') ends.push(e)
       return e.type === 'text-delta'
     })
-    expect(settledMs).toBeLessThan(100)
+    expect(settledMs).toBeLessThan(SETTLES_MS)
     expect(result.stopReason).toBe('aborted')
     expect(result.error).toBeUndefined()
     // step 1 (call and result) is saved; the interrupted reply is reported, not saved
@@ -121,14 +125,14 @@ describe('abort', () => {
       session: { store, id: 'a2' },
     })
     const { result, settledMs } = await abortOn(run, (e) => e.type === 'tool-call-start')
-    expect(settledMs).toBeLessThan(100)
+    expect(settledMs).toBeLessThan(SETTLES_MS)
     expect(result.stopReason).toBe('aborted')
     expect(ran).toBe(0)
     // the user's message was saved before the call (write-ahead); the torn reply never is
     expect(await expectConsistent(store, 'a2')).toEqual([textMessage('user', 'Go.')])
   })
 
-  test('mid-tool: settles within 100 ms; the call is answered with an aborted result', async () => {
+  test('mid-tool: settles at once, though the tool never returns; the call is answered with an aborted result', async () => {
     const store = await tempStore()
     const { provider } = await emulated([{ toolUse: { name: 'hang', input: {} } }])
     const run = runAgent({
@@ -144,7 +148,7 @@ describe('abort', () => {
     const t0 = performance.now()
     run.abort()
     const result = await run.result
-    expect(performance.now() - t0).toBeLessThan(100)
+    expect(performance.now() - t0).toBeLessThan(SETTLES_MS)
     expect(result.stopReason).toBe('aborted')
     const messages = await expectConsistent(store, 'a3')
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user'])

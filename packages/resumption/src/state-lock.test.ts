@@ -100,6 +100,12 @@ describe('writers killed with SIGKILL in a loop (real processes)', () => {
     })
   }
 
+  /** Poll (every ms) until `lockPath` exists or `withinMs` has passed. */
+  async function lockSeen(lockPath: string, withinMs: number): Promise<void> {
+    const until = Date.now() + withinMs
+    while (!existsSync(lockPath) && Date.now() < until) await sleep(1)
+  }
+
   async function kill9(child: ChildProcess): Promise<void> {
     if (child.exitCode !== null || child.signalCode !== null) return
     const exited = new Promise((resolve) => child.once('exit', resolve))
@@ -121,8 +127,11 @@ describe('writers killed with SIGKILL in a loop (real processes)', () => {
       const writers = await next
       try {
         for (const w of writers) w.stdin?.write('go\n')
-        // Let them work a few ms, so the kill lands at a different point each round.
-        await sleep(5 + Math.floor(Math.random() * 30))
+        // Wait until the writers are at work (a lock file appears; on a loaded machine, or on
+        // Node 22/24, a writer can take longer than any fixed sleep to get going), then let them
+        // work a few ms more, so the kill lands at a different point each round.
+        await lockSeen(`${path}.lock`, 2_000)
+        await sleep(Math.floor(Math.random() * 25))
       } finally {
         await Promise.all(writers.map(kill9))
       }
