@@ -90,6 +90,10 @@ export class AgentLoop {
 
   #emit = (event: AgentEvent): void => this.#channel.push(event)
 
+  /** Wait for the event readers when the slowest is `capacity` events behind; else go on. */
+  #backpressure = (): Promise<void> | undefined =>
+    this.#channel.desiredSize > 0 ? undefined : this.#channel.ready()
+
   #warn = (warning: AgentWarning): void => {
     this.#warnings.push(warning)
     this.#emit({ type: 'warning', warning })
@@ -186,6 +190,7 @@ export class AgentLoop {
       budgetTokens: o.budgetTokens,
       emit: this.#emit,
       warn: this.#warn,
+      backpressure: this.#backpressure,
       addUsage: (usage, step, phase) => {
         this.#usage = addUsage(this.#usage, usage)
         this.#calls.push({ ...withCacheHitRate(usage, o.model.pricing), step, phase })

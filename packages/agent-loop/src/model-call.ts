@@ -47,6 +47,8 @@ export interface CallContext {
   budgetTokens: number | undefined
   emit(event: AgentEvent): void
   warn(warning: AgentWarning): void
+  /** Backpressure from the run's event readers (see `StreamReplyInput.backpressure`). */
+  backpressure?: () => Promise<void> | undefined
   /** Adds a call's usage to the run's figures. */
   addUsage(usage: Usage, step: number, phase: AgentPhase): void
   /** Prompt-cache placement across the run's calls. */
@@ -178,6 +180,7 @@ async function attemptCall(
     step: spec.step,
     emit: ctx.emit,
     warn: ctx.warn,
+    ...(ctx.backpressure ? { backpressure: ctx.backpressure } : {}),
   })
   // an interrupted reply that said nothing stays empty: an opening alone is not a reply
   const said = outcome.kind === 'done' || outcome.reply.content.length > 0

@@ -11,6 +11,8 @@ export interface AgentRun {
    * Everything the run reports, in order (see `AgentEvent`), as a bounded stream: iterate it
    * during the run, after it, or never. Read events are released (no replay: a second iterator
    * starts after what the first read); unread, the last 1,024 are kept for a late iterator.
+   * With backpressure: while a running iterator is 1,024 events behind, the loop stops pulling
+   * the model's stream (end an iterator with `break` / `return()`, or the run waits for it).
    */
   readonly events: AsyncIterable<AgentEvent>
   /**

@@ -28,6 +28,11 @@ export interface StreamReplyInput {
   step: number
   emit(event: AgentEvent): void
   warn(warning: AgentWarning): void
+  /**
+   * Backpressure from the run's event readers: a promise to wait on before the next provider
+   * event when a reader has fallen too far behind, `undefined` to go on at once.
+   */
+  backpressure?: () => Promise<void> | undefined
 }
 
 /** How a streamed reply ended. `reply` holds what arrived (incomplete tool calls left out). */
@@ -278,6 +283,12 @@ export async function streamReply(input: StreamReplyInput): Promise<StreamReplyO
         continue
       }
       builder.provider(event)
+      // a reader far behind: stop pulling from the provider (its socket buffers, then TCP
+      // holds the server) until the reader catches up; an abort ends the wait
+      const behind = input.backpressure?.()
+      if (behind && (await Promise.race([behind, aborted.promise])) === ABORTED) {
+        return { kind: 'aborted', reply: partial('aborted') }
+      }
     }
   } catch (thrown) {
     if (signal.aborted) return { kind: 'aborted', reply: partial('aborted') }
