@@ -109,7 +109,14 @@ describe('jsonSchemaTool', () => {
           { city: fc.string({ minLength: 1 }), days: fc.integer({ min: 1 }) },
           { requiredKeys: ['city'] },
         ),
-        fc.oneof(fc.double({ noInteger: true }), fc.string(), fc.boolean(), fc.constant(null)),
+        // tool input arrives as JSON, which has no Infinity or NaN (Ajv counts ±Infinity as an
+        // integer: `Infinity % 1` is NaN, and `!NaN` is true)
+        fc.oneof(
+          fc.double({ noInteger: true, noDefaultInfinity: true, noNaN: true }),
+          fc.string(),
+          fc.boolean(),
+          fc.constant(null),
+        ),
         async (input, badDays) => {
           const ok = await tool.input.safeParseAsync(input)
           expect(ok.data).toEqual({ days: 3, ...input })
