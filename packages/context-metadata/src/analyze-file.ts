@@ -3,7 +3,8 @@ import { type FileHandle, open } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import { errnoCode, invalidArgument, parseWith } from '@contextkit/core'
-import { Counting } from './analysis.js'
+import { type ByteTally, Counting } from './analysis.js'
+import { type ByteCounts, byteCountBuffer, completeEnd } from './byte-counters.js'
 import { detect } from './detect.js'
 import { AnalysisAbortedError, ContextFileReadError, ContextFileTypeError } from './errors.js'
 import { AnalyzeFileOptionsSchema, resolveAnalyzeOptions } from './options.js'
@@ -85,8 +86,10 @@ export async function analyzeFile(
         details: { path },
       })
     }
-    const buffer = Buffer.allocUnsafe(Math.max(sniffBytes, chunkBytes))
+    // room for a chunk after the (at most 3) bytes of a sequence cut by the previous read
+    const { buffer, counts } = byteCountBuffer(Math.max(sniffBytes, chunkBytes + 3))
     const read = async (length: number, at: number): Promise<number> => {
+      checkAbort()
       try {
         return (await fh.read(buffer, at, length, null)).bytesRead
       } catch (error) {
@@ -109,18 +112,61 @@ export async function analyzeFile(
     const complete = eof && prefix.length <= opts.sniffChars
     const sniffText = prefix.length > opts.sniffChars ? prefix.slice(0, opts.sniffChars) : prefix
     const counting = new Counting(detect(sniffText, complete, fileName, opts), opts)
-    counting.push(prefix)
+    const tally = counting.byteTally(prefix.charCodeAt(0) === 0xfeff)
     let bytes = filled
-    while (!eof) {
-      checkAbort()
-      const n = await read(chunkBytes, 0)
-      if (n === 0) break
-      bytes += n
-      counting.push(decoder.write(buffer.subarray(0, n)))
+    if (tally) {
+      bytes = await countBytes(tally, { buffer, counts, filled, eof, chunkBytes, read })
+    } else {
+      counting.push(prefix)
+      while (!eof) {
+        const n = await read(chunkBytes, 0)
+        if (n === 0) break
+        bytes += n
+        counting.push(decoder.write(buffer.subarray(0, n)))
+      }
+      if (!eof) counting.push(decoder.end())
     }
-    if (!eof) counting.push(decoder.end())
     return counting.finish(fileName, bytes)
   } finally {
     await fh.close().catch(() => undefined)
+  }
+}
+
+/** Where {@link countBytes} reads: the shared buffer, what is in it, and how to read more. */
+export interface ByteRead {
+  buffer: Buffer
+  counts: ByteCounts
+  /** Bytes of the sniff window already in `buffer`. */
+  filled: number
+  eof: boolean
+  chunkBytes: number
+  read(length: number, at: number): Promise<number>
+}
+
+/**
+ * The byte path: counts the bytes already read and the rest of the file on the bytes, never
+ * decoding them. Each run ends on a UTF-8 sequence boundary; a sequence cut by a read moves
+ * to the front of the buffer and the next read appends to it. Returns the file's size.
+ */
+export async function countBytes(tally: ByteTally, r: ByteRead): Promise<number> {
+  const { buffer, counts } = r
+  let total = r.filled
+  let bytes = total
+  if (r.eof) {
+    tally.push(buffer, 0, total, counts)
+    return bytes
+  }
+  for (;;) {
+    const end = completeEnd(buffer, total)
+    tally.push(buffer, 0, end, counts)
+    const carry = total - end
+    if (carry > 0) buffer.copyWithin(0, end, total)
+    const n = await r.read(r.chunkBytes, carry)
+    if (n === 0) {
+      tally.push(buffer, 0, carry, counts)
+      return bytes
+    }
+    bytes += n
+    total = carry + n
   }
 }
