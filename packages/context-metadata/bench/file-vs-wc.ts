@@ -7,8 +7,10 @@
  * - `analyzeFile` itself.
  *
  * Each Node measure runs in a fresh `node` child (plain Node, the built `dist/`), which reports
- * its time and its peak RSS (`process.resourceUsage().maxRSS`, the whole process). Every measure
- * runs `runs` times (default 3); min and median are printed. Run from the package after
+ * its wall-clock and CPU time (user + system) and its peak RSS (`process.resourceUsage().maxRSS`,
+ * the whole process, module loading included). `wc -l` runs under `/usr/bin/time` for its CPU
+ * time. Every measure runs `runs` times (default 3); the ratios are of medians. On a shared
+ * machine the CPU-time ratio is the steadier one. Run from the package after
  * `pnpm build`:
  *
  *   node --import tsx bench/file-vs-wc.ts [sizeMiB=1024] [runs=3] [highWaterMarkKiB…]
@@ -16,8 +18,16 @@
  * With extra arguments it also times `analyzeFile` with those `chunkBytes` (KiB), e.g. `64 1024`.
  * The file goes under os.tmpdir() and is deleted at the end.
  */
-import { execFileSync } from 'node:child_process'
-import { closeSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statfsSync,
+  writeSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -60,6 +70,7 @@ import { StringDecoder } from 'node:string_decoder'
 const fh = await open(process.argv[1])
 const buf = Buffer.allocUnsafe(1 << 20)
 const dec = new StringDecoder('utf8')
+const c0 = process.cpuUsage()
 const t0 = performance.now()
 let lines = 0
 for (;;) {
@@ -69,21 +80,26 @@ for (;;) {
   for (let i = s.indexOf('\\n'); i !== -1; i = s.indexOf('\\n', i + 1)) lines++
 }
 const ms = performance.now() - t0
+const c = process.cpuUsage(c0)
 await fh.close()
-console.log(JSON.stringify({ ms, rss: process.resourceUsage().maxRSS * 1024, lines }))
+console.log(JSON.stringify({ ms, cpu: (c.user + c.system) / 1000, rss: process.resourceUsage().maxRSS * 1024, lines }))
 `
 
 const oursScript = `
 const { analyzeFile } = await import(${JSON.stringify(dist)})
 const chunk = Number(process.argv[2])
+const c0 = process.cpuUsage()
 const t0 = performance.now()
 const meta = await analyzeFile(process.argv[1], chunk > 0 ? { chunkBytes: chunk } : {})
 const ms = performance.now() - t0
-console.log(JSON.stringify({ ms, rss: process.resourceUsage().maxRSS * 1024, lines: meta.lines, records: meta.recordCount, chars: meta.chars }))
+const c = process.cpuUsage(c0)
+console.log(JSON.stringify({ ms, cpu: (c.user + c.system) / 1000, rss: process.resourceUsage().maxRSS * 1024, lines: meta.lines, records: meta.recordCount, chars: meta.chars }))
 `
 
 interface Measure {
   ms: number
+  /** CPU time (user + system) of the work, ms. */
+  cpu: number
   rss: number
   lines: number
   records?: number
@@ -97,23 +113,48 @@ function node(script: string, ...args: string[]): Measure {
   return JSON.parse(out) as Measure
 }
 
+/** `wc -l`, under `/usr/bin/time` for its CPU time when that exists. */
 function wc(path: string): Measure {
+  const timed = existsSync('/usr/bin/time')
+  const [cmd, args] = timed
+    ? ['/usr/bin/time', ['-f', 'cpu %U %S', 'wc', '-l', path]]
+    : ['wc', ['-l', path]]
   const t0 = performance.now()
-  const out = execFileSync('wc', ['-l', path], { encoding: 'utf8' })
-  return { ms: performance.now() - t0, rss: 0, lines: Number(out.trim().split(/\s+/)[0]) }
+  const r = spawnSync(cmd, args, { encoding: 'utf8' })
+  const ms = performance.now() - t0
+  if (r.status !== 0) throw new Error(`wc -l failed: ${r.stderr}`)
+  const cpu = /cpu ([\d.]+) ([\d.]+)/.exec(r.stderr)
+  return {
+    ms,
+    cpu: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : Number.NaN,
+    rss: 0,
+    lines: Number(r.stdout.trim().split(/\s+/)[0]),
+  }
 }
 
-function summary(label: string, all: Measure[], base?: number): number {
-  const times = all.map((m) => m.ms).sort((a, b) => a - b)
-  const min = times[0] ?? 0
-  const median = times[Math.floor(times.length / 2)] ?? 0
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+}
+
+/** Prints min and median wall-clock, median CPU time, ratios to `base` and peak RSS. */
+function summary(label: string, all: Measure[], base?: Measure[]): void {
+  const wall = median(all.map((m) => m.ms))
+  const cpu = median(all.map((m) => m.cpu))
+  const min = Math.min(...all.map((m) => m.ms))
   const rss = Math.max(...all.map((m) => m.rss))
-  const ratio = base ? `  ${(median / base).toFixed(2)}× wc -l` : ''
+  let ratio = ''
+  if (base) {
+    const bw = median(base.map((m) => m.ms))
+    const bc = median(base.map((m) => m.cpu))
+    ratio = `  wall ${(wall / bw).toFixed(2)}× wc -l`
+    if (Number.isFinite(cpu / bc)) ratio += `, CPU ${(cpu / bc).toFixed(2)}× wc -l`
+  }
   const mem = rss > 0 ? `  peak RSS ${(rss / MiB).toFixed(0)} MiB` : ''
+  const s = (ms: number) => (ms / 1000).toFixed(3)
   console.log(
-    `${label.padEnd(34)} min ${(min / 1000).toFixed(3)} s  median ${(median / 1000).toFixed(3)} s${ratio}${mem}`,
+    `${label.padEnd(34)} wall min ${s(min)} s median ${s(wall)} s, CPU median ${s(cpu)} s${ratio}${mem}`,
   )
-  return median
 }
 
 const free = statfsSync(tmpdir()).bavail * statfsSync(tmpdir()).bsize
@@ -129,12 +170,12 @@ if (free < sizeMiB * MiB * 2) {
     const w = Array.from({ length: runs }, () => wc(path))
     const f = Array.from({ length: runs }, () => node(floorScript, path))
     const o = Array.from({ length: runs }, () => node(oursScript, path, '0'))
-    const base = summary('wc -l', w)
-    summary('Node read + decode + indexOf', f, base)
-    summary('analyzeFile', o, base)
+    summary('wc -l', w)
+    summary('Node read + decode + indexOf', f, w)
+    summary('analyzeFile', o, w)
     for (const kib of chunkSizes) {
       const c = Array.from({ length: runs }, () => node(oursScript, path, String(kib * 1024)))
-      summary(`analyzeFile, chunkBytes ${kib} KiB`, c, base)
+      summary(`analyzeFile, chunkBytes ${kib} KiB`, c, w)
     }
     const lines = new Set([...w, ...f, ...o].map((m) => m.lines))
     if (lines.size !== 1) throw new Error(`line counts differ: ${[...lines].join(', ')}`)

@@ -32,8 +32,9 @@ export class ByteTally {
   push(bytes: Buffer, from: number, to: number, counts: ByteCounts): void {
     if (to <= from) return
     this.chars += counts.utf16(from, to)
-    this.lines.push(bytes, from, to, counts)
-    this.ndjson?.push(bytes, from, to)
+    const k = counts.breaks(from, to)
+    this.lines.push(bytes, from, to, counts.breakList, k)
+    this.ndjson?.push(bytes, from, to, counts.breakList, k)
   }
 }
 

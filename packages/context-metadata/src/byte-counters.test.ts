@@ -48,7 +48,9 @@ function textCounts(bytes: Buffer) {
 async function byteCounts(bytes: Buffer, sniff: number, chunk: number, wasm: boolean) {
   const made = byteCountBuffer(Math.max(sniff, chunk + 3))
   const { buffer } = made
-  const counts = wasm ? made.counts : new ByteCounts(buffer, undefined)
+  const counts = wasm
+    ? made.counts
+    : new ByteCounts(buffer, undefined, new Int32Array(buffer.length), 0)
   let at = 0
   const read = async (length: number, offset: number): Promise<number> => {
     const n = Math.min(length, bytes.length - at)
@@ -110,19 +112,34 @@ describe('byte counters', () => {
 
   test('property: the WebAssembly and JavaScript UTF-16 counts agree with TextDecoder', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), fc.nat(40), (text, offset) => {
-        const encoded = Buffer.from(text)
-        const { buffer, counts } = byteCountBuffer(encoded.length + offset)
-        encoded.copy(buffer, offset)
-        const expected = new TextDecoder('utf-8', { ignoreBOM: true }).decode(encoded).length
-        const to = offset + encoded.length
-        expect(counts.utf16(offset, to)).toBe(expected)
-        expect(new ByteCounts(buffer, undefined).utf16(offset, to)).toBe(expected)
-        expect(utf16LengthOfValid(buffer, offset, to)).toBe(expected)
-        const nl = encoded.filter((b) => b === 10).length
-        expect(counts.count(offset, to, 10)).toBe(nl)
-        expect(new ByteCounts(buffer, undefined).count(offset, to, 10)).toBe(nl)
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 200 }),
+          fc.string({ unit: fc.constantFrom('\n', '\r', 'a', 'é', '😀'), maxLength: 200 }),
+        ),
+        fc.nat(40),
+        (text, offset) => {
+          const encoded = Buffer.from(text)
+          const { buffer, counts } = byteCountBuffer(encoded.length + offset)
+          encoded.copy(buffer, offset)
+          const expected = new TextDecoder('utf-8', { ignoreBOM: true }).decode(encoded).length
+          const to = offset + encoded.length
+          expect(counts.utf16(offset, to)).toBe(expected)
+          expect(
+            new ByteCounts(buffer, undefined, new Int32Array(buffer.length), 0).utf16(offset, to),
+          ).toBe(expected)
+          expect(utf16LengthOfValid(buffer, offset, to)).toBe(expected)
+          const expectedBreaks: number[] = []
+          encoded.forEach((b, i) => {
+            if (b === 10 || b === 13) expectedBreaks.push(offset + i)
+          })
+          const js = new ByteCounts(buffer, undefined, new Int32Array(buffer.length), 0)
+          for (const c of [counts, js]) {
+            const k = c.breaks(offset, to)
+            expect([...c.breakList.subarray(0, k)]).toEqual(expectedBreaks)
+          }
+        },
+      ),
       { numRuns: 300 },
     )
   })

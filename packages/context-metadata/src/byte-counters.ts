@@ -11,7 +11,7 @@ import { BYTE_COUNT_WASM } from './byte-count-wasm.js'
 /** Native byte counts (WebAssembly SIMD) over one shared memory. */
 interface WasmCounts {
   utf16(p: number, n: number): number
-  count(p: number, n: number, byte: number): number
+  breaks(p: number, n: number, out: number): number
 }
 
 /** The part of the WebAssembly global used here (the package's `lib` does not declare it). */
@@ -38,22 +38,25 @@ function wasmModule(): object | null {
 
 /**
  * A buffer of at least `size` bytes for reading into, with the counters that read it: the
- * memory of a WebAssembly instance where available, else a plain buffer and JavaScript loops.
+ * memory of a WebAssembly instance where available (the buffer, then room for the index of
+ * every byte as a line break), else plain memory and JavaScript loops.
  */
 export function byteCountBuffer(size: number): { buffer: Buffer; counts: ByteCounts } {
+  const at = Math.ceil((size + 16) / 16) * 16
   const mod = wasmModule()
   if (mod && wasmApi) {
     try {
-      const memory = new wasmApi.Memory({ initial: Math.ceil((size + 16) / 65536) })
+      const memory = new wasmApi.Memory({ initial: Math.ceil((at + 4 * size) / 65536) })
       const exports = new wasmApi.Instance(mod, { env: { memory } }).exports
       const buffer = Buffer.from(memory.buffer, 0, size)
-      return { buffer, counts: new ByteCounts(buffer, exports as WasmCounts) }
+      const breaks = new Int32Array(memory.buffer, at, size)
+      return { buffer, counts: new ByteCounts(buffer, exports as WasmCounts, breaks, at) }
     } catch {
       // out of memory for a second instance, a disabled engine: the loops are always right
     }
   }
   const buffer = Buffer.allocUnsafe(size)
-  return { buffer, counts: new ByteCounts(buffer, undefined) }
+  return { buffer, counts: new ByteCounts(buffer, undefined, new Int32Array(size), 0) }
 }
 
 /**
@@ -89,10 +92,44 @@ export function completeEnd(bytes: Uint8Array, end: number): number {
 
 /** Byte counts over one buffer, natively where the engine allows. */
 export class ByteCounts {
+  /**
+   * @param buffer - the bytes (the WebAssembly memory's start when `wasm` is given).
+   * @param wasm - the native counters, or `undefined` for the JavaScript loops.
+   * @param breakList - where {@link ByteCounts.breaks} writes (at byte `breakAt` of that memory).
+   */
   constructor(
     private readonly buffer: Buffer,
     private readonly wasm: WasmCounts | undefined,
+    readonly breakList: Int32Array,
+    private readonly breakAt: number,
   ) {}
+
+  /**
+   * Finds every `\n` and `\r` of `buffer[from, to)`: their indexes go, in order, to
+   * `breakList`; returns how many.
+   */
+  breaks(from: number, to: number): number {
+    if (this.wasm) return this.wasm.breaks(from, to - from, this.breakAt)
+    const b = this.buffer
+    const out = this.breakList
+    let k = 0
+    let n = b.indexOf(10, from)
+    let r = b.indexOf(13, from)
+    if (n >= to) n = -1
+    if (r >= to) r = -1
+    while (n !== -1 || r !== -1) {
+      if (r === -1 || (n !== -1 && n < r)) {
+        out[k++] = n
+        n = b.indexOf(10, n + 1)
+        if (n >= to) n = -1
+      } else {
+        out[k++] = r
+        r = b.indexOf(13, r + 1)
+        if (r >= to) r = -1
+      }
+    }
+    return k
+  }
 
   /**
    * UTF-16 length of decoding `buffer[from, to)` (a run ending on a sequence boundary):
@@ -103,17 +140,6 @@ export class ByteCounts {
     const view = this.buffer.subarray(from, to)
     if (!isUtf8(view)) return view.toString('utf8').length
     return this.wasm ? this.wasm.utf16(from, to - from) : utf16LengthOfValid(view, 0, view.length)
-  }
-
-  /** How many bytes of `buffer[from, to)` equal `byte`. */
-  count(from: number, to: number, byte: number): number {
-    if (this.wasm) return this.wasm.count(from, to - from, byte)
-    let n = 0
-    for (let i = this.buffer.indexOf(byte, from); i !== -1 && i < to; ) {
-      n++
-      i = this.buffer.indexOf(byte, i + 1)
-    }
-    return n
   }
 }
 
@@ -131,31 +157,34 @@ export class ByteLineCounter {
   private total = 0
   private bomOnly = false
 
-  /** Feed `bytes[from, to)`, counting `\n` with `counts`. */
-  push(bytes: Buffer, from: number, to: number, counts: ByteCounts): void {
+  /** Feed `bytes[from, to)`, whose line breaks are `breaks[0, k)` (see `ByteCounts.breaks`). */
+  push(bytes: Buffer, from: number, to: number, breaks: Int32Array, k: number): void {
     if (to <= from) return
     if (this.total === 0) this.bomOnly = startsWithBom(bytes, from, to)
     this.total += to - from
-    let start = from
+    let i = 0
     if (this.pendingCR) {
       this.pendingCR = false
-      if (bytes[start] === 10) {
+      if (bytes[from] === 10) {
         this.crlf++
-        start++
+        i = 1
       } else this.cr++
     }
-    const n = counts.count(start, to, 10)
+    let lf = 0
     let crlf = 0
-    for (let j = bytes.indexOf(13, start); j !== -1 && j < to; j = bytes.indexOf(13, j + 1)) {
-      if (j === to - 1) {
-        this.pendingCR = true
-        break
-      }
-      if (bytes[j + 1] === 10) crlf++
-      else this.cr++
+    let cr = 0
+    for (; i < k; i++) {
+      const p = breaks[i] as number
+      if (bytes[p] === 10) lf++
+      else if (p === to - 1) this.pendingCR = true
+      else if (bytes[p + 1] === 10) {
+        crlf++
+        i++
+      } else cr++
     }
+    this.lf += lf
     this.crlf += crlf
-    this.lf += n - crlf
+    this.cr += cr
     const last = bytes[to - 1]
     this.tailOpen = last !== 10 && last !== 13
   }
@@ -190,23 +219,28 @@ export class ByteNdjsonCounter {
   private first = 0
   private last = 0
 
-  /** Feed `bytes[from, to)`. */
-  push(b: Buffer, from: number, to: number): void {
+  /** Feed `bytes[from, to)`, whose line breaks are `breaks[0, k)` (see `ByteCounts.breaks`). */
+  push(b: Buffer, from: number, to: number, breaks: Int32Array, k: number): void {
     let pos = from
-    let n = -2
-    let r = -2
-    while (pos < to) {
-      if (n !== -1 && n < pos) n = b.indexOf(10, pos)
-      if (r !== -1 && r < pos) r = b.indexOf(13, pos)
-      if (n >= to) n = -1
-      if (r >= to) r = -1
-      const br = n === -1 ? r : r === -1 ? n : Math.min(n, r)
-      const end = br === -1 ? to : br
-      if (pos < end) this.scanLine(b, pos, end)
-      if (br === -1) break
-      this.endLine()
+    let records = 0
+    for (let i = 0; i < k; i++) {
+      const br = breaks[i] as number
+      // the common line, `{…}` or `[…]` from its first byte to its last: a record at a glance
+      if (this.first === 0 && pos < br) {
+        const c0 = b[pos]
+        const c1 = b[br - 1]
+        if ((c0 === 123 || c0 === 91) && (c1 === 125 || c1 === 93)) {
+          records++
+          pos = br + 1
+          continue
+        }
+      }
+      if (pos < br) this.scanLine(b, pos, br)
+      if (this.first !== 0) this.endLine()
       pos = br + 1
     }
+    this.records += records
+    if (pos < to) this.scanLine(b, pos, to)
   }
 
   private scanLine(b: Buffer, pos: number, end: number): void {
