@@ -67,25 +67,8 @@ export async function analyzeFile(
     }
   }
   checkAbort()
-  let fh: FileHandle
+  const fh = await openRegularFile(path)
   try {
-    fh = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
-  } catch (error) {
-    throw readError(path, error)
-  }
-  try {
-    let isFile: boolean
-    try {
-      isFile = (await fh.stat()).isFile()
-    } catch (error) {
-      throw readError(path, error)
-    }
-    if (!isFile) {
-      throw new ContextFileTypeError(`Context file ${path} is not a regular file`, {
-        recoverable: true,
-        details: { path },
-      })
-    }
     // room for a chunk after the (at most 3) bytes of a sequence cut by the previous read
     const { buffer, counts } = byteCountBuffer(Math.max(sniffBytes, chunkBytes + 3))
     const read = async (length: number, at: number): Promise<number> => {
@@ -113,23 +96,60 @@ export async function analyzeFile(
     const sniffText = prefix.length > opts.sniffChars ? prefix.slice(0, opts.sniffChars) : prefix
     const counting = new Counting(detect(sniffText, complete, fileName, opts), opts)
     const tally = counting.byteTally(prefix.charCodeAt(0) === 0xfeff)
-    let bytes = filled
-    if (tally) {
-      bytes = await countBytes(tally, { buffer, counts, filled, eof, chunkBytes, read })
-    } else {
-      counting.push(prefix)
-      while (!eof) {
-        const n = await read(chunkBytes, 0)
-        if (n === 0) break
-        bytes += n
-        counting.push(decoder.write(buffer.subarray(0, n)))
-      }
-      if (!eof) counting.push(decoder.end())
-    }
+    const r: ByteRead = { buffer, counts, filled, eof, chunkBytes, read }
+    const bytes = tally ? await countBytes(tally, r) : await countText(counting, decoder, prefix, r)
     return counting.finish(fileName, bytes)
   } finally {
     await fh.close().catch(() => undefined)
   }
+}
+
+/** Opens `path` read-only and non-blocking (a FIFO cannot hang it); it must be a regular file. */
+async function openRegularFile(path: string): Promise<FileHandle> {
+  let fh: FileHandle
+  try {
+    fh = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
+  } catch (error) {
+    throw readError(path, error)
+  }
+  let isFile: boolean
+  try {
+    isFile = (await fh.stat()).isFile()
+  } catch (error) {
+    await fh.close().catch(() => undefined)
+    throw readError(path, error)
+  }
+  if (!isFile) {
+    await fh.close().catch(() => undefined)
+    throw new ContextFileTypeError(`Context file ${path} is not a regular file`, {
+      recoverable: true,
+      details: { path },
+    })
+  }
+  return fh
+}
+
+/**
+ * The text path (CSV/TSV and JSON, whose counters read text): counts the decoded sniff window
+ * `prefix`, then decodes and counts the rest chunk by chunk. Returns the file's size.
+ */
+async function countText(
+  counting: Counting,
+  decoder: StringDecoder,
+  prefix: string,
+  r: ByteRead,
+): Promise<number> {
+  let bytes = r.filled
+  counting.push(prefix)
+  if (r.eof) return bytes
+  for (;;) {
+    const n = await r.read(r.chunkBytes, 0)
+    if (n === 0) break
+    bytes += n
+    counting.push(decoder.write(r.buffer.subarray(0, n)))
+  }
+  counting.push(decoder.end())
+  return bytes
 }
 
 /** Where {@link countBytes} reads: the shared buffer, what is in it, and how to read more. */
