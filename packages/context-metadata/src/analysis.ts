@@ -3,7 +3,6 @@
  * {@link analyzeContext} (one chunk) and {@link analyzeFile} (many chunks).
  */
 import type { LineCount } from '@contextkit/core'
-import { type ByteCounts, ByteLineCounter, ByteNdjsonCounter } from './byte-counters.js'
 import { childFields, describeObject, firstDocumentFields } from './describe-json.js'
 import type { Detection } from './detect.js'
 import { KIND } from './json-shape.js'
@@ -15,32 +14,18 @@ import { formatCount, truncate } from './text-utils.js'
 import type { ContextMetadata, ContextWarning } from './types.js'
 
 /**
- * Characters, lines and NDJSON records counted on the UTF-8 bytes of the whole input, for
- * formats whose counters need no text (see {@link Counting.byteTally}). Each run handed to
- * `push` must end on a sequence boundary (`completeEnd`), except the input's last.
+ * Totals counted somewhere else over the whole input (`analyzeFile` counts them on the bytes,
+ * see `ByteTally`), taken by {@link Counting.byteTally} instead of its text counters.
  */
-export class ByteTally {
-  chars = 0
-  readonly lines = new ByteLineCounter()
-  readonly ndjson: ByteNdjsonCounter | undefined
-
-  constructor(ndjson: boolean) {
-    this.ndjson = ndjson ? new ByteNdjsonCounter() : undefined
-  }
-
-  /** Feed `bytes[from, to)`, counted with `counts` (which reads the same buffer). */
-  push(bytes: Buffer, from: number, to: number, counts: ByteCounts): void {
-    if (to <= from) return
-    this.chars += counts.utf16(from, to)
-    const k = counts.breaks(from, to)
-    this.lines.push(bytes, from, to, counts.breakList, k)
-    this.ndjson?.push(bytes, from, to, counts.breakList, k)
-  }
+export interface CountedTotals {
+  readonly chars: number
+  readonly lines: { result(): LineCount }
+  readonly ndjson: { result(): number; malformed(): number } | undefined
 }
 
 /** Counts lines, characters and (per the detected format) records over chunks of text. */
 export class Counting {
-  private tally: ByteTally | undefined
+  private tally: CountedTotals | undefined
   private chars = 0
   private startsWithBom: boolean | undefined
   private readonly lines = new LineCounter()
@@ -77,14 +62,19 @@ export class Counting {
 
   /**
    * Count on the input's bytes instead of its text, when no counter of the detected format
-   * needs text (CSV and JSON ones do): returns the tally to feed all the bytes to, from the
-   * first, or `undefined`. Call before any `push`.
+   * needs text (CSV and JSON ones do): `make(ndjson)` creates the totals (`ndjson`: whether
+   * to count NDJSON records), which are returned to be fed all the bytes, from the first; or
+   * `undefined`. Call before any `push`.
    */
-  byteTally(startsWithBom: boolean): ByteTally | undefined {
+  byteTally<T extends CountedTotals>(
+    startsWithBom: boolean,
+    make: (ndjson: boolean) => T,
+  ): T | undefined {
     if (this.csv || this.scan || this.chars > 0) return undefined
     this.startsWithBom = startsWithBom
-    this.tally = new ByteTally(this.ndjson !== undefined)
-    return this.tally
+    const tally = make(this.ndjson !== undefined)
+    this.tally = tally
+    return tally
   }
 
   /** Feed the next chunk. */

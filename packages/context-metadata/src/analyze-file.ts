@@ -3,8 +3,8 @@ import { type FileHandle, open } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import { errnoCode, invalidArgument, parseWith } from '@contextkit/core'
-import { type ByteTally, Counting } from './analysis.js'
-import { type ByteCounts, byteCountBuffer, completeEnd } from './byte-counters.js'
+import { Counting } from './analysis.js'
+import { type ByteCounts, ByteTally, byteCountBuffer, completeEnd } from './byte-counters.js'
 import { detect } from './detect.js'
 import { AnalysisAbortedError, ContextFileReadError, ContextFileTypeError } from './errors.js'
 import { AnalyzeFileOptionsSchema, resolveAnalyzeOptions } from './options.js'
@@ -95,7 +95,7 @@ export async function analyzeFile(
     const complete = eof && prefix.length <= opts.sniffChars
     const sniffText = prefix.length > opts.sniffChars ? prefix.slice(0, opts.sniffChars) : prefix
     const counting = new Counting(detect(sniffText, complete, fileName, opts), opts)
-    const tally = counting.byteTally(prefix.charCodeAt(0) === 0xfeff)
+    const tally = counting.byteTally(prefix.charCodeAt(0) === 0xfeff, (nd) => new ByteTally(nd))
     const r: ByteRead = { buffer, counts, filled, eof, chunkBytes, read }
     const bytes = tally ? await countBytes(tally, r) : await countText(counting, decoder, prefix, r)
     return counting.finish(fileName, bytes)

@@ -3,9 +3,14 @@ import { fileURLToPath } from 'node:url'
 import { LineCounter } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { ByteTally } from './analysis.js'
 import { countBytes } from './analyze-file.js'
-import { ByteCounts, byteCountBuffer, completeEnd, utf16LengthOfValid } from './byte-counters.js'
+import {
+  ByteCounts,
+  ByteTally,
+  byteCountBuffer,
+  completeEnd,
+  utf16LengthOfValid,
+} from './byte-counters.js'
 import { NdjsonRecordCounter } from './record-counters.js'
 
 /** Bytes: valid UTF-8, invalid sequences, cut sequences, BOMs, brackets and line breaks. */

@@ -286,3 +286,27 @@ export class ByteNdjsonCounter {
 function isRecordLine(first: number, last: number): boolean {
   return (first === 123 || first === 91) && (last === 125 || last === 93)
 }
+
+/**
+ * Characters, lines and NDJSON records counted on the UTF-8 bytes of the whole input, for
+ * formats whose counters need no text (see `Counting.byteTally`). Each run handed to
+ * `push` must end on a sequence boundary (`completeEnd`), except the input's last.
+ */
+export class ByteTally {
+  chars = 0
+  readonly lines = new ByteLineCounter()
+  readonly ndjson: ByteNdjsonCounter | undefined
+
+  constructor(ndjson: boolean) {
+    this.ndjson = ndjson ? new ByteNdjsonCounter() : undefined
+  }
+
+  /** Feed `bytes[from, to)`, counted with `counts` (which reads the same buffer). */
+  push(bytes: Buffer, from: number, to: number, counts: ByteCounts): void {
+    if (to <= from) return
+    this.chars += counts.utf16(from, to)
+    const k = counts.breaks(from, to)
+    this.lines.push(bytes, from, to, counts.breakList, k)
+    this.ndjson?.push(bytes, from, to, counts.breakList, k)
+  }
+}
