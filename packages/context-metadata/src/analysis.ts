@@ -2,6 +2,7 @@
  * Turns a {@link Detection} plus whole-input counts into {@link ContextMetadata}. Shared by
  * {@link analyzeContext} (one chunk) and {@link analyzeFile} (many chunks).
  */
+import type { LineCount } from '@contextkit/core'
 import { childFields, describeObject, firstDocumentFields } from './describe-json.js'
 import type { Detection } from './detect.js'
 import { KIND } from './json-shape.js'
@@ -12,8 +13,19 @@ import { CsvRecordCounter, NdjsonRecordCounter } from './record-counters.js'
 import { formatCount, truncate } from './text-utils.js'
 import type { ContextMetadata, ContextWarning } from './types.js'
 
+/**
+ * Totals counted somewhere else over the whole input (`analyzeFile` counts them on the bytes,
+ * see `ByteTally`), taken by {@link Counting.byteTally} instead of its text counters.
+ */
+export interface CountedTotals {
+  readonly chars: number
+  readonly lines: { result(): LineCount }
+  readonly ndjson: { result(): number; malformed(): number } | undefined
+}
+
 /** Counts lines, characters and (per the detected format) records over chunks of text. */
 export class Counting {
+  private tally: CountedTotals | undefined
   private chars = 0
   private startsWithBom: boolean | undefined
   private readonly lines = new LineCounter()
@@ -48,6 +60,23 @@ export class Counting {
     }
   }
 
+  /**
+   * Count on the input's bytes instead of its text, when no counter of the detected format
+   * needs text (CSV and JSON ones do): `make(ndjson)` creates the totals (`ndjson`: whether
+   * to count NDJSON records), which are returned to be fed all the bytes, from the first; or
+   * `undefined`. Call before any `push`.
+   */
+  byteTally<T extends CountedTotals>(
+    startsWithBom: boolean,
+    make: (ndjson: boolean) => T,
+  ): T | undefined {
+    if (this.csv || this.scan || this.chars > 0) return undefined
+    this.startsWithBom = startsWithBom
+    const tally = make(this.ndjson !== undefined)
+    this.tally = tally
+    return tally
+  }
+
   /** Feed the next chunk. */
   push(chunk: string): void {
     if (chunk.length === 0) return
@@ -75,7 +104,8 @@ export class Counting {
   /** The metadata, with `fileName` and `bytes` when given. */
   finish(fileName: string | undefined, bytes?: number): ContextMetadata {
     const d = this.detection
-    const lineCount = this.lines.result()
+    const lineCount: LineCount = (this.tally?.lines ?? this.lines).result()
+    const ndjson = this.tally?.ndjson ?? this.ndjson
     const scan = this.scan?.result()
     let format = d.format
     if ((format === 'json' || format === 'json-array') && scan && scan.rootValues > 1) {
@@ -84,7 +114,8 @@ export class Counting {
     const warnings: ContextWarning[] = d.warnings.filter(
       (w) => !(format === 'ndjson' && w.code === 'malformed'),
     )
-    const meta: ContextMetadata = { format, chars: this.chars, lines: lineCount.lines }
+    const chars = this.tally?.chars ?? this.chars
+    const meta: ContextMetadata = { format, chars, lines: lineCount.lines }
     if (fileName !== undefined) meta.fileName = fileName
     if (bytes !== undefined) meta.bytes = bytes
     const ending = lineEndingOf(lineCount)
@@ -93,10 +124,10 @@ export class Counting {
     if (d.fields) meta.fields = d.fields
     if (d.fieldsTruncated) meta.fieldsTruncated = true
     if (d.sampleRecord !== undefined) meta.sampleRecord = d.sampleRecord
-    if (format === 'ndjson' && this.ndjson) {
+    if (format === 'ndjson' && ndjson) {
       const hidden = d.hiddenBadLines ?? 0
-      const bad = this.ndjson.malformed() + hidden
-      meta.recordCount = Math.max(0, this.firstRecords + this.ndjson.result() - hidden)
+      const bad = ndjson.malformed() + hidden
+      meta.recordCount = Math.max(0, this.firstRecords + ndjson.result() - hidden)
       if (bad > 0) {
         meta.malformedLines = bad
         warnings.push({

@@ -4,6 +4,7 @@ import { basename } from 'node:path'
 import { StringDecoder } from 'node:string_decoder'
 import { errnoCode, invalidArgument, parseWith } from '@contextkit/core'
 import { Counting } from './analysis.js'
+import { type ByteCounts, ByteTally, byteCountBuffer, completeEnd } from './byte-counters.js'
 import { detect } from './detect.js'
 import { AnalysisAbortedError, ContextFileReadError, ContextFileTypeError } from './errors.js'
 import { AnalyzeFileOptionsSchema, resolveAnalyzeOptions } from './options.js'
@@ -66,27 +67,12 @@ export async function analyzeFile(
     }
   }
   checkAbort()
-  let fh: FileHandle
+  const fh = await openRegularFile(path)
   try {
-    fh = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
-  } catch (error) {
-    throw readError(path, error)
-  }
-  try {
-    let isFile: boolean
-    try {
-      isFile = (await fh.stat()).isFile()
-    } catch (error) {
-      throw readError(path, error)
-    }
-    if (!isFile) {
-      throw new ContextFileTypeError(`Context file ${path} is not a regular file`, {
-        recoverable: true,
-        details: { path },
-      })
-    }
-    const buffer = Buffer.allocUnsafe(Math.max(sniffBytes, chunkBytes))
+    // room for a chunk after the (at most 3) bytes of a sequence cut by the previous read
+    const { buffer, counts } = byteCountBuffer(Math.max(sniffBytes, chunkBytes + 3))
     const read = async (length: number, at: number): Promise<number> => {
+      checkAbort()
       try {
         return (await fh.read(buffer, at, length, null)).bytesRead
       } catch (error) {
@@ -109,18 +95,98 @@ export async function analyzeFile(
     const complete = eof && prefix.length <= opts.sniffChars
     const sniffText = prefix.length > opts.sniffChars ? prefix.slice(0, opts.sniffChars) : prefix
     const counting = new Counting(detect(sniffText, complete, fileName, opts), opts)
-    counting.push(prefix)
-    let bytes = filled
-    while (!eof) {
-      checkAbort()
-      const n = await read(chunkBytes, 0)
-      if (n === 0) break
-      bytes += n
-      counting.push(decoder.write(buffer.subarray(0, n)))
-    }
-    if (!eof) counting.push(decoder.end())
+    const tally = counting.byteTally(prefix.charCodeAt(0) === 0xfeff, (nd) => new ByteTally(nd))
+    const r: ByteRead = { buffer, counts, filled, eof, chunkBytes, read }
+    const bytes = tally ? await countBytes(tally, r) : await countText(counting, decoder, prefix, r)
     return counting.finish(fileName, bytes)
   } finally {
     await fh.close().catch(() => undefined)
+  }
+}
+
+/** Opens `path` read-only and non-blocking (a FIFO cannot hang it); it must be a regular file. */
+async function openRegularFile(path: string): Promise<FileHandle> {
+  let fh: FileHandle
+  try {
+    fh = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
+  } catch (error) {
+    throw readError(path, error)
+  }
+  let isFile: boolean
+  try {
+    isFile = (await fh.stat()).isFile()
+  } catch (error) {
+    await fh.close().catch(() => undefined)
+    throw readError(path, error)
+  }
+  if (!isFile) {
+    await fh.close().catch(() => undefined)
+    throw new ContextFileTypeError(`Context file ${path} is not a regular file`, {
+      recoverable: true,
+      details: { path },
+    })
+  }
+  return fh
+}
+
+/**
+ * The text path (CSV/TSV and JSON, whose counters read text): counts the decoded sniff window
+ * `prefix`, then decodes and counts the rest chunk by chunk. Returns the file's size.
+ */
+async function countText(
+  counting: Counting,
+  decoder: StringDecoder,
+  prefix: string,
+  r: ByteRead,
+): Promise<number> {
+  let bytes = r.filled
+  counting.push(prefix)
+  if (r.eof) return bytes
+  for (;;) {
+    const n = await r.read(r.chunkBytes, 0)
+    if (n === 0) break
+    bytes += n
+    counting.push(decoder.write(r.buffer.subarray(0, n)))
+  }
+  counting.push(decoder.end())
+  return bytes
+}
+
+/** Where {@link countBytes} reads: the shared buffer, what is in it, and how to read more. */
+export interface ByteRead {
+  buffer: Buffer
+  counts: ByteCounts
+  /** Bytes of the sniff window already in `buffer`. */
+  filled: number
+  eof: boolean
+  chunkBytes: number
+  read(length: number, at: number): Promise<number>
+}
+
+/**
+ * The byte path: counts the bytes already read and the rest of the file on the bytes, never
+ * decoding them. Each run ends on a UTF-8 sequence boundary; a sequence cut by a read moves
+ * to the front of the buffer and the next read appends to it. Returns the file's size.
+ */
+export async function countBytes(tally: ByteTally, r: ByteRead): Promise<number> {
+  const { buffer, counts } = r
+  let total = r.filled
+  let bytes = total
+  if (r.eof) {
+    tally.push(buffer, 0, total, counts)
+    return bytes
+  }
+  for (;;) {
+    const end = completeEnd(buffer, total)
+    tally.push(buffer, 0, end, counts)
+    const carry = total - end
+    if (carry > 0) buffer.copyWithin(0, end, total)
+    const n = await r.read(r.chunkBytes, carry)
+    if (n === 0) {
+      tally.push(buffer, 0, carry, counts)
+      return bytes
+    }
+    bytes += n
+    total = carry + n
   }
 }
