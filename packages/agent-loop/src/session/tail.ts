@@ -1,0 +1,204 @@
+import { invalidArgument, type SessionEntry } from '@contextkit/core'
+import {
+  decodeLine,
+  type EntryResult,
+  isBlank,
+  type ParsedSessionLines,
+  parseEntry,
+  recordLine,
+} from './lines.js'
+
+/** Where {@link readSessionTail} reads a session file from: its size and positioned reads. */
+export interface ByteSource {
+  /** Bytes in the file. */
+  readonly size: number
+  /** The `length` bytes at `position` (all of them: the range lies inside the file). */
+  read(position: number, length: number): Promise<Uint8Array>
+}
+
+/** What {@link readSessionTail} read. */
+export interface SessionTail extends ParsedSessionLines {
+  /** `true` when the tail reached the first line, so every line was read. */
+  whole: boolean
+  /** Byte offset of the tail's first line (0 when `whole`). */
+  start: number
+}
+
+/** Default bytes read per step backwards: 64 KiB. */
+export const TAIL_BLOCK_BYTES = 64 * 1024
+
+const NEWLINE = 0x0a
+
+/** One line of the file, read backwards: where it starts, its text and what it parsed to. */
+interface TailLine {
+  start: number
+  text: string | null
+  /** `undefined` for a blank line. */
+  result: EntryResult | null | undefined
+}
+
+/**
+ * Read a JSONL session file from its end, block by block, only as far back as a resume needs,
+ * and its first line (the header). The lines read are parsed and validated like
+ * `parseSessionLines` does (same entries, same warnings with the same line numbers); lines before
+ * the tail are never parsed. The tail reaches back to the first kept message of the newest
+ * compaction entry that `applyCompaction` would use (a compaction naming an id the session does
+ * not hold before it is passed over, as there) and to the last assistant reply (whose tool calls,
+ * results and approvals `runStateOf` reads); with no usable compaction entry that is the whole
+ * file, and so is it when the newest compaction names an id not met on the way (it may be
+ * anywhere before it: only the file's start settles that). So `applyCompaction`, `runStateOf` and `lastEntryId` of the tail equal those of the full
+ * load, and the tail's entries are the full load's header followed by a suffix of its entries.
+ * Multi-byte characters split across blocks are joined before decoding (lines split on `\n`
+ * bytes, never part of a UTF-8 sequence).
+ */
+export async function readSessionTail(
+  source: ByteSource,
+  blockSize: number = TAIL_BLOCK_BYTES,
+): Promise<SessionTail> {
+  if (!Number.isSafeInteger(blockSize) || blockSize < 1) {
+    invalidArgument('readSessionTail', 'blockSize', 'a positive integer', blockSize)
+  }
+  const out: SessionTail = { entries: [], warnings: [], tornTail: false, whole: true, start: 0 }
+  if (source.size === 0) return out
+  const reader = await BackwardLines.open(source, blockSize)
+  const boundary = new ResumeBoundary()
+  const lines: TailLine[] = []
+  for (let next = await reader.next(); next !== null; next = await reader.next()) {
+    const text = decodeLine(next.bytes)
+    const result =
+      text !== null && isBlank(text) ? undefined : text === null ? null : parseEntry(text)
+    lines.push({ start: next.start, text, result })
+    if (result?.ok && boundary.reached(result.entry)) break
+  }
+  lines.reverse()
+  const first = lines[0] as TailLine
+  out.start = first.start
+  out.whole = first.start === 0
+  const firstLineNo = needsLineNumbers(lines)
+    ? await lineNumberAt(source, first.start, blockSize)
+    : 0
+  if (!out.whole) await readHeader(source, blockSize, out)
+  const last = lines.length - 1
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as TailLine
+    if (line.result === undefined) continue
+    recordLine(line.result, line.text, firstLineNo + i, i === last && !reader.terminated, out)
+  }
+  return out
+}
+
+/** Line numbers matter only where a warning can name one: a bad line, or a header entry. */
+function needsLineNumbers(lines: readonly TailLine[]): boolean {
+  return lines.some(
+    (l) =>
+      l.result === null ||
+      (l.result !== undefined && (!l.result.ok || l.result.entry.type === 'session')),
+  )
+}
+
+/** The 1-based number of the line starting at byte `start` (counts the newlines before it). */
+async function lineNumberAt(source: ByteSource, start: number, blockSize: number): Promise<number> {
+  let count = 1
+  for (let pos = 0; pos < start; pos += blockSize) {
+    const block = await source.read(pos, Math.min(blockSize, start - pos))
+    for (let i = block.indexOf(NEWLINE); i >= 0; i = block.indexOf(NEWLINE, i + 1)) count++
+  }
+  return count
+}
+
+/** Parse the file's first line (its header) into `out`, read forwards to its newline. */
+async function readHeader(source: ByteSource, blockSize: number, out: SessionTail): Promise<void> {
+  let bytes: Uint8Array = new Uint8Array(0)
+  for (let pos = 0; pos < source.size; pos += blockSize) {
+    const block = await source.read(pos, Math.min(blockSize, source.size - pos))
+    const end = block.indexOf(NEWLINE)
+    bytes = concat(bytes, end < 0 ? block : block.subarray(0, end))
+    if (end >= 0) break
+  }
+  const text = decodeLine(bytes)
+  if (text !== null && isBlank(text)) return
+  recordLine(text === null ? null : parseEntry(text), text, 1, false, out)
+}
+
+/**
+ * Decides, entry by entry from the end, when the tail holds all a resume needs: the first kept
+ * message of the newest compaction entry `applyCompaction` would use, and the last reply.
+ */
+class ResumeBoundary {
+  /** Ids of the message entries after this point (their last occurrence is later). */
+  readonly #seen = new Set<string>()
+  /** The first kept id of the newest compaction entry that may still be usable. */
+  #kept: string | undefined
+  #keptFound = false
+  #reply = false
+
+  /** Take the next entry (going backwards); `true` once the tail is long enough. */
+  reached(entry: SessionEntry): boolean {
+    if (entry.type === 'message') {
+      if (entry.id === this.#kept && !this.#seen.has(entry.id)) this.#keptFound = true
+      this.#seen.add(entry.id)
+      if (entry.message.role === 'assistant') this.#reply = true
+    } else if (entry.type === 'compaction' && this.#kept === undefined) {
+      // its first kept id already seen after it: `applyCompaction` ignores it, and so do we
+      if (!this.#seen.has(entry.firstKeptId)) this.#kept = entry.firstKeptId
+    }
+    return this.#keptFound && this.#reply
+  }
+}
+
+/** The lines of a file from its last to its first, read in blocks from the end. */
+class BackwardLines {
+  /** `true` when the file ends with a newline (so its last line is whole). */
+  readonly terminated: boolean
+  #buf: Uint8Array
+  /** File offset of `#buf[0]`. */
+  #bufStart: number
+  /** File offset just after the next line to return (its newline, or the file's end). */
+  #end: number
+  #done = false
+
+  private constructor(
+    readonly source: ByteSource,
+    readonly blockSize: number,
+    block: Uint8Array,
+  ) {
+    this.#buf = block
+    this.#bufStart = source.size - block.length
+    this.terminated = block[block.length - 1] === NEWLINE
+    this.#end = this.terminated ? source.size - 1 : source.size
+  }
+
+  /** Start at the end of a non-empty file. */
+  static async open(source: ByteSource, blockSize: number): Promise<BackwardLines> {
+    const from = Math.max(0, source.size - blockSize)
+    return new BackwardLines(source, blockSize, await source.read(from, source.size - from))
+  }
+
+  /** The next line back (its bytes, without the newline), or `null` after the first line. */
+  async next(): Promise<{ start: number; bytes: Uint8Array } | null> {
+    if (this.#done) return null
+    for (;;) {
+      const rel = this.#end - this.#bufStart
+      const at = rel > 0 ? this.#buf.lastIndexOf(NEWLINE, rel - 1) : -1
+      if (at >= 0 || this.#bufStart === 0) {
+        const bytes = this.#buf.subarray(at + 1, rel)
+        const start = this.#bufStart + at + 1
+        this.#end = start - 1
+        if (at < 0) this.#done = true
+        return { start, bytes }
+      }
+      const from = Math.max(0, this.#bufStart - this.blockSize)
+      const block = await this.source.read(from, this.#bufStart - from)
+      this.#buf = concat(block, this.#buf.subarray(0, rel))
+      this.#bufStart = from
+    }
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b
+  const out = new Uint8Array(a.length + b.length)
+  out.set(a, 0)
+  out.set(b, a.length)
+  return out
+}
