@@ -121,31 +121,33 @@ function endsWithNewline(bytes: Uint8Array): boolean {
 }
 
 /**
- * Split on `\n` bytes (never part of a multi-byte UTF-8 sequence). The whole file is decoded at
- * once when it is valid UTF-8 (the common case; ASCII, checked with SIMD by `isAscii`, is
- * decoded as Latin-1, ten times faster than a strict UTF-8 decode); otherwise line by line, and
- * a line that is not UTF-8 comes back as `null`. A final empty segment (the file ends with `\n`)
- * is dropped.
+ * Split on `\n` bytes (never part of a multi-byte UTF-8 sequence). A final empty segment (the
+ * file ends with `\n`) is dropped.
  */
 function splitLines(bytes: Uint8Array): Array<string | null> {
+  if (bytes.length === 0) return []
+  const lines = decodeSegments(bytes)
+  if (endsWithNewline(bytes)) lines.pop()
+  return lines
+}
+
+/**
+ * The text of every `\n`-separated segment of `bytes`, the last one (maybe empty) included. The
+ * whole is decoded at once when it is valid UTF-8 (the common case; ASCII, checked with SIMD by
+ * `isAscii`, is decoded as ASCII, ten times faster than a strict UTF-8 decode); otherwise segment
+ * by segment, and a segment that is not UTF-8 comes back as `null`.
+ */
+export function decodeSegments(bytes: Uint8Array): Array<string | null> {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
-  let whole: string | undefined
-  if (isAscii(buffer)) whole = buffer.toString('ascii')
-  else if (isUtf8(buffer)) whole = strictUtf8.decode(buffer)
-  if (whole !== undefined) {
-    const lines = whole.split('\n')
-    if (lines[lines.length - 1] === '') lines.pop()
-    return lines
-  }
+  if (isAscii(buffer)) return buffer.toString('ascii').split('\n')
+  if (isUtf8(buffer)) return strictUtf8.decode(buffer).split('\n')
   const lines: Array<string | null> = []
-  let start = 0
-  while (start < bytes.length) {
-    let end = bytes.indexOf(NEWLINE, start)
-    if (end < 0) end = bytes.length
-    lines.push(decodeLine(bytes.subarray(start, end)))
+  for (let start = 0; ; ) {
+    const end = buffer.indexOf(NEWLINE, start)
+    lines.push(decodeLine(buffer.subarray(start, end < 0 ? buffer.length : end)))
+    if (end < 0) return lines
     start = end + 1
   }
-  return lines
 }
 
 /** One line read: its entry, or why it is not one. */

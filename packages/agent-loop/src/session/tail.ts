@@ -1,6 +1,7 @@
 import { invalidArgument, type SessionEntry } from '@contextkit/core'
 import {
   decodeLine,
+  decodeSegments,
   type EntryResult,
   isBlank,
   type ParsedSessionLines,
@@ -29,9 +30,8 @@ export const TAIL_BLOCK_BYTES = 64 * 1024
 
 const NEWLINE = 0x0a
 
-/** One line of the file, read backwards: where it starts, its text and what it parsed to. */
+/** One line of the file, read backwards: its text and what it parsed to. */
 interface TailLine {
-  start: number
   text: string | null
   /** `undefined` for a blank line. */
   result: EntryResult | null | undefined
@@ -63,20 +63,24 @@ export async function readSessionTail(
   const reader = await BackwardLines.open(source, blockSize)
   const boundary = new ResumeBoundary()
   const lines: TailLine[] = []
-  for (let next = await reader.next(); next !== null; next = await reader.next()) {
-    const text = decodeLine(next.bytes)
-    const result =
-      text !== null && isBlank(text) ? undefined : text === null ? null : parseEntry(text)
-    lines.push({ start: next.start, text, result })
-    if (result?.ok && boundary.reached(result.entry)) break
+  let start = 0
+  scan: for (let region = await reader.next(); region !== null; region = await reader.next()) {
+    const texts = region.lines
+    for (let i = texts.length - 1; i >= 0; i--) {
+      const text = texts[i] as string | null
+      const result = text === null ? null : isBlank(text) ? undefined : parseEntry(text)
+      lines.push({ text, result })
+      if (result?.ok && boundary.reached(result.entry)) {
+        start = region.start + offsetOfSegment(region.bytes, i)
+        break scan
+      }
+    }
+    start = region.start
   }
   lines.reverse()
-  const first = lines[0] as TailLine
-  out.start = first.start
-  out.whole = first.start === 0
-  const firstLineNo = needsLineNumbers(lines)
-    ? await lineNumberAt(source, first.start, blockSize)
-    : 0
+  out.start = start
+  out.whole = start === 0
+  const firstLineNo = needsLineNumbers(lines) ? await lineNumberAt(source, start, blockSize) : 0
   if (!out.whole) await readHeader(source, blockSize, out)
   const last = lines.length - 1
   for (let i = 0; i < lines.length; i++) {
@@ -85,6 +89,13 @@ export async function readSessionTail(
     recordLine(line.result, line.text, firstLineNo + i, i === last && !reader.terminated, out)
   }
   return out
+}
+
+/** Byte offset of the `index`-th `\n`-separated segment of `bytes`. */
+function offsetOfSegment(bytes: Buffer, index: number): number {
+  let at = 0
+  for (let i = 0; i < index; i++) at = bytes.indexOf(NEWLINE, at) + 1
+  return at
 }
 
 /** Line numbers matter only where a warning can name one: a bad line, or a header entry. */
@@ -100,7 +111,7 @@ function needsLineNumbers(lines: readonly TailLine[]): boolean {
 async function lineNumberAt(source: ByteSource, start: number, blockSize: number): Promise<number> {
   let count = 1
   for (let pos = 0; pos < start; pos += blockSize) {
-    const block = await source.read(pos, Math.min(blockSize, start - pos))
+    const block = asBuffer(await source.read(pos, Math.min(blockSize, start - pos)))
     for (let i = block.indexOf(NEWLINE); i >= 0; i = block.indexOf(NEWLINE, i + 1)) count++
   }
   return count
@@ -110,7 +121,7 @@ async function lineNumberAt(source: ByteSource, start: number, blockSize: number
 async function readHeader(source: ByteSource, blockSize: number, out: SessionTail): Promise<void> {
   let bytes: Uint8Array = new Uint8Array(0)
   for (let pos = 0; pos < source.size; pos += blockSize) {
-    const block = await source.read(pos, Math.min(blockSize, source.size - pos))
+    const block = asBuffer(await source.read(pos, Math.min(blockSize, source.size - pos)))
     const end = block.indexOf(NEWLINE)
     bytes = concat(bytes, end < 0 ? block : block.subarray(0, end))
     if (end >= 0) break
@@ -146,53 +157,68 @@ class ResumeBoundary {
   }
 }
 
-/** The lines of a file from its last to its first, read in blocks from the end. */
+/** Bytes read per step backwards grow to at most this (fewer reads when the tail is long). */
+const MAX_BLOCK_BYTES = 4 * 1024 * 1024
+
+/**
+ * A file's lines from the end, a region of whole lines at a time: each step reads a block before
+ * the bytes already read (twice the last one, up to 4 MiB) and decodes the lines it completes at
+ * once (a line split across blocks is joined first, so no character is cut).
+ */
 class BackwardLines {
   /** `true` when the file ends with a newline (so its last line is whole). */
   readonly terminated: boolean
-  #buf: Uint8Array
+  /** The bytes not yet returned: from `#bufStart` to the end of the next line to return. */
+  #buf: Buffer
   /** File offset of `#buf[0]`. */
   #bufStart: number
-  /** File offset just after the next line to return (its newline, or the file's end). */
-  #end: number
+  #block: number
   #done = false
 
   private constructor(
     readonly source: ByteSource,
-    readonly blockSize: number,
-    block: Uint8Array,
+    blockSize: number,
+    block: Buffer,
   ) {
-    this.#buf = block
+    this.#block = blockSize
     this.#bufStart = source.size - block.length
     this.terminated = block[block.length - 1] === NEWLINE
-    this.#end = this.terminated ? source.size - 1 : source.size
+    this.#buf = this.terminated ? block.subarray(0, block.length - 1) : block
   }
 
   /** Start at the end of a non-empty file. */
   static async open(source: ByteSource, blockSize: number): Promise<BackwardLines> {
     const from = Math.max(0, source.size - blockSize)
-    return new BackwardLines(source, blockSize, await source.read(from, source.size - from))
+    const block = asBuffer(await source.read(from, source.size - from))
+    return new BackwardLines(source, blockSize, block)
   }
 
-  /** The next line back (its bytes, without the newline), or `null` after the first line. */
-  async next(): Promise<{ start: number; bytes: Uint8Array } | null> {
+  /**
+   * The next region back: its whole lines in file order (`null`: not UTF-8), its bytes and where
+   * it starts; `null` after the first line.
+   */
+  async next(): Promise<{ start: number; bytes: Buffer; lines: Array<string | null> } | null> {
     if (this.#done) return null
     for (;;) {
-      const rel = this.#end - this.#bufStart
-      const at = rel > 0 ? this.#buf.lastIndexOf(NEWLINE, rel - 1) : -1
+      const at = this.#buf.indexOf(NEWLINE)
       if (at >= 0 || this.#bufStart === 0) {
-        const bytes = this.#buf.subarray(at + 1, rel)
+        const bytes = this.#buf.subarray(at + 1)
         const start = this.#bufStart + at + 1
-        this.#end = start - 1
+        this.#buf = this.#buf.subarray(0, Math.max(0, at))
         if (at < 0) this.#done = true
-        return { start, bytes }
+        return { start, bytes, lines: decodeSegments(bytes) }
       }
-      const from = Math.max(0, this.#bufStart - this.blockSize)
-      const block = await this.source.read(from, this.#bufStart - from)
-      this.#buf = concat(block, this.#buf.subarray(0, rel))
+      this.#block = Math.min(this.#block * 2, MAX_BLOCK_BYTES)
+      const from = Math.max(0, this.#bufStart - this.#block)
+      const block = asBuffer(await this.source.read(from, this.#bufStart - from))
+      this.#buf = Buffer.concat([block, this.#buf])
       this.#bufStart = from
     }
   }
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
