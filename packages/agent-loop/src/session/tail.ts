@@ -1,4 +1,4 @@
-import { invalidArgument, type SessionEntry } from '@contextkit/core'
+import { invalidArgument, resumeTailBoundary } from '@contextkit/core'
 import {
   decodeLine,
   decodeSegments,
@@ -61,7 +61,7 @@ export async function readSessionTail(
   const out: SessionTail = { entries: [], warnings: [], tornTail: false, whole: true, start: 0 }
   if (source.size === 0) return out
   const reader = await BackwardLines.open(source, blockSize)
-  const boundary = new ResumeBoundary()
+  const reached = resumeTailBoundary()
   const lines: TailLine[] = []
   let start = 0
   scan: for (let region = await reader.next(); region !== null; region = await reader.next()) {
@@ -70,7 +70,7 @@ export async function readSessionTail(
       const text = texts[i] as string | null
       const result = text === null ? null : isBlank(text) ? undefined : parseEntry(text)
       lines.push({ text, result })
-      if (result?.ok && boundary.reached(result.entry)) {
+      if (result?.ok && reached(result.entry)) {
         start = region.start + offsetOfSegment(region.bytes, i)
         break scan
       }
@@ -129,32 +129,6 @@ async function readHeader(source: ByteSource, blockSize: number, out: SessionTai
   const text = decodeLine(bytes)
   if (text !== null && isBlank(text)) return
   recordLine(text === null ? null : parseEntry(text), text, 1, false, out)
-}
-
-/**
- * Decides, entry by entry from the end, when the tail holds all a resume needs: the first kept
- * message of the newest compaction entry `applyCompaction` would use, and the last reply.
- */
-class ResumeBoundary {
-  /** Ids of the message entries after this point (their last occurrence is later). */
-  readonly #seen = new Set<string>()
-  /** The first kept id of the newest compaction entry that may still be usable. */
-  #kept: string | undefined
-  #keptFound = false
-  #reply = false
-
-  /** Take the next entry (going backwards); `true` once the tail is long enough. */
-  reached(entry: SessionEntry): boolean {
-    if (entry.type === 'message') {
-      if (entry.id === this.#kept && !this.#seen.has(entry.id)) this.#keptFound = true
-      this.#seen.add(entry.id)
-      if (entry.message.role === 'assistant') this.#reply = true
-    } else if (entry.type === 'compaction' && this.#kept === undefined) {
-      // its first kept id already seen after it: `applyCompaction` ignores it, and so do we
-      if (!this.#seen.has(entry.firstKeptId)) this.#kept = entry.firstKeptId
-    }
-    return this.#keptFound && this.#reply
-  }
 }
 
 /** Bytes read per step backwards grow to at most this (fewer reads when the tail is long). */
