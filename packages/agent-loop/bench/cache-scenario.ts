@@ -22,8 +22,14 @@ import { runAgent } from '../src/run-agent.js'
 import { jsonlSessionStore } from '../src/session/jsonl-store.js'
 import { maxSteps } from '../src/stop-conditions.js'
 
-/** How the scenario's calls are marked. */
-export type ScenarioPlacement = 'auto' | 'off' | 'naive'
+/**
+ * How the scenario's calls are marked: `'naive'` is one breakpoint on the system prompt (what a
+ * per-message `cacheControl` marker on the system message gives, as in the AI SDK's docs);
+ * `'request'` is `cache: 'off'` plus a top-level `cache_control` on the request (Anthropic's
+ * automatic caching, what the AI SDK sends for `providerOptions.anthropic.cacheControl` given
+ * at the request level).
+ */
+export type ScenarioPlacement = 'auto' | 'off' | 'naive' | 'request'
 
 /** Options of {@link runCacheScenario}. */
 export interface CacheScenarioOptions {
@@ -58,6 +64,13 @@ export interface CacheScenarioFigures {
   auto: PlacementFigures
   off: PlacementFigures
   naive: PlacementFigures
+  request: PlacementFigures
+  /**
+   * The most any placement can read on steps 2..n: a call can read at most all the previous call
+   * sent (the step's new tokens, the last reply and its tool result, were never sent before), so
+   * the bound is the sum of the previous calls' whole inputs over the sum of the calls' inputs.
+   */
+  bound: { read: number; total: number; readShare: number }
   /** A second run of the `auto` session, within the TTL. */
   secondRun: {
     firstCall: AgentCallUsage
@@ -114,6 +127,38 @@ function share(calls: readonly AgentCallUsage[]): {
   return { readShare: total > 0 ? read / total : 0, read, total }
 }
 
+/**
+ * The most cache reads calls 2..n can get: each call at most reads every token the previous call
+ * sent (its whole input); what the step added since was never sent.
+ */
+export function readBound(calls: readonly AgentCallUsage[]): {
+  read: number
+  total: number
+  readShare: number
+} {
+  const agent = calls.filter((c) => c.phase === 'agent')
+  const all = (c: AgentCallUsage) => c.input + c.cacheRead + c.cacheWrite
+  let read = 0
+  let total = 0
+  for (let i = 1; i < agent.length; i++) {
+    read += all(agent[i - 1] as AgentCallUsage)
+    total += all(agent[i] as AgentCallUsage)
+  }
+  return { read, total, readShare: total > 0 ? read / total : 0 }
+}
+
+/** A `fetch` adding a top-level `cache_control` to every Messages request (automatic caching). */
+function withRequestCacheControl(): typeof fetch {
+  return (input, init) => {
+    if (typeof init?.body !== 'string') return fetch(input, init)
+    const body = JSON.parse(init.body) as Record<string, unknown>
+    return fetch(input, {
+      ...init,
+      body: JSON.stringify({ ...body, cache_control: { type: 'ephemeral' } }),
+    })
+  }
+}
+
 /** `cache: 'off'` plus one breakpoint on the system prompt's last block: the naive placement. */
 function naive(inner: ModelProvider): ModelProvider {
   return {
@@ -152,7 +197,13 @@ export async function runCacheScenario(
   try {
     const store = jsonlSessionStore(dir, { fsync: false })
     const provider = (key: string) =>
-      anthropicProvider({ client: new Anthropic({ apiKey: key, baseURL: emulator.url }) })
+      anthropicProvider({
+        client: new Anthropic({
+          apiKey: key,
+          baseURL: emulator.url,
+          ...(key === 'request' ? { fetch: withRequestCacheControl() } : {}),
+        }),
+      })
     const run = async (
       placement: ScenarioPlacement,
       text: string,
@@ -186,17 +237,20 @@ export async function runCacheScenario(
     const auto = await run('auto', question, 'cache-scenario')
     const off = await run('off', question)
     const naiveRun = await run('naive', question)
+    const requestRun = await run('request', question)
     const second = await run('auto', 'Now find where they are stored.', 'cache-scenario')
     const firstBody = emulator.requests.find((r) => r.path === '/v1/messages')?.body as {
       tools: Parameters<typeof toolTokens>[0][]
     }
     const stablePrefixTokens =
       firstBody.tools.reduce((n, t) => n + toolTokens(t), 0) + textTokens(system)
-    const results = [auto, off, naiveRun, second]
+    const results = [auto, off, naiveRun, requestRun, second]
     return {
       auto: figures('auto', auto),
       off: figures('off', off),
       naive: figures('naive', naiveRun),
+      request: figures('request', requestRun),
+      bound: readBound(off.usage.calls),
       secondRun: { firstCall: second.usage.calls[0]!, stablePrefixTokens },
       emulatorReads: emulator.cacheStats().cacheReadInputTokens,
       reportedReads: results.reduce((n, r) => n + r.usage.cacheRead, 0),

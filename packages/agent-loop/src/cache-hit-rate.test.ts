@@ -9,6 +9,11 @@ describe('prompt caching across a run (real SDK, anthropicProvider, testkit cach
     expect(f.off.readShare).toBe(0)
     expect(f.naive.readShare).toBeGreaterThan(0)
     expect(f.naive.readShare).toBeLessThan(f.auto.readShare)
+    // no placement can read more than all the previous call sent: 'auto' is at that bound here,
+    // and so is a top-level cache_control (what the AI SDK's request-level cacheControl sends)
+    expect(f.auto.read).toBe(f.bound.read)
+    expect(f.request.read).toBe(f.bound.read)
+    expect(f.bound.total).toBe(f.auto.total)
     // a second run of the session, within the TTL, reads the stable prefix on its first call
     expect(f.secondRun.firstCall.step).toBe(1)
     expect(f.secondRun.firstCall.cacheRead).toBeGreaterThanOrEqual(f.secondRun.stablePrefixTokens)

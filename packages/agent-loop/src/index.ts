@@ -107,7 +107,7 @@ export { applyCompaction } from './session/apply-compaction.js'
 export type { SessionMessageEntriesOptions } from './session/entries.js'
 export { lastEntryId, sessionMessageEntries } from './session/entries.js'
 export { SessionIoError, SessionLockError } from './session/errors.js'
-export { SESSION_WARNING_CODES } from './session/lines.js'
+export { SESSION_WARNING_CODES } from './session/warning-codes.js'
 export type { HistoryLimit, SessionOptions } from './session-run.js'
 export type { StopCondition, StopPredicate, StopState, StopWhen } from './stop-conditions.js'
 export {

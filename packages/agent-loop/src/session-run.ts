@@ -41,7 +41,8 @@ function isEmptyReply(message: Message): boolean {
 }
 
 /**
- * One run's view of a session: loads the log (its messages, and where its last run stands),
+ * One run's view of a session: loads the log (its tail, with the store's `loadTail` when it has
+ * one, else all of it: its messages, and where its last run stands),
  * then appends the run's messages write-ahead, each batch chained by `parentId`, with the header
  * first when the session is new. A batch is written whole or not at all.
  */
@@ -69,13 +70,15 @@ export class SessionRun {
     session: SessionRun
     /** The messages from the newest compaction's kept tail on (all of them when none). */
     messages: Message[]
-    /** Message entries in the whole log. */
+    /** Message entries loaded (from the store's `loadTail` when it has one: the tail's). */
     stored: number
     state: RunState
     warnings: AgentWarning[]
   }> {
     const session = new SessionRun(options, defaults)
-    const loaded = await options.store.load(options.id)
+    const { store, id } = options
+    // the tail a resume needs when the store can load one (same history, same run state)
+    const loaded = await (store.loadTail ? store.loadTail(id) : store.load(id))
     session.#hasHeader = loaded.entries.some((e) => e.type === 'session')
     session.#lastId = lastEntryId(loaded.entries)
     for (const e of loaded.entries) if (e.type === 'message') session.#ids.set(e.message, e.id)

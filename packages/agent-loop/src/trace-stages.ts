@@ -5,7 +5,7 @@
 export const AGENT_TRACE_STAGES = Object.freeze({
   /** `{ runId, model, sessionId?, historyMessages }` */
   runStart: 'agent:run-start',
-  /** `{ sessionId, messages, state, warnings }`: the session was loaded (`state`: its last run, `idle`, `reply` or `tools`). */
+  /** `{ sessionId, messages, state, warnings }`: the session was loaded (`messages`: message entries loaded, the tail's when the store has `loadTail`; `state`: its last run, `idle`, `reply` or `tools`). */
   sessionLoaded: 'agent:session-loaded',
   /** `{ system, userSections, prefill, tools }`: what `runPrepare` produced. */
   prepared: 'agent:prepared',

@@ -146,6 +146,7 @@ export {
   sessionHeader,
   sessionMessages,
 } from './session-store.js'
+export { resumeTailBoundary } from './session-tail.js'
 export type { StateSaveOptions, StateStore, StoredState } from './state-store.js'
 export { RevisionConflictError } from './state-store.js'
 export type { CalibratedCounter, TokenCounter, TokenCounterOptions } from './tokens.js'

@@ -160,8 +160,21 @@ export interface SessionLoadResult {
  * - Ids are checked with {@link SessionIdSchema} (a `ValidationError` otherwise).
  */
 export interface SessionStore {
-  /** Every entry of a session, in append order, and what was skipped or repaired on the way. */
+  /**
+   * The full load: every entry of a session, in append order, and what was skipped or repaired
+   * on the way. For tools that want the whole history (export, search, audits).
+   */
   load(id: string): Promise<SessionLoadResult>
+  /**
+   * The load a resume needs (optional; `runAgent` uses it when present, `load` otherwise): the
+   * header, then every entry from the earlier of the newest usable compaction entry's first kept
+   * message and the last assistant reply on, in append order. A compaction entry naming no
+   * message entry before it is passed over as agent-loop's `applyCompaction` does; with no usable
+   * one, every entry. Only what is returned is validated, so a long compacted session loads at
+   * the cost of its tail. `applyCompaction`, `runStateOf` and `lastEntryId` of the result equal
+   * those of `load`'s, and its warnings are `load`'s for the entries returned.
+   */
+  loadTail?(id: string): Promise<SessionLoadResult>
   /** Append entries to a session (all of them or none), creating it on first append. */
   append(id: string, entries: readonly SessionEntry[]): Promise<void>
   /** Ids of every stored session, sorted. */

@@ -48,3 +48,33 @@ describe('load a 1,000-entry session', () => {
     time: 3000,
   })
 })
+
+// The same 1,000 entries and a compaction entry kept from 8 entries back, then one more turn:
+// loadTail pages back by the primary key to the kept message and returns 14 entries.
+for (const store of [onMemory, jsonl]) {
+  await store.append('tail-1000', (await store.load('load-1000')).entries)
+  await store.append('tail-1000', [
+    {
+      type: 'compaction',
+      id: 'compaction-1',
+      parentId: null,
+      ts: '2026-01-02T00:00:00.000Z',
+      summary: 'The user asked for the order parser; 249 turns of reading files.',
+      firstKeptId: 't248-u',
+    },
+    ...turnEntries(250),
+  ])
+}
+describe('load a 1,000-entry session with a compaction entry near its end', () => {
+  const check = (n: number, expected: number) => {
+    if (n !== expected) throw new Error(`loaded ${n} entries, not ${expected}`)
+  }
+  const full = async (store: typeof jsonl | typeof onMemory) =>
+    check((await store.load('tail-1000')).entries.length, 1005)
+  const tail = async (store: typeof jsonl | typeof onMemory) =>
+    check((await store.loadTail('tail-1000')).entries.length, 14)
+  bench('PGlite in memory: load (full)', () => full(onMemory), { time: 2000 })
+  bench('PGlite in memory: loadTail', () => tail(onMemory), { time: 2000 })
+  bench('JSONL file: load (full)', () => full(jsonl), { time: 2000 })
+  bench('JSONL file: loadTail', () => tail(jsonl), { time: 2000 })
+})

@@ -2,6 +2,7 @@ import {
   assertSessionId,
   invalidArgument,
   parseWith,
+  resumeTailBoundary,
   type SessionEntry,
   SessionEntrySchema,
   type SessionLoadResult,
@@ -41,6 +42,8 @@ const EntriesSchema = z.array(SessionEntrySchema)
 
 /** Entries per row when loading (see the `select` statement). */
 const LOAD_PAGE_ENTRIES = 256
+/** Rows `loadTail` asks for first; each further page is twice as many, up to 4,096. */
+const TAIL_FIRST_PAGE = 64
 
 function parseJson(text: unknown): unknown {
   try {
@@ -48,6 +51,54 @@ function parseJson(text: unknown): unknown {
   } catch {
     return undefined
   }
+}
+
+/** One row read back: its `seq`, and its entry, or the warning that skipped it. */
+interface RowRead {
+  seq: number
+  entry?: SessionEntry
+  warning?: SessionWarning
+}
+
+/** The rows of one page (`seqs` and `entries` JSON arrays, as the selects return them), unchecked. */
+function pageRows(row: Record<string, unknown>, id: string, op: string): RawRow[] {
+  if (row.seqs === null && row.entries === null) return [] // an empty page: no row matched
+  const seqs = parseJson(row.seqs)
+  if (!Array.isArray(seqs)) {
+    throw new StoreDataError(`${op}: the database returned no seq list`, { details: { id } })
+  }
+  const values = parseJson(row.entries)
+  return seqs.map((seqValue: unknown, i) => ({
+    seq: integerOf(seqValue, 'seq', op),
+    value: Array.isArray(values) ? values[i] : undefined,
+  }))
+}
+
+/** A row as the database returned it: its `seq` and its parsed JSON. */
+interface RawRow {
+  seq: number
+  value: unknown
+}
+
+/** Validate one row: its entry, or the warning that skips it. */
+function checkRow({ seq, value }: RawRow, id: string): RowRead {
+  const parsed = SessionEntrySchema.safeParse(value)
+  if (parsed.success) return { seq, entry: parsed.data }
+  const issue = parsed.error.issues[0]
+  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : ''
+  return {
+    seq,
+    warning: {
+      code: INVALID_ENTRY_WARNING,
+      message: `session ${id}: row seq ${seq} is not a valid entry${where}: ${issue?.message ?? 'unreadable'}; skipped`,
+      line: seq,
+    },
+  }
+}
+
+function keep(read: RowRead, out: SessionLoadResult): void {
+  if (read.entry !== undefined) out.entries.push(read.entry)
+  else if (read.warning !== undefined) out.warnings.push(read.warning)
 }
 
 /** JSON text of each entry; a `ValidationError` for a value JSON cannot hold (BigInt, cycles). */
@@ -74,6 +125,11 @@ function entryTexts(entries: readonly SessionEntry[], fn: string): string[] {
  *   rolls the whole batch back. An empty batch writes nothing.
  * - `load` reads the entries ordered by `seq`; a row that is not a valid entry (edited by
  *   hand) is skipped with a `store_postgres_invalid_entry` warning whose `line` is its `seq`.
+ * - `loadTail` (what `runAgent` uses) reads pages of rows backwards by the primary key, newest
+ *   first (64 rows, doubling up to 4,096), only until they hold what a resume needs (core's
+ *   `resumeTailBoundary`: the newest usable compaction entry's first kept message and the last
+ *   reply), then the first row (the header); only those rows are validated. Its entries are the
+ *   header and a suffix of `load`'s, with `load`'s warnings for those rows.
  * - `list` returns the ids of every session with entries, sorted by code unit; `delete`
  *   removes a session and its entries in one statement.
  *
@@ -88,7 +144,7 @@ function entryTexts(entries: readonly SessionEntry[], fn: string): string[] {
 export function postgresSessionStore(
   db: PostgresDb,
   options: PostgresSessionStoreOptions = {},
-): SessionStore {
+): SessionStore & Required<Pick<SessionStore, 'loadTail'>> {
   if (!isPostgresDb(db)) {
     invalidArgument('postgresSessionStore', 'db', 'an object with a query method', db)
   }
@@ -109,36 +165,54 @@ export function postgresSessionStore(
     FROM ${table.sql} WHERE session_id = $1
     GROUP BY (seq - 1) / ${LOAD_PAGE_ENTRIES} ORDER BY min(seq)`
 
+  // `loadTail`: pages backwards from `seq < $2` by the primary key, newest first, then the
+  // first row when the tail does not hold it (the header)
+  const selectBefore = `SELECT json_agg(seq ORDER BY seq)::text AS seqs,
+      '[' || string_agg(entry::text, ',' ORDER BY seq) || ']' AS entries
+    FROM (SELECT seq, entry FROM ${table.sql} WHERE session_id = $1 AND seq < $2::bigint
+      ORDER BY seq DESC LIMIT $3::int) AS page`
+  const selectFirst = `SELECT json_agg(seq)::text AS seqs, '[' || string_agg(entry::text, ',') || ']' AS entries
+    FROM (SELECT seq, entry FROM ${table.sql} WHERE session_id = $1 AND seq < $2::bigint
+      ORDER BY seq LIMIT 1) AS first`
+
   return {
     async load(id: string): Promise<SessionLoadResult> {
       const op = 'postgresSessionStore.load'
       assertSessionId(id, op)
-      const rows = await runQuery(db, op, select, [id])
-      const entries: SessionEntry[] = []
-      const warnings: SessionWarning[] = []
-      for (const row of rows) {
-        const seqs = parseJson(row.seqs)
-        if (!Array.isArray(seqs)) {
-          throw new StoreDataError(`${op}: the database returned no seq list`, { details: { id } })
-        }
-        const values = parseJson(row.entries)
-        seqs.forEach((seqValue: unknown, i) => {
-          const seq = integerOf(seqValue, 'seq', op)
-          const parsed = SessionEntrySchema.safeParse(Array.isArray(values) ? values[i] : undefined)
-          if (parsed.success) {
-            entries.push(parsed.data)
-            return
-          }
-          const issue = parsed.error.issues[0]
-          const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : ''
-          warnings.push({
-            code: INVALID_ENTRY_WARNING,
-            message: `session ${id}: row seq ${seq} is not a valid entry${where}: ${issue?.message ?? 'unreadable'}; skipped`,
-            line: seq,
-          })
-        })
+      const out: SessionLoadResult = { entries: [], warnings: [] }
+      for (const row of await runQuery(db, op, select, [id])) {
+        for (const raw of pageRows(row, id, op)) keep(checkRow(raw, id), out)
       }
-      return { entries, warnings }
+      return out
+    },
+
+    async loadTail(id: string): Promise<SessionLoadResult> {
+      const op = 'postgresSessionStore.loadTail'
+      assertSessionId(id, op)
+      const reached = resumeTailBoundary()
+      const tail: RowRead[] = []
+      let before = Number.MAX_SAFE_INTEGER
+      let page = TAIL_FIRST_PAGE
+      scan: for (;;) {
+        const rows = await runQuery(db, op, selectBefore, [id, String(before), String(page)])
+        const raws = rows.flatMap((row) => pageRows(row, id, op))
+        for (let i = raws.length - 1; i >= 0; i--) {
+          const read = checkRow(raws[i] as RawRow, id)
+          tail.push(read)
+          if (read.entry !== undefined && reached(read.entry)) break scan
+        }
+        if (raws.length < page) break
+        before = (raws[0] as RawRow).seq
+        page = Math.min(page * 2, 16 * LOAD_PAGE_ENTRIES)
+      }
+      tail.reverse()
+      const first = tail[0]
+      const head =
+        first === undefined ? [] : await runQuery(db, op, selectFirst, [id, String(first.seq)])
+      const out: SessionLoadResult = { entries: [], warnings: [] }
+      for (const row of head) for (const raw of pageRows(row, id, op)) keep(checkRow(raw, id), out)
+      for (const read of tail) keep(read, out)
+      return out
     },
 
     async append(id: string, batch: readonly SessionEntry[]): Promise<void> {

@@ -25,6 +25,7 @@ import {
 import * as z from 'zod'
 import { errnoCode, SessionIoError, SessionLockError } from './errors.js'
 import { parseSessionLines } from './lines.js'
+import { readSessionTail, type SessionTail } from './tail.js'
 
 /** File name suffix of a session file: `<id>.jsonl`. */
 export const SESSION_FILE_SUFFIX = '.jsonl'
@@ -76,6 +77,11 @@ export interface JsonlSessionStore extends SessionStore {
   readonly dir: string
   /** The file a session id is kept in (`<dir>/<id>.jsonl`); checks the id. */
   pathOf(id: string): string
+  /**
+   * The tail a resume needs, read backwards from the end of the file (core's
+   * `SessionStore.loadTail`); `load` is the full load.
+   */
+  loadTail(id: string): Promise<SessionLoadResult>
 }
 
 /**
@@ -88,6 +94,11 @@ export interface JsonlSessionStore extends SessionStore {
  *   left a torn last line, starts the batch on a fresh line. Cost is O(1) in session length.
  * - `load` never fails because of a bad line: a torn last line, a corrupt or invalid line in
  *   the middle are skipped with a `SessionWarning` and every other entry is kept.
+ * - `loadTail` reads the file backwards in 64 KiB blocks only as far as a resume needs (the
+ *   newest usable compaction entry's first kept message and the last assistant reply) plus the
+ *   header line, and parses and validates only those lines: on a long compacted session it costs
+ *   what the tail costs. `runAgent` uses it. `load` reads, parses and validates every line, for
+ *   tools that want the whole history. Both skip bad lines alike, with the same warnings.
  * - A header (`type: 'session'`) is written only as the first line of a new file: the check runs
  *   under the lock, so two processes starting one new session write one header. A batch whose
  *   header meets a session that already has lines (another process created it first, or its
@@ -136,6 +147,18 @@ export function jsonlSessionStore(
         }
       }
       return { entries: parsed.entries, warnings: parsed.warnings }
+    },
+
+    async loadTail(id): Promise<SessionLoadResult> {
+      assertSessionId(id, 'jsonlSessionStore.loadTail')
+      const file = fileOf(id)
+      const read = () => readTail(within, id, file)
+      let tail = await read()
+      if (tail.tornTail) {
+        // A writer may be in the middle of its write: look again once it has finished.
+        tail = await locked(id, read).catch(() => tail)
+      }
+      return { entries: tail.entries, warnings: tail.warnings }
     },
 
     async append(id, entries) {
@@ -252,6 +275,39 @@ async function readSession(within: Within, id: string, file: string): Promise<Ui
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return null
     throw ioError(`cannot read the session ${file}`, error, file, 'load')
+  }
+}
+
+/** The tail of a session file a resume needs (core's `readSessionTail`); empty when there is none. */
+async function readTail(within: Within, id: string, file: string): Promise<SessionTail> {
+  let handle: Awaited<ReturnType<typeof openWithinRoot>>
+  try {
+    handle = await openWithinRoot(within.root, within.file(id))
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT')
+      return { entries: [], warnings: [], tornTail: false, whole: true, start: 0 }
+    throw ioError(`cannot read the session ${file}`, error, file, 'load')
+  }
+  try {
+    const { size } = await handle.stat()
+    const read = async (position: number, length: number) => {
+      const buffer = Buffer.allocUnsafe(length)
+      let done = 0
+      while (done < length) {
+        const { bytesRead } = await handle.read(buffer, done, length - done, position + done)
+        if (bytesRead === 0) break
+        done += bytesRead
+      }
+      // appends only grow a file (a failed one is cut back to no less than it was): only
+      // something outside the store can make it shorter than its size when we looked
+      if (done < length) throw new Error('the file became shorter while it was read')
+      return buffer
+    }
+    return await readSessionTail({ size, read })
+  } catch (error) {
+    throw ioError(`cannot read the session ${file}`, error, file, 'load')
+  } finally {
+    await handle.close().catch(() => {})
   }
 }
 

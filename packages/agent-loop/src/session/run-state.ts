@@ -35,16 +35,21 @@ export type RunState =
 
 /**
  * Read a session's entries (in append order) and say whether its last run is unfinished and
- * how. Approval entries are folded per call (the latest status wins, a denial keeps its
- * reason). Pure.
+ * how. The approval entries after the last reply are folded per call (the latest status wins,
+ * a denial keeps its reason); older ones belong to earlier replies, even when a provider reused
+ * a call id. Reads nothing before the last reply but its messages, so a store's `loadTail` gives
+ * the same state as its full `load`. Pure.
  */
 export function runStateOf(entries: readonly SessionEntry[]): RunState {
   assertArray(entries, 'runStateOf', 'entries')
   const messages: Message[] = []
   const approvals = new Map<string, CallApproval>()
   for (const entry of entries) {
-    if (entry.type === 'message') messages.push(entry.message)
-    else if (entry.type === 'approval') {
+    if (entry.type === 'message') {
+      messages.push(entry.message)
+      // approvals are written after the reply whose calls they decide: older ones are not its
+      if (entry.message.role === 'assistant') approvals.clear()
+    } else if (entry.type === 'approval') {
       approvals.set(entry.toolCallId, {
         status: entry.status,
         ...(entry.reason === undefined ? {} : { reason: entry.reason }),

@@ -6,7 +6,7 @@ import {
   sessionHeader,
   ValidationError,
 } from '@contextkit/core'
-import { compactionRoundTrip } from './compaction-check.js'
+import { compactionRoundTrip, tailLoadMatchesFull } from './compaction-check.js'
 import { approvalResume, approvalRoundTrip, crashResume } from './durable-checks.js'
 import { freshId, messageEntries, newSession, normalized } from './session-fixtures.js'
 
@@ -329,6 +329,10 @@ const CHECKS: ReadonlyArray<readonly [string, Check]> = [
     },
   ],
   ['a compaction entry round-trips and applies as summary + kept tail', compactionRoundTrip],
+  [
+    'loadTail (when the store has it) gives a resume what load gives',
+    (store, ids) => tailLoadMatchesFull(store, ids),
+  ],
 ]
 
 /**
