@@ -15,7 +15,6 @@ import {
   mkdirWithinRoot,
   readTextFile,
   replaceWithinRoot,
-  sideFileName,
   sweepAbandonedSideFiles,
   withFileLock,
 } from '@contextkit/core/node'
