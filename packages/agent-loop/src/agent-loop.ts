@@ -33,15 +33,17 @@ import {
 } from './events.js'
 import { type GatedTools, runGatedTools } from './gated-tools.js'
 import { LoopGuard, type LoopGuardVerdict } from './loop-guard.js'
-import { type CallContext, type CallResult, callModel } from './model-call.js'
+import { type CallContext, type CallResult, type CallSpec, callModel } from './model-call.js'
 import type { ResolvedOptions } from './options.js'
 import { planSection, runPlanPhase } from './plan.js'
 import { beginRun, type OpenedSession } from './run-begin.js'
 import { safeRecord, warningTrace } from './run-trace.js'
 import { addUsage, interruptedReply, runUsage } from './run-usage.js'
 import { type ApprovalDraft, SessionRun } from './session-run.js'
+import { StepControl } from './step-control.js'
 import { checkStopConditions } from './stop-conditions.js'
 import { type AgentStopReason, replyStopReason } from './stop-reasons.js'
+import type { ToolChoice } from './tool-choice.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 
 /** How a step ended: the turn to go on with, or the run's end. */
@@ -72,6 +74,8 @@ export class AgentLoop {
   #run!: RunInfo
   /** Keeps requests inside the window (`compaction`); none when compaction is off. */
   readonly #compactor: Compactor | undefined
+  /** `prepareStep` (the option's and the middleware's); none when nothing prepares steps. */
+  readonly #control: StepControl | undefined
 
   constructor(
     options: ResolvedOptions,
@@ -86,6 +90,7 @@ export class AgentLoop {
     this.#compactor = options.compaction
       ? new Compactor(options.compaction, options.provider)
       : undefined
+    this.#control = StepControl.create(options)
   }
 
   #emit = (event: AgentEvent): void => this.#channel.push(event)
@@ -264,7 +269,7 @@ export class AgentLoop {
     step: number,
     guard: LoopGuard | undefined,
   ): Promise<StepOutcome> {
-    const result = await this.#call(ctx, prepared, step)
+    const { result, next } = await this.#call(ctx, prepared, step)
     const turn = result.turn
     if (result.kind !== 'done') {
       // an interrupted reply asked for nothing that ran: finalized and reported, never saved
@@ -289,7 +294,7 @@ export class AgentLoop {
     if (pending.length > 0)
       return { end: this.#finish('awaiting_approval', undefined, { pending }) }
     const { stop, failure } = this.#decideStop(step, reply, calls, verdict)
-    if (!stop) return { turn }
+    if (!stop) return { turn: next }
     return {
       end: this.#finish(stop, failure ?? (stop === 'aborted' ? this.#abortError() : undefined)),
     }
@@ -317,21 +322,34 @@ export class AgentLoop {
     })
   }
 
-  /** The step's model call, with its `step-start` and `usage` events and its trace record. */
-  async #call(ctx: CallContext, turn: TurnContext, step: number): Promise<CallResult> {
+  /**
+   * The step's model call, with its `step-start` and `usage` events and its trace record; `next`
+   * is the turn later steps start from (the prepared one, or the one a `recover` hook gave).
+   */
+  async #call(
+    ctx: CallContext,
+    turn: TurnContext,
+    step: number,
+  ): Promise<{ result: CallResult; next: TurnContext }> {
     const pricing = this.#o.model.pricing
     this.#emit({ type: 'step-start', step, phase: 'agent' })
-    const spec = {
-      turn,
-      extra: this.#sent,
+    const setup = this.#control
+      ? await this.#control.setup(turn, this.#sent, step - 1, this.#usage, this.#run)
+      : undefined
+    const spec: CallSpec = {
+      turn: setup ? setup.turn : turn,
+      extra: setup ? setup.extra : this.#sent,
       opensReply: step === 1,
       maxTokens: this.#o.maxTokens,
       step,
-      phase: 'agent' as const,
+      phase: 'agent',
+      ...(setup ? withChoice(setup.toolChoice) : withChoice(this.#o.toolChoice)),
     }
-    const result = this.#compactor
-      ? await this.#compactor.call(ctx, spec)
-      : await callModel(ctx, spec)
+    const result =
+      this.#compactor && !setup?.ownMessages
+        ? await this.#compactor.call(ctx, spec)
+        : await callModel(ctx, spec)
+    if (setup?.offered && result.kind === 'done') refuseNotOffered(result, setup.offered)
     this.#steps++
     const usage = withCacheHitRate(result.reply.usage, pricing)
     this.#emit({ type: 'usage', step, usage, total: withCacheHitRate(this.#usage, pricing) })
@@ -342,7 +360,8 @@ export class AgentLoop {
       toolCalls: result.reply.content.flatMap((b) => (b.type === 'tool_call' ? [b.name] : [])),
       usage,
     })
-    return result
+    // a step's own changes last for its call only; a recovered turn replaces the run's
+    return { result, next: setup && !result.recovered ? turn : result.turn }
   }
 
   /** After a step's tools: abort, the loop guard, then the stop conditions in order. */
@@ -450,5 +469,21 @@ export class AgentLoop {
     })
     this.#emit({ type: 'run-end', result })
     return result
+  }
+}
+
+/** `toolChoice` as an optional `CallSpec` field. */
+function withChoice(choice: ToolChoice | undefined): { toolChoice?: ToolChoice } {
+  return choice === undefined ? {} : { toolChoice: choice }
+}
+
+/** Calls to tools the step did not offer (`activeTools`) are answered with an error result. */
+function refuseNotOffered(
+  result: Extract<CallResult, { kind: 'done' }>,
+  offered: ReadonlySet<string>,
+): void {
+  for (const b of result.reply.content) {
+    if (b.type !== 'tool_call' || offered.has(b.name) || result.invalidCalls.has(b.id)) continue
+    result.invalidCalls.set(b.id, `"${b.name}" is not offered in this step (activeTools)`)
   }
 }

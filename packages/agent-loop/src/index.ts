@@ -109,6 +109,7 @@ export { lastEntryId, sessionMessageEntries } from './session/entries.js'
 export { SessionIoError, SessionLockError } from './session/errors.js'
 export { SESSION_WARNING_CODES } from './session/lines.js'
 export type { HistoryLimit, SessionOptions } from './session-run.js'
+export type { PrepareStep, PrepareStepState, StepPreparation } from './step-control.js'
 export type { StopCondition, StopPredicate, StopState, StopWhen } from './stop-conditions.js'
 export {
   budgetExceeded,
@@ -125,6 +126,7 @@ export type {
   TokenCountPrepareResult,
 } from './token-count-prepass.js'
 export { isAsyncTokenCounter } from './token-count-prepass.js'
+export type { ToolChoice } from './tool-choice.js'
 export { AGENT_TRACE_STAGES } from './trace-stages.js'
 export { TRAILING_TURN_FALLBACK } from './trailing-turn.js'
 export { AGENT_LOOP_WARNINGS } from './warnings.js'

@@ -1,6 +1,7 @@
 import type { ModelInfo, StopReason, Usage } from '@contextkit/core'
 import type { FormattedRequest } from '@contextkit/formatters'
 import type { ProviderError } from './errors.js'
+import type { ToolChoice } from './tool-choice.js'
 
 /** Extended thinking for one call. */
 export interface ThinkingOptions {
@@ -22,6 +23,11 @@ export interface ProviderRequest extends FormattedRequest {
   maxTokens: number
   /** Extended thinking for this call; absent: off. */
   thinking?: ThinkingOptions
+  /**
+   * Which of `nativeTools` the model may or must call (`runAgent`'s `toolChoice`, or a step's);
+   * set only on requests with native tools. Absent: the provider's default (`'auto'`).
+   */
+  toolChoice?: ToolChoice
 }
 
 /** Options of {@link ModelProvider.stream}. */

@@ -3,6 +3,7 @@ import * as z from 'zod'
 import { ProviderError } from '../errors.js'
 import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
 import { withRetries } from '../provider-retry.js'
+import { chatToolChoice } from '../tool-choice.js'
 import { chatAttempt } from './chat-attempt.js'
 import { type ChatBodyWarning, toChatMessages, toChatTools } from './chat-body.js'
 
@@ -90,6 +91,7 @@ function chatBody(
     stream: true,
     stream_options: { include_usage: true },
     ...(tools ? { tools } : {}),
+    ...(tools && request.toolChoice ? { tool_choice: chatToolChoice(request.toolChoice) } : {}),
     ...(stops.length > 0 ? { stop: stops } : {}),
   }
 }
