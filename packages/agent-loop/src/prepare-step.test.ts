@@ -223,7 +223,13 @@ describe('middleware prepareStep', () => {
       ],
       messages: [textMessage('user', 'Read the notes')],
       middleware: [
-        { name: 'p', prepare: (t) => (order.push('prepare'), t) },
+        {
+          name: 'p',
+          prepare: (t) => {
+            order.push('prepare')
+            return t
+          },
+        },
         fileNamedByLastResult(seen),
       ],
       prepareStep: ({ step }) => {
