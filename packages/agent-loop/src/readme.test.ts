@@ -64,3 +64,9 @@ test('the README /otel example (GenAI spans of a tool round trip) runs and print
   expect(expected.length).toBe(4)
   expect(logs).toEqual(expected)
 })
+
+test('the README per-step control example (prepareStep, toolChoice over /openai) runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:steps -->')
+  expect(expected).toHaveLength(3)
+  expect(logs).toEqual(expected)
+})
