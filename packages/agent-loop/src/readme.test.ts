@@ -55,7 +55,7 @@ test('the README compaction example (a 6,000-token window) runs and prints what 
 
 test('the README /mcp example (an in-process MCP server’s tool, one call refused by its schema) runs and prints what it says', async () => {
   const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:mcp -->')
-  expect(expected.length).toBe(4)
+  expect(expected.length).toBe(5)
   expect(logs).toEqual(expected)
 })
 
