@@ -35,12 +35,14 @@ import { type GatedTools, runGatedTools } from './gated-tools.js'
 import { LoopGuard, type LoopGuardVerdict } from './loop-guard.js'
 import { type CallContext, type CallResult, type CallSpec, callModel } from './model-call.js'
 import type { ResolvedOptions } from './options.js'
+import { runOutputPhase } from './output/final-output.js'
+import type { OutputSpec } from './output/output-schema.js'
 import { planSection, runPlanPhase } from './plan.js'
 import { beginRun, type OpenedSession } from './run-begin.js'
 import { safeRecord, warningTrace } from './run-trace.js'
 import { addUsage, interruptedReply, runUsage } from './run-usage.js'
 import { type ApprovalDraft, SessionRun } from './session-run.js'
-import { StepControl } from './step-control.js'
+import { refuseNotOffered, StepControl, withChoice } from './step-control.js'
 import { checkStopConditions } from './stop-conditions.js'
 import { type AgentStopReason, replyStopReason } from './stop-reasons.js'
 import type { ToolChoice } from './tool-choice.js'
@@ -285,7 +287,10 @@ export class AgentLoop {
     await this.#save([message])
     if (calls.length === 0) {
       this.#stepEnd(step, message)
-      return { end: this.#finish(replyStopReason(reply.stopReason)) }
+      const stop = replyStopReason(reply.stopReason)
+      if (this.#o.output && stop === 'end_turn')
+        return { end: await this.#output(ctx, turn, reply, step) }
+      return { end: this.#finish(stop) }
     }
     const { results, verdict, pending } = await this.#tools(calls, result.invalidCalls, step, guard)
     this.#toolCalls.push(...calls)
@@ -298,6 +303,28 @@ export class AgentLoop {
     return {
       end: this.#finish(stop, failure ?? (stop === 'aborted' ? this.#abortError() : undefined)),
     }
+  }
+
+  /** The output phase after the final reply (`output`): `result.output`, or its error. */
+  async #output(
+    ctx: CallContext,
+    turn: TurnContext,
+    reply: AssistantMessage,
+    step: number,
+  ): Promise<AgentResult> {
+    const out = await runOutputPhase({
+      ctx,
+      turn,
+      sent: [...this.#sent, reply],
+      step: step + 1,
+      maxTokens: this.#o.maxTokens,
+      spec: this.#o.output as OutputSpec,
+      mode: this.#o.provider.outputMode ?? 'tool',
+    })
+    this.#steps += out.calls
+    if (out.kind === 'done') return this.#finish('end_turn', undefined, { output: out.value })
+    const failure = out.kind === 'aborted' ? this.#abortError() : out.error
+    return this.#finish(out.kind === 'aborted' ? 'aborted' : 'error', failure)
   }
 
   /** The tool half of a step ({@link runGatedTools}), saving through this run's session. */
@@ -447,7 +474,10 @@ export class AgentLoop {
   #finish(
     stopReason: AgentStopReason,
     error?: ContextkitError,
-    extra?: { question: string; context: string } | { pending: PendingApproval[] },
+    extra?:
+      | { question: string; context: string }
+      | { pending: PendingApproval[] }
+      | { output: unknown },
   ): AgentResult {
     const last = this.#saved.findLast((m) => m.role === 'assistant')
     const result: AgentResult = {
@@ -472,18 +502,3 @@ export class AgentLoop {
   }
 }
 
-/** `toolChoice` as an optional `CallSpec` field. */
-function withChoice(choice: ToolChoice | undefined): { toolChoice?: ToolChoice } {
-  return choice === undefined ? {} : { toolChoice: choice }
-}
-
-/** Calls to tools the step did not offer (`activeTools`) are answered with an error result. */
-function refuseNotOffered(
-  result: Extract<CallResult, { kind: 'done' }>,
-  offered: ReadonlySet<string>,
-): void {
-  for (const b of result.reply.content) {
-    if (b.type !== 'tool_call' || offered.has(b.name) || result.invalidCalls.has(b.id)) continue
-    result.invalidCalls.set(b.id, `"${b.name}" is not offered in this step (activeTools)`)
-  }
-}

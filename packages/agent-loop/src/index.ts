@@ -50,6 +50,7 @@ export {
   AgentLoopError,
   ContextIrreducibleError,
   ContextTooLongError,
+  OutputValidationError,
   PlanError,
   ProviderError,
   RepeatedToolCallError,
@@ -89,6 +90,8 @@ export type { LoopGuardOptions, LoopGuardVerdict } from './loop-guard.js'
 export { LoopGuard } from './loop-guard.js'
 export type { ApprovalAnswer, RunAgentOptions } from './options.js'
 export { RunAgentOptionsSchema } from './options.js'
+export type { OutputMode, ResponseFormat } from './output/output-schema.js'
+export { OUTPUT_TOOL_NAME } from './output/output-schema.js'
 export type { PlanAnswer, PlanOptions } from './plan.js'
 export { PLAN_SECTION_ID, PLAN_SYSTEM_PROMPT, PlanAnswerSchema } from './plan.js'
 export type {

@@ -27,6 +27,7 @@ import type { AgentEvent, AgentPhase, AgentWarning } from './events.js'
 import type { ModelProvider, ProviderRequest } from './provider.js'
 import { type StreamReplyOutcome, streamReply } from './stream-reply.js'
 import { prepareSectionCounts } from './token-count-prepass.js'
+import type { ResponseFormat } from './output/output-schema.js'
 import { type ToolChoice, textToolChoice } from './tool-choice.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 import {
@@ -73,6 +74,8 @@ export interface CallSpec {
   phase: AgentPhase
   /** The call's tool choice (`runAgent`'s `toolChoice` or the step's); absent: `'auto'`. */
   toolChoice?: ToolChoice
+  /** The JSON Schema the reply must match (the output phase, `outputMode: 'json-schema'`). */
+  responseFormat?: ResponseFormat
 }
 
 /**
@@ -140,6 +143,7 @@ function buildRequest(ctx: CallContext, spec: CallSpec, turn: TurnContext): Buil
   }
   const request: ProviderRequest = { ...formatted, model: turn.model, maxTokens: spec.maxTokens }
   if (spec.toolChoice && request.nativeTools?.length) request.toolChoice = spec.toolChoice
+  if (spec.responseFormat) request.responseFormat = spec.responseFormat
   if (turn.thinking?.enabled && !textThinking) request.thinking = turn.thinking
   const breakpoints = finishCacheMarkers(request, mode, placement)
   ctx.cache.previous = messages[messages.length - 1]

@@ -28,6 +28,7 @@ import type { LoopGuardOptions } from './loop-guard.js'
 import type { PlanOptions } from './plan.js'
 import type { ModelProvider, ThinkingOptions } from './provider.js'
 import type { SessionOptions } from './session-run.js'
+import { isZodSchema, type OutputSpec, outputSpec } from './output/output-schema.js'
 import { checkToolChoice, type PrepareStep, systemSections } from './step-control.js'
 import { type StopCondition, type StopWhen, stopConditions } from './stop-conditions.js'
 import { type ToolChoice, ToolChoiceSchema } from './tool-choice.js'
@@ -214,6 +215,12 @@ export const RunAgentOptionsSchema = z.strictObject({
   prepareStep: z
     .custom<PrepareStep>((v) => typeof v === 'function', 'expected a function')
     .optional(),
+  /**
+   * A zod schema for the run's final structured output: after the model's last reply, it is
+   * asked for the answer in this shape (the provider's `outputMode`), validated (one repair
+   * call), and returned as `result.output`. Default: none.
+   */
+  output: z.custom<z.ZodType>(isZodSchema, 'expected a zod schema').optional(),
 })
 
 /** A person's decision on a call that waits for approval (`resume: { approvals }`). */
@@ -250,6 +257,7 @@ export interface ResolvedOptions {
   toolResultMaxTokens: number
   toolChoice: ToolChoice | undefined
   prepareStep: PrepareStep | undefined
+  output: OutputSpec | undefined
 }
 
 function toolMap(tools: readonly AgentTool[] | undefined): Map<string, AgentTool> {
@@ -312,5 +320,19 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
     toolResultMaxTokens: o.toolResultMaxTokens ?? defaultToolResultMaxTokens(model),
     toolChoice: o.toolChoice,
     prepareStep: o.prepareStep,
+    output: o.output ? resolveOutput(o.output) : undefined,
+  }
+}
+
+/** The output schema as JSON Schema; one zod cannot convert is a `ValidationError`. */
+function resolveOutput(schema: z.ZodType): OutputSpec {
+  try {
+    return outputSpec(schema)
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    throw new ValidationError(
+      `Invalid runAgent options: output: the schema has no JSON Schema form (${message})`,
+      [{ path: 'output', message }],
+    )
   }
 }

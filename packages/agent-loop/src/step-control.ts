@@ -16,6 +16,7 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import * as z from 'zod'
+import type { CallResult } from './model-call.js'
 import { type ToolChoice, ToolChoiceSchema } from './tool-choice.js'
 
 /** What `runAgent`'s `prepareStep` is told before each model call. */
@@ -189,4 +190,20 @@ function applyPreparation(
     if (!names.includes(name)) throw unknownTool('prepareStep result: activeTools', name, names)
   const offered = new Set(prep.activeTools)
   return { turn: { ...next, tools: turn.tools.filter((t) => offered.has(t.name)) }, offered }
+}
+
+/** `toolChoice` as an optional `CallSpec` field. */
+export function withChoice(choice: ToolChoice | undefined): { toolChoice?: ToolChoice } {
+  return choice === undefined ? {} : { toolChoice: choice }
+}
+
+/** Calls to tools the step did not offer (`activeTools`) are answered with an error result. */
+export function refuseNotOffered(
+  result: Extract<CallResult, { kind: 'done' }>,
+  offered: ReadonlySet<string>,
+): void {
+  for (const b of result.reply.content) {
+    if (b.type !== 'tool_call' || offered.has(b.name) || result.invalidCalls.has(b.id)) continue
+    result.invalidCalls.set(b.id, `"${b.name}" is not offered in this step (activeTools)`)
+  }
 }

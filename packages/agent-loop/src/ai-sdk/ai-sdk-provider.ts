@@ -64,6 +64,15 @@ function callOptions(
     maxOutputTokens: request.maxTokens,
     ...(request.stopSequences.length > 0 ? { stopSequences: request.stopSequences } : {}),
     ...(tools ? { tools, toolChoice: aiSdkToolChoice(request.toolChoice ?? 'auto') } : {}),
+    ...(request.responseFormat
+      ? {
+          responseFormat: {
+            type: 'json',
+            schema: request.responseFormat.schema,
+            name: request.responseFormat.name,
+          },
+        }
+      : {}),
     ...(providerOptions ? { providerOptions } : {}),
     abortSignal: signal,
   }
@@ -148,6 +157,7 @@ export function aiSdkProvider(
   }
   return {
     name: `ai-sdk:${languageModel.provider}`,
+    outputMode: 'json-schema',
     stream(request, { signal }) {
       const call = callOptions(
         languageModel.specificationVersion,

@@ -93,6 +93,18 @@ function chatBody(
     ...(tools ? { tools } : {}),
     ...(tools && request.toolChoice ? { tool_choice: chatToolChoice(request.toolChoice) } : {}),
     ...(stops.length > 0 ? { stop: stops } : {}),
+    ...(request.responseFormat
+      ? {
+          response_format: {
+            type: 'json_schema',
+            json_schema: {
+              name: request.responseFormat.name,
+              schema: request.responseFormat.schema,
+              strict: true,
+            },
+          },
+        }
+      : {}),
   }
 }
 
@@ -134,6 +146,7 @@ export function openAIChatProvider(options: OpenAIChatProviderOptions = {}): Mod
 
   return {
     name: 'openai-chat',
+    outputMode: 'json-schema',
     async *stream(request, { signal }): AsyncGenerator<ProviderEvent> {
       if (request.prompt !== undefined && request.messages.length === 0) {
         const error = new ProviderError(
