@@ -70,3 +70,9 @@ test('the README per-step control example (prepareStep, toolChoice over /openai)
   expect(expected).toHaveLength(3)
   expect(logs).toEqual(expected)
 })
+
+test('the README structured-output example (tools, a forced final tool, one repair) runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:output -->')
+  expect(expected).toHaveLength(3)
+  expect(logs).toEqual(expected)
+})
