@@ -45,7 +45,6 @@ import { type ApprovalDraft, SessionRun } from './session-run.js'
 import { refuseNotOffered, StepControl, withChoice } from './step-control.js'
 import { checkStopConditions } from './stop-conditions.js'
 import { type AgentStopReason, replyStopReason } from './stop-reasons.js'
-import type { ToolChoice } from './tool-choice.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 
 /** How a step ended: the turn to go on with, or the run's end. */
@@ -501,4 +500,3 @@ export class AgentLoop {
     return result
   }
 }
-

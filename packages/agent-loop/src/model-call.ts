@@ -24,10 +24,10 @@ import {
 import type { ToolResultClipper } from './compaction/tool-result-clip.js'
 import { type ProviderError, RequestBuildError } from './errors.js'
 import type { AgentEvent, AgentPhase, AgentWarning } from './events.js'
+import type { ResponseFormat } from './output/output-schema.js'
 import type { ModelProvider, ProviderRequest } from './provider.js'
 import { type StreamReplyOutcome, streamReply } from './stream-reply.js'
 import { prepareSectionCounts } from './token-count-prepass.js'
-import type { ResponseFormat } from './output/output-schema.js'
 import { type ToolChoice, textToolChoice } from './tool-choice.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 import {

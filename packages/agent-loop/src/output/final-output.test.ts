@@ -23,7 +23,9 @@ const lookup = defineTool({
   execute: ({ name }) => `${name}: four legs`,
 })
 const toolStep = { toolUse: { name: 'lookup', input: { name: 'wombat' } } }
-const outputCall = (input: Record<string, unknown>) => ({ toolUse: { name: OUTPUT_TOOL_NAME, input } })
+const outputCall = (input: Record<string, unknown>) => ({
+  toolUse: { name: OUTPUT_TOOL_NAME, input },
+})
 
 async function emulator(script: Script) {
   const emu = await startAnthropicEmulator({ script })
