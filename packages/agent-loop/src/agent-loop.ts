@@ -33,13 +33,16 @@ import {
 } from './events.js'
 import { type GatedTools, runGatedTools } from './gated-tools.js'
 import { LoopGuard, type LoopGuardVerdict } from './loop-guard.js'
-import { type CallContext, type CallResult, callModel } from './model-call.js'
+import { type CallContext, type CallResult, type CallSpec, callModel } from './model-call.js'
 import type { ResolvedOptions } from './options.js'
+import { runOutputPhase } from './output/final-output.js'
+import type { OutputSpec } from './output/output-schema.js'
 import { planSection, runPlanPhase } from './plan.js'
 import { beginRun, type OpenedSession } from './run-begin.js'
 import { safeRecord, warningTrace } from './run-trace.js'
 import { addUsage, interruptedReply, runUsage } from './run-usage.js'
 import { type ApprovalDraft, SessionRun } from './session-run.js'
+import { refuseNotOffered, StepControl, withChoice } from './step-control.js'
 import { checkStopConditions } from './stop-conditions.js'
 import { type AgentStopReason, replyStopReason } from './stop-reasons.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
@@ -72,6 +75,8 @@ export class AgentLoop {
   #run!: RunInfo
   /** Keeps requests inside the window (`compaction`); none when compaction is off. */
   readonly #compactor: Compactor | undefined
+  /** `prepareStep` (the option's and the middleware's); none when nothing prepares steps. */
+  readonly #control: StepControl | undefined
 
   constructor(
     options: ResolvedOptions,
@@ -86,6 +91,7 @@ export class AgentLoop {
     this.#compactor = options.compaction
       ? new Compactor(options.compaction, options.provider)
       : undefined
+    this.#control = StepControl.create(options)
   }
 
   #emit = (event: AgentEvent): void => this.#channel.push(event)
@@ -269,7 +275,7 @@ export class AgentLoop {
     step: number,
     guard: LoopGuard | undefined,
   ): Promise<StepOutcome> {
-    const result = await this.#call(ctx, prepared, step)
+    const { result, next } = await this.#call(ctx, prepared, step)
     const turn = result.turn
     if (result.kind !== 'done') {
       // an interrupted reply asked for nothing that ran: finalized and reported, never saved
@@ -285,7 +291,10 @@ export class AgentLoop {
     await this.#save([message])
     if (calls.length === 0) {
       this.#stepEnd(step, message)
-      return { end: this.#finish(replyStopReason(reply.stopReason)) }
+      const stop = replyStopReason(reply.stopReason)
+      if (this.#o.output && stop === 'end_turn')
+        return { end: await this.#output(ctx, turn, reply, step) }
+      return { end: this.#finish(stop) }
     }
     const { results, verdict, pending } = await this.#tools(calls, result.invalidCalls, step, guard)
     this.#toolCalls.push(...calls)
@@ -294,10 +303,32 @@ export class AgentLoop {
     if (pending.length > 0)
       return { end: this.#finish('awaiting_approval', undefined, { pending }) }
     const { stop, failure } = this.#decideStop(step, reply, calls, verdict)
-    if (!stop) return { turn }
+    if (!stop) return { turn: next }
     return {
       end: this.#finish(stop, failure ?? (stop === 'aborted' ? this.#abortError() : undefined)),
     }
+  }
+
+  /** The output phase after the final reply (`output`): `result.output`, or its error. */
+  async #output(
+    ctx: CallContext,
+    turn: TurnContext,
+    reply: AssistantMessage,
+    step: number,
+  ): Promise<AgentResult> {
+    const out = await runOutputPhase({
+      ctx,
+      turn,
+      sent: [...this.#sent, reply],
+      step: step + 1,
+      maxTokens: this.#o.maxTokens,
+      spec: this.#o.output as OutputSpec,
+      mode: this.#o.provider.outputMode ?? 'tool',
+    })
+    this.#steps += out.calls
+    if (out.kind === 'done') return this.#finish('end_turn', undefined, { output: out.value })
+    const failure = out.kind === 'aborted' ? this.#abortError() : out.error
+    return this.#finish(out.kind === 'aborted' ? 'aborted' : 'error', failure)
   }
 
   /** The tool half of a step ({@link runGatedTools}), saving through this run's session. */
@@ -322,21 +353,34 @@ export class AgentLoop {
     })
   }
 
-  /** The step's model call, with its `step-start` and `usage` events and its trace record. */
-  async #call(ctx: CallContext, turn: TurnContext, step: number): Promise<CallResult> {
+  /**
+   * The step's model call, with its `step-start` and `usage` events and its trace record; `next`
+   * is the turn later steps start from (the prepared one, or the one a `recover` hook gave).
+   */
+  async #call(
+    ctx: CallContext,
+    turn: TurnContext,
+    step: number,
+  ): Promise<{ result: CallResult; next: TurnContext }> {
     const pricing = this.#o.model.pricing
     this.#emit({ type: 'step-start', step, phase: 'agent' })
-    const spec = {
-      turn,
-      extra: this.#sent,
+    const setup = this.#control
+      ? await this.#control.setup(turn, this.#sent, step - 1, this.#usage, this.#run)
+      : undefined
+    const spec: CallSpec = {
+      turn: setup ? setup.turn : turn,
+      extra: setup ? setup.extra : this.#sent,
       opensReply: step === 1,
       maxTokens: this.#o.maxTokens,
       step,
-      phase: 'agent' as const,
+      phase: 'agent',
+      ...(setup ? withChoice(setup.toolChoice) : withChoice(this.#o.toolChoice)),
     }
-    const result = this.#compactor
-      ? await this.#compactor.call(ctx, spec)
-      : await callModel(ctx, spec)
+    const result =
+      this.#compactor && !setup?.ownMessages
+        ? await this.#compactor.call(ctx, spec)
+        : await callModel(ctx, spec)
+    if (setup?.offered && result.kind === 'done') refuseNotOffered(result, setup.offered)
     this.#steps++
     const usage = withCacheHitRate(result.reply.usage, pricing)
     this.#emit({ type: 'usage', step, usage, total: withCacheHitRate(this.#usage, pricing) })
@@ -347,7 +391,8 @@ export class AgentLoop {
       toolCalls: result.reply.content.flatMap((b) => (b.type === 'tool_call' ? [b.name] : [])),
       usage,
     })
-    return result
+    // a step's own changes last for its call only; a recovered turn replaces the run's
+    return { result, next: setup && !result.recovered ? turn : result.turn }
   }
 
   /** After a step's tools: abort, the loop guard, then the stop conditions in order. */
@@ -433,7 +478,10 @@ export class AgentLoop {
   #finish(
     stopReason: AgentStopReason,
     error?: ContextkitError,
-    extra?: { question: string; context: string } | { pending: PendingApproval[] },
+    extra?:
+      | { question: string; context: string }
+      | { pending: PendingApproval[] }
+      | { output: unknown },
   ): AgentResult {
     const last = this.#saved.findLast((m) => m.role === 'assistant')
     const result: AgentResult = {

@@ -101,7 +101,7 @@ export type ResumeSummary = {
 }
 
 /** What a run produced. */
-export interface AgentResult {
+export interface AgentResult<Output = unknown> {
   /** The run's id. */
   runId: string
   /**
@@ -132,6 +132,11 @@ export interface AgentResult {
   pending?: PendingApproval[]
   /** For `stopReason: 'error'` (and an abort with a reason): what stopped the run. */
   error?: ContextkitError
+  /**
+   * The final structured output (`runAgent({ output })`), validated by the schema; set when the
+   * run ended with `end_turn` and the output was valid.
+   */
+  output?: Output
 }
 
 /** Where a model call belongs: the plan phase (`runAgent({ plan })`) or the agent loop. */

@@ -50,6 +50,7 @@ export {
   AgentLoopError,
   ContextIrreducibleError,
   ContextTooLongError,
+  OutputValidationError,
   PlanError,
   ProviderError,
   RepeatedToolCallError,
@@ -89,6 +90,8 @@ export type { LoopGuardOptions, LoopGuardVerdict } from './loop-guard.js'
 export { LoopGuard } from './loop-guard.js'
 export type { ApprovalAnswer, RunAgentOptions } from './options.js'
 export { RunAgentOptionsSchema } from './options.js'
+export type { OutputMode, ResponseFormat } from './output/output-schema.js'
+export { OUTPUT_TOOL_NAME } from './output/output-schema.js'
 export type { PlanAnswer, PlanOptions } from './plan.js'
 export { PLAN_SECTION_ID, PLAN_SYSTEM_PROMPT, PlanAnswerSchema } from './plan.js'
 export type {
@@ -109,6 +112,7 @@ export { lastEntryId, sessionMessageEntries } from './session/entries.js'
 export { SessionIoError, SessionLockError } from './session/errors.js'
 export { SESSION_WARNING_CODES } from './session/warning-codes.js'
 export type { HistoryLimit, SessionOptions } from './session-run.js'
+export type { PrepareStep, PrepareStepState, StepPreparation } from './step-control.js'
 export type { StopCondition, StopPredicate, StopState, StopWhen } from './stop-conditions.js'
 export {
   budgetExceeded,
@@ -125,6 +129,7 @@ export type {
   TokenCountPrepareResult,
 } from './token-count-prepass.js'
 export { isAsyncTokenCounter } from './token-count-prepass.js'
+export type { ToolChoice } from './tool-choice.js'
 export { AGENT_TRACE_STAGES } from './trace-stages.js'
 export { TRAILING_TURN_FALLBACK } from './trailing-turn.js'
 export { AGENT_LOOP_WARNINGS } from './warnings.js'

@@ -24,9 +24,11 @@ import {
 import type { ToolResultClipper } from './compaction/tool-result-clip.js'
 import { type ProviderError, RequestBuildError } from './errors.js'
 import type { AgentEvent, AgentPhase, AgentWarning } from './events.js'
+import type { ResponseFormat } from './output/output-schema.js'
 import type { ModelProvider, ProviderRequest } from './provider.js'
 import { type StreamReplyOutcome, streamReply } from './stream-reply.js'
 import { prepareSectionCounts } from './token-count-prepass.js'
+import { type ToolChoice, textToolChoice } from './tool-choice.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 import {
   continueTrailingTurn,
@@ -72,13 +74,21 @@ export interface CallSpec {
   /** The step the call belongs to (`0`: the plan phase), and its phase. */
   step: number
   phase: AgentPhase
+  /** The call's tool choice (`runAgent`'s `toolChoice` or the step's); absent: `'auto'`. */
+  toolChoice?: ToolChoice
+  /** The JSON Schema the reply must match (the output phase, `outputMode: 'json-schema'`). */
+  responseFormat?: ResponseFormat
 }
 
-/** How a call ended, with the turn it ended on (a `recover` hook may have replaced it). */
-export type CallResult =
+/**
+ * How a call ended, with the turn it ended on (a `recover` hook may have replaced it: then
+ * `recovered` is set).
+ */
+export type CallResult = (
   | { kind: 'done'; reply: AssistantMessage; invalidCalls: Map<string, string>; turn: TurnContext }
   | { kind: 'aborted'; reply: AssistantMessage; turn: TurnContext }
   | { kind: 'failed'; reply: AssistantMessage; turn: TurnContext; error: ContextkitError }
+) & { recovered?: true }
 
 /** A built request, with how its sections were fitted and where its breakpoints went. */
 interface BuiltRequest {
@@ -134,6 +144,8 @@ function buildRequest(ctx: CallContext, spec: CallSpec, turn: TurnContext): Buil
     )
   }
   const request: ProviderRequest = { ...formatted, model: turn.model, maxTokens: spec.maxTokens }
+  if (spec.toolChoice && request.nativeTools?.length) request.toolChoice = spec.toolChoice
+  if (spec.responseFormat) request.responseFormat = spec.responseFormat
   if (turn.thinking?.enabled && !textThinking) request.thinking = turn.thinking
   const breakpoints = finishCacheMarkers(request, mode, placement)
   ctx.cache.previous = messages[messages.length - 1]
@@ -150,9 +162,10 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
   const tried = new Set<string>()
   for (let attempt = 1; ; attempt++) {
     const { reply, outcome, request } = await attemptCall(ctx, spec, turn)
+    const recovered = attempt > 1 ? { recovered: true as const } : {}
     if (outcome.kind === 'done')
-      return { kind: 'done', reply, invalidCalls: outcome.invalidCalls, turn }
-    if (outcome.kind === 'aborted') return { kind: 'aborted', reply, turn }
+      return { kind: 'done', reply, invalidCalls: outcome.invalidCalls, turn, ...recovered }
+    if (outcome.kind === 'aborted') return { kind: 'aborted', reply, turn, ...recovered }
     const recovery = await recover(ctx, outcome.error, turn, tried, request)
     if (!recovery) return { kind: 'failed', reply, turn, error: outcome.error }
     tried.add(recovery.by)
@@ -167,7 +180,10 @@ async function attemptCall(
   given: CallSpec,
   givenTurn: TurnContext,
 ): Promise<{ reply: AssistantMessage; outcome: StreamReplyOutcome; request: ProviderRequest }> {
-  const { spec, turn } = clipped(ctx, given, givenTurn)
+  const { spec, turn: clippedTurn } = clipped(ctx, given, givenTurn)
+  const turn = spec.toolChoice
+    ? textToolChoice(clippedTurn, spec.toolChoice, formatterFor(clippedTurn.model, ctx.formatter))
+    : clippedTurn
   await countSections(ctx, spec, turn)
   const built = buildRequest(ctx, spec, turn)
   const { request, formatter } = built

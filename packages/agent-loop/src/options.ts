@@ -25,10 +25,13 @@ import {
 } from './compaction/compaction-options.js'
 import type { AgentTool } from './define-tool.js'
 import type { LoopGuardOptions } from './loop-guard.js'
+import { isZodSchema, type OutputSpec, outputSpec } from './output/output-schema.js'
 import type { PlanOptions } from './plan.js'
 import type { ModelProvider, ThinkingOptions } from './provider.js'
 import type { SessionOptions } from './session-run.js'
+import { checkToolChoice, type PrepareStep, systemSections } from './step-control.js'
 import { type StopCondition, type StopWhen, stopConditions } from './stop-conditions.js'
+import { type ToolChoice, ToolChoiceSchema } from './tool-choice.js'
 
 /** A value of type `T` that passes `check` (zod cannot describe it, so the type comes from here). */
 const shaped = <T>(what: string, check: (v: Record<string, unknown>) => boolean) =>
@@ -199,6 +202,25 @@ export const RunAgentOptionsSchema = z.strictObject({
    * of the context window.
    */
   toolResultMaxTokens: positiveInt().optional(),
+  /**
+   * Which tools the model may or must call in every step: `'auto'` (default), `'any'`, `'none'`
+   * or `{ tool: name }` (one of `tools`). A forced choice applies to every step; force one step
+   * with `prepareStep`. See the README for what each provider and format sends.
+   */
+  toolChoice: ToolChoiceSchema.optional(),
+  /**
+   * Called before every model call of the agent phase (`step` from 0): return the call's `model`,
+   * `activeTools`, `toolChoice`, `system` or `messages` (for that call only), or `undefined`.
+   */
+  prepareStep: z
+    .custom<PrepareStep>((v) => typeof v === 'function', 'expected a function')
+    .optional(),
+  /**
+   * A zod schema for the run's final structured output: after the model's last reply, it is
+   * asked for the answer in this shape (the provider's `outputMode`), validated (one repair
+   * call), and returned as `result.output`. Default: none.
+   */
+  output: z.custom<z.ZodType>(isZodSchema, 'expected a zod schema').optional(),
 })
 
 /** A person's decision on a call that waits for approval (`resume: { approvals }`). */
@@ -233,12 +255,9 @@ export interface ResolvedOptions {
   cache: CacheMode
   compaction: ResolvedCompaction | undefined
   toolResultMaxTokens: number
-}
-
-function systemSections(system: RunAgentOptions['system']): Section[] {
-  if (typeof system !== 'string') return [...((system as Section[] | undefined) ?? [])]
-  if (system === '') return []
-  return [{ id: 'system', text: system, priority: 1_000_000, cache: 'stable', required: true }]
+  toolChoice: ToolChoice | undefined
+  prepareStep: PrepareStep | undefined
+  output: OutputSpec | undefined
 }
 
 function toolMap(tools: readonly AgentTool[] | undefined): Map<string, AgentTool> {
@@ -268,14 +287,16 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
     )
   }
   // the caller's own model, system and messages are used as given (the check does not copy them)
+  const tools = toolMap(o.tools)
+  checkToolChoice(o.toolChoice, [...tools.keys()], 'runAgent options: toolChoice')
   const model =
     typeof options.model === 'string' ? getModelInfo(options.model) : (options.model as ModelInfo)
   return {
     provider: o.provider,
     model,
-    system: systemSections(options.system),
+    system: systemSections(options.system as string | Section[] | undefined),
     messages: options.messages as Message[],
-    tools: toolMap(o.tools),
+    tools,
     middleware: o.middleware ?? [],
     formatter: o.formatter,
     conditions: stopConditions(o.stopWhen),
@@ -297,5 +318,21 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
     cache: o.cache ?? 'auto',
     compaction: resolveCompaction(options.compaction, model, o.session !== undefined),
     toolResultMaxTokens: o.toolResultMaxTokens ?? defaultToolResultMaxTokens(model),
+    toolChoice: o.toolChoice,
+    prepareStep: o.prepareStep,
+    output: o.output ? resolveOutput(o.output) : undefined,
+  }
+}
+
+/** The output schema as JSON Schema; one zod cannot convert is a `ValidationError`. */
+function resolveOutput(schema: z.ZodType): OutputSpec {
+  try {
+    return outputSpec(schema)
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    throw new ValidationError(
+      `Invalid runAgent options: output: the schema has no JSON Schema form (${message})`,
+      [{ path: 'output', message }],
+    )
   }
 }

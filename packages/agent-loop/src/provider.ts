@@ -1,6 +1,8 @@
 import type { ModelInfo, StopReason, Usage } from '@contextkit/core'
 import type { FormattedRequest } from '@contextkit/formatters'
 import type { ProviderError } from './errors.js'
+import type { OutputMode, ResponseFormat } from './output/output-schema.js'
+import type { ToolChoice } from './tool-choice.js'
 
 /** Extended thinking for one call. */
 export interface ThinkingOptions {
@@ -22,6 +24,16 @@ export interface ProviderRequest extends FormattedRequest {
   maxTokens: number
   /** Extended thinking for this call; absent: off. */
   thinking?: ThinkingOptions
+  /**
+   * Which of `nativeTools` the model may or must call (`runAgent`'s `toolChoice`, or a step's);
+   * set only on requests with native tools. Absent: the provider's default (`'auto'`).
+   */
+  toolChoice?: ToolChoice
+  /**
+   * The JSON Schema the reply's text must match (`runAgent({ output })` on a provider whose
+   * `outputMode` is `'json-schema'`). Absent: free text.
+   */
+  responseFormat?: ResponseFormat
 }
 
 /** Options of {@link ModelProvider.stream}. */
@@ -83,6 +95,12 @@ export type ProviderEvent =
 export interface ModelProvider {
   /** Short name for traces and errors, e.g. `anthropic`. */
   readonly name: string
+  /**
+   * How the run's final structured output (`runAgent({ output })`) is asked for: `'tool'` (a
+   * forced output tool; the default), `'json-schema'` (`ProviderRequest.responseFormat`) or
+   * `'prompt'` (an instruction, the reply parsed as JSON).
+   */
+  readonly outputMode?: OutputMode
   /** Stream one reply. Must end with a `finish` or an `error` event, and stop on `signal`. */
   stream(request: ProviderRequest, options: ProviderStreamOptions): AsyncIterable<ProviderEvent>
 }

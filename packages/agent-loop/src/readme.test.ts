@@ -55,12 +55,24 @@ test('the README compaction example (a 6,000-token window) runs and prints what 
 
 test('the README /mcp example (an in-process MCP server’s tool, one call refused by its schema) runs and prints what it says', async () => {
   const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:mcp -->')
-  expect(expected.length).toBe(4)
+  expect(expected.length).toBe(5)
   expect(logs).toEqual(expected)
 })
 
 test('the README /otel example (GenAI spans of a tool round trip) runs and prints what it says', async () => {
   const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:otel -->')
   expect(expected.length).toBe(4)
+  expect(logs).toEqual(expected)
+})
+
+test('the README per-step control example (prepareStep, toolChoice over /openai) runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:steps -->')
+  expect(expected).toHaveLength(3)
+  expect(logs).toEqual(expected)
+})
+
+test('the README structured-output example (tools, a forced final tool, one repair) runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:output -->')
+  expect(expected).toHaveLength(3)
   expect(logs).toEqual(expected)
 })

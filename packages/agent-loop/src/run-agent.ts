@@ -1,10 +1,11 @@
 import { randomId } from '@contextkit/core'
+import type * as z from 'zod'
 import { AgentLoop } from './agent-loop.js'
 import { type AgentEvent, type AgentResult, EventChannel } from './events.js'
 import { type RunAgentOptions, resolveOptions } from './options.js'
 
 /** A started run. */
-export interface AgentRun {
+export interface AgentRun<Output = unknown> {
   /** The run's id (the given `runId`, or a generated one). */
   readonly runId: string
   /**
@@ -20,7 +21,7 @@ export interface AgentRun {
    * `stopReason: 'aborted'` — so there is never an unhandled rejection; awaiting it alone is
    * enough (the events need not be read).
    */
-  readonly result: Promise<AgentResult>
+  readonly result: Promise<AgentResult<Output>>
   /**
    * Stop the run: the model stream and every running tool see the abort signal, and `result`
    * settles promptly with `stopReason: 'aborted'`, the session holding only whole steps.
@@ -43,7 +44,9 @@ export interface AgentRun {
  * const { stopReason, messages } = await run.result
  * ```
  */
-export function runAgent(options: RunAgentOptions): AgentRun {
+export function runAgent<Output = unknown>(
+  options: RunAgentOptions & { output?: z.ZodType<Output> },
+): AgentRun<Output> {
   const resolved = resolveOptions(options)
   const controller = new AbortController()
   const external = options.signal
@@ -53,7 +56,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   const channel = new EventChannel<AgentEvent>()
   const runId = options.runId ?? `run_${randomId()}`
   const loop = new AgentLoop(resolved, controller.signal, channel, runId)
-  const result = loop.run().finally(() => {
+  const result = (loop.run() as Promise<AgentResult<Output>>).finally(() => {
     external?.removeEventListener('abort', onExternalAbort)
     channel.close()
   })

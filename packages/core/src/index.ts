@@ -72,6 +72,7 @@ export type {
   FinalizeInfo,
   Recovery,
   RunInfo,
+  StepInfo,
   TurnContext,
 } from './middleware.js'
 export {
@@ -82,6 +83,7 @@ export {
   recordWarning,
   runFinalize,
   runPrepare,
+  runPrepareStep,
   runRecover,
   setRunState,
 } from './middleware.js'

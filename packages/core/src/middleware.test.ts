@@ -12,6 +12,7 @@ import {
   type RunInfo,
   runFinalize,
   runPrepare,
+  runPrepareStep,
   runRecover,
   setRunState,
   type TurnContext,
@@ -217,6 +218,56 @@ describe('runRecover', () => {
       },
     }
     await expect(runRecover([fatal], 'e', turn, run)).rejects.toThrow('stop the run')
+  })
+})
+
+describe('runPrepareStep', () => {
+  const base = createTurnContext({ model: getModelInfo('claude-haiku-4-5') })
+  const info = { step: 2, newMessages: [textMessage('user', 'hi')] }
+  const note = (name: string): ContextMiddleware => ({
+    name,
+    prepareStep: (turn, _run, i) => ({ ...turn, vars: { ...turn.vars, [name]: i.step } }),
+  })
+
+  test('runs every prepareStep in order on the previous result, with the step info', async () => {
+    const seen: unknown[] = []
+    const last: ContextMiddleware = {
+      name: 'last',
+      prepareStep(turn, _run, i) {
+        seen.push(turn.vars, i)
+        return turn
+      },
+    }
+    const out = await runPrepareStep(
+      [note('a'), { name: 'none' }, note('b'), last],
+      base,
+      createRunInfo(),
+      info,
+    )
+    expect(out.vars).toEqual({ a: 2, b: 2 })
+    expect(seen).toEqual([{ a: 2, b: 2 }, info])
+    expect(base.vars).toEqual({})
+  })
+
+  test('a recoverable error is a warning and the turn goes on; a non-object return is typed', async () => {
+    const trace = memoryTrace()
+    const run = createRunInfo({ trace })
+    const off: ContextMiddleware = {
+      name: 'off',
+      prepareStep() {
+        throw new FeatureOffError('later', { recoverable: true })
+      },
+    }
+    const out = await runPrepareStep([off, note('a')], base, run, info)
+    expect(out.vars).toEqual({ a: 2 })
+    expect(trace.byStage(CORE_TRACE_STAGES.warning)[0]?.data).toMatchObject({
+      source: 'off.prepareStep',
+    })
+    const broken: ContextMiddleware = { name: 'broken', prepareStep: () => null as never }
+    await expect(runPrepareStep([broken], base, run, info)).rejects.toThrow(
+      /broken\.prepareStep: return value must be a TurnContext/,
+    )
+    await expect(runPrepareStep([], base, run, null as never)).rejects.toThrow(/info/)
   })
 })
 

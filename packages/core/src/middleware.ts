@@ -73,6 +73,16 @@ export interface FinalizeInfo {
   step: number
 }
 
+/** What a loop tells `prepareStep` about the model call about to be made. */
+export interface StepInfo {
+  /** The call's index in the run's agent phase, from 0 (the run's first call is 0). */
+  step: number
+  /** The run's own new messages so far (its replies and tool results), sent after `turn.messages`. */
+  newMessages: readonly Message[]
+  /** The previous call's reply (`undefined` before the first call). */
+  lastReply?: AssistantMessage
+}
+
 /**
  * A unit of context assembly. `prepare` shapes the turn before the model call (in order);
  * `finalize` shapes every reply after it (in reverse order) — also when the run was aborted or
@@ -88,6 +98,14 @@ export interface ContextMiddleware {
    * Change the turn before the request is built; runs in order, each on the previous one's result.
    */
   prepare?(turn: TurnContext, run: RunInfo): TurnContext | Promise<TurnContext>
+  /**
+   * Change the turn for one model call: loops that support it (agent-loop does) run every
+   * `prepareStep` in order before each call, after the run's `prepare`, on the turn `prepare`
+   * gave. What it returns is for that call only: the next call starts again from the prepared
+   * turn (keep what must last in `run.state`). Changing `turn.messages` replaces the messages
+   * sent before `info.newMessages` for that call.
+   */
+  prepareStep?(turn: TurnContext, run: RunInfo, info: StepInfo): TurnContext | Promise<TurnContext>
   /**
    * Shape a reply before it is shown or saved. `info` is given by loops that know it (agent-loop
    * always does); treat a missing `info` as "final, step 1".
@@ -216,6 +234,37 @@ export async function runPrepare(
       if (!isRecoverable(error)) throw error
       recordWarning(run, `${m.name}.prepare`, error)
     }
+  }
+  return current
+}
+
+/**
+ * Run every `prepareStep` in order, each on the previous one's result, passing `info` on.
+ * Recoverable {@link ContextkitError}s become warnings, as in {@link runPrepare}; a hook that
+ * returns something other than an object is a programming error (`InvalidArgumentError`).
+ */
+export async function runPrepareStep(
+  middleware: readonly ContextMiddleware[],
+  turn: TurnContext,
+  run: RunInfo,
+  info: StepInfo,
+): Promise<TurnContext> {
+  checkRunArguments('runPrepareStep', middleware, turn, run)
+  assertObject(info, 'runPrepareStep', 'info')
+  let current = turn
+  for (const m of middleware) {
+    if (!m.prepareStep) continue
+    let next: TurnContext
+    try {
+      next = await m.prepareStep(current, run, info)
+    } catch (error) {
+      if (!isRecoverable(error)) throw error
+      recordWarning(run, `${m.name}.prepareStep`, error)
+      continue
+    }
+    if (typeof next !== 'object' || next === null)
+      invalidArgument(`${m.name}.prepareStep`, 'return value', 'a TurnContext', next)
+    current = next
   }
   return current
 }

@@ -1,6 +1,7 @@
 import { invalidArgument } from '@contextkit/core'
 import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
 import { type AttemptOutcome, withRetries } from '../provider-retry.js'
+import { aiSdkToolChoice } from '../tool-choice.js'
 import { toAiSdkPrompt, toAiSdkTools } from './ai-sdk-prompt.js'
 import { AiSdkPartMapper, aiSdkError } from './ai-sdk-stream.js'
 
@@ -62,7 +63,16 @@ function callOptions(
     prompt: toAiSdkPrompt(request, spec),
     maxOutputTokens: request.maxTokens,
     ...(request.stopSequences.length > 0 ? { stopSequences: request.stopSequences } : {}),
-    ...(tools ? { tools, toolChoice: { type: 'auto' } } : {}),
+    ...(tools ? { tools, toolChoice: aiSdkToolChoice(request.toolChoice ?? 'auto') } : {}),
+    ...(request.responseFormat
+      ? {
+          responseFormat: {
+            type: 'json',
+            schema: request.responseFormat.schema,
+            name: request.responseFormat.name,
+          },
+        }
+      : {}),
     ...(providerOptions ? { providerOptions } : {}),
     abortSignal: signal,
   }
@@ -147,6 +157,7 @@ export function aiSdkProvider(
   }
   return {
     name: `ai-sdk:${languageModel.provider}`,
+    outputMode: 'json-schema',
     stream(request, { signal }) {
       const call = callOptions(
         languageModel.specificationVersion,

@@ -95,6 +95,7 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
 
   return {
     name: 'anthropic',
+    outputMode: 'tool',
     async *stream(request, { signal }): AsyncGenerator<ProviderEvent> {
       let params: AnthropicStreamParams
       const warnings: RequestWarning[] = []

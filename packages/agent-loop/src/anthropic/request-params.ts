@@ -4,6 +4,7 @@ import { assertArray, assertObject, assertOptions } from '@contextkit/core'
 import type { FormattedBlock, FormattedMessage, NativeToolDefinition } from '@contextkit/formatters'
 import { ProviderError } from '../errors.js'
 import type { ProviderRequest } from '../provider.js'
+import { anthropicToolChoice } from '../tool-choice.js'
 
 /** What the provider sends: the SDK's streaming create params. */
 export type AnthropicStreamParams = Anthropic.Messages.MessageCreateParamsStreaming
@@ -22,6 +23,8 @@ export const ANTHROPIC_REQUEST_WARNINGS = Object.freeze({
   cacheMarkers: 'agent_loop_cache_markers_dropped',
   /** Thinking was asked for but cannot be sent (a model without thinking, `maxTokens` too small). */
   thinking: 'agent_loop_thinking_dropped',
+  /** A forced `toolChoice` (`'any'`, a named tool) with thinking on: the API refuses it, `auto` is sent. */
+  toolChoice: 'agent_loop_tool_choice_relaxed',
 } as const)
 
 /** A change {@link toStreamParams} made to the request on purpose. */
@@ -240,7 +243,29 @@ export function toStreamParams(
     params.tools = request.nativeTools.map(toTool)
   const thinking = thinkingParam(request, request.model, warnings)
   if (thinking) params.thinking = thinking
+  if (params.tools && request.toolChoice)
+    params.tool_choice = toolChoiceParam(request, params, warnings)
   capCacheMarkers(params, warnings)
   for (const w of warnings) options.onWarning?.(w)
   return params
+}
+
+/** The request's `toolChoice` as `tool_choice`; a forced one with thinking on becomes `auto`. */
+function toolChoiceParam(
+  request: ProviderRequest,
+  params: AnthropicStreamParams,
+  warnings: RequestWarning[],
+): Anthropic.Messages.ToolChoice {
+  const choice = anthropicToolChoice(request.toolChoice ?? 'auto')
+  const thinking =
+    (params.thinking !== undefined && params.thinking.type !== 'disabled') ||
+    request.model.thinkingMode === 'adaptive-always'
+  if ((choice.type === 'any' || choice.type === 'tool') && thinking) {
+    warnings.push({
+      code: ANTHROPIC_REQUEST_WARNINGS.toolChoice,
+      message: `tool_choice "${choice.type}" cannot go with thinking; "auto" was sent instead`,
+    })
+    return { type: 'auto' }
+  }
+  return choice
 }

@@ -93,6 +93,7 @@ export function openAICompatibleCompletionsProvider(
 
   return {
     name: 'openai-completions',
+    outputMode: 'prompt',
     async *stream(request, { signal }): AsyncGenerator<ProviderEvent> {
       if (request.prompt === undefined) {
         const error = new ProviderError(

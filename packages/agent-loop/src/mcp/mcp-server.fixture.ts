@@ -14,7 +14,11 @@ let slowCalls = 0
 
 server.registerTool(
   'echo',
-  { description: 'Echo the text', inputSchema: { text: z.string() } },
+  {
+    description: 'Echo the text',
+    inputSchema: { text: z.string() },
+    annotations: { readOnlyHint: true },
+  },
   async ({ text }) => ({ content: [{ type: 'text', text: `echo: ${text}` }] }),
 )
 server.registerTool('picture', { description: 'A picture' }, async () => ({
@@ -25,13 +29,21 @@ server.registerTool('picture', { description: 'A picture' }, async () => ({
 }))
 server.registerTool(
   'stats',
-  { description: 'Counts', outputSchema: { count: z.number(), unit: z.string() } },
+  {
+    description: 'Counts',
+    outputSchema: { count: z.number(), unit: z.string() },
+    annotations: { readOnlyHint: false, idempotentHint: true },
+  },
   async () => ({ content: [], structuredContent: { count: 3, unit: 'files' } }),
 )
-server.registerTool('fail', { description: 'Always fails' }, async () => ({
-  content: [{ type: 'text', text: 'quota exceeded' }],
-  isError: true,
-}))
+server.registerTool(
+  'fail',
+  { description: 'Always fails', annotations: { idempotentHint: false, destructiveHint: true } },
+  async () => ({
+    content: [{ type: 'text', text: 'quota exceeded' }],
+    isError: true,
+  }),
+)
 server.registerTool('slow', { description: 'Never ends unless cancelled' }, async (extra) => {
   const n = ++slowCalls
   await new Promise<void>((resolve) => {

@@ -99,6 +99,14 @@ describe('mcpTools', () => {
       exclude: (t) => t.name === 'fail',
     })
     expect(some.tools.map((t) => t.name).sort()).toEqual(['echo', 'stats'])
+    // annotations: idempotentHint or readOnlyHint → idempotent (a crashed call is run again)
+    const flags = Object.fromEntries(all.tools.map((t) => [t.name, t.idempotent === true]))
+    expect(flags).toMatchObject({
+      mcp_echo: true, // readOnlyHint: true
+      mcp_stats: true, // idempotentHint: true
+      mcp_fail: false, // idempotentHint: false
+      mcp_picture: false, // no annotations
+    })
     expect(some.skipped).toEqual([])
     all.close()
     some.close()

@@ -107,6 +107,15 @@ async function listAll(client: McpClient): Promise<Tool[]> {
   return tools
 }
 
+/**
+ * Whether the server says running `tool` again has no further effect: `idempotentHint: true`,
+ * or `readOnlyHint: true` (a tool that changes nothing can run again). Hints only: the server
+ * is trusted for them like for its schemas.
+ */
+function isIdempotent(tool: Tool): boolean {
+  return tool.annotations?.idempotentHint === true || tool.annotations?.readOnlyHint === true
+}
+
 /** The loop tool calling `tool` on the server. */
 function loopTool(client: McpClient, tool: Tool, name: string, timeoutMs: number): AgentTool {
   return jsonSchemaTool<Record<string, unknown>>({
@@ -114,6 +123,7 @@ function loopTool(client: McpClient, tool: Tool, name: string, timeoutMs: number
     description: tool.description ?? tool.title ?? '',
     inputSchema: tool.inputSchema,
     timeoutMs,
+    ...(isIdempotent(tool) ? { idempotent: true } : {}),
     async execute(input, { signal }) {
       let result: CallToolResult
       try {

@@ -3,6 +3,7 @@ import * as z from 'zod'
 import { ProviderError } from '../errors.js'
 import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
 import { withRetries } from '../provider-retry.js'
+import { chatToolChoice } from '../tool-choice.js'
 import { chatAttempt } from './chat-attempt.js'
 import { type ChatBodyWarning, toChatMessages, toChatTools } from './chat-body.js'
 
@@ -90,7 +91,20 @@ function chatBody(
     stream: true,
     stream_options: { include_usage: true },
     ...(tools ? { tools } : {}),
+    ...(tools && request.toolChoice ? { tool_choice: chatToolChoice(request.toolChoice) } : {}),
     ...(stops.length > 0 ? { stop: stops } : {}),
+    ...(request.responseFormat
+      ? {
+          response_format: {
+            type: 'json_schema',
+            json_schema: {
+              name: request.responseFormat.name,
+              schema: request.responseFormat.schema,
+              strict: true,
+            },
+          },
+        }
+      : {}),
   }
 }
 
@@ -132,6 +146,7 @@ export function openAIChatProvider(options: OpenAIChatProviderOptions = {}): Mod
 
   return {
     name: 'openai-chat',
+    outputMode: 'json-schema',
     async *stream(request, { signal }): AsyncGenerator<ProviderEvent> {
       if (request.prompt !== undefined && request.messages.length === 0) {
         const error = new ProviderError(
