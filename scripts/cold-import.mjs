@@ -56,7 +56,10 @@ function report(label, times) {
   console.log(`${label.padEnd(44)} min ${min.padStart(6)} ms   median ${med.padStart(6)} ms`)
 }
 
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ')
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')
 console.log(`load average ${load()}, ${runs} runs each`)
 for (const specifier of specifiers) {
   // warm the file system cache; the timed runs are cold for V8 only
