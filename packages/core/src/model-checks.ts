@@ -42,9 +42,12 @@ const entryShape = {
 
 type Consistent = Pick<ModelEntry, 'supportsPrefill' | 'supportsThinking' | 'thinkingMode'>
 
-const consistent = zm.superRefine((value: Consistent, ctx) => {
+// `zm.check` rather than `zm.superRefine`, which zod/mini gained after 4.0 (the lowest zod the
+// packages support): the issues are pushed onto the payload as `superRefine` would add them.
+const consistent = zm.check<Consistent>((payload) => {
+  const value = payload.value
   if (value.supportsThinking !== (value.thinkingMode !== 'none')) {
-    ctx.addIssue({
+    payload.issues.push({
       code: 'custom',
       input: value,
       path: ['supportsThinking'],
@@ -52,7 +55,7 @@ const consistent = zm.superRefine((value: Consistent, ctx) => {
     })
   }
   if (value.thinkingMode === 'adaptive-always' && value.supportsPrefill) {
-    ctx.addIssue({
+    payload.issues.push({
       code: 'custom',
       input: value,
       path: ['supportsPrefill'],
