@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { createContext, runInContext } from 'node:vm'
 import { afterAll, describe, expect, test } from 'vitest'
 import { bundle, linkPackages } from './bundle.js'
-import { measureSize, readDocumentedSize } from './sizes.js'
+import { measureSize, NO_SIZE, nodeOnlyRoot, readDocumentedSize, sizeParagraph } from './sizes.js'
 import { publishablePackages } from './workspace.js'
 
 const packages = publishablePackages()
@@ -100,7 +100,19 @@ describe.each(withNode.map((p) => [p.json.name] as const))('%s root, by conditio
   })
 })
 
-describe.each(packages.map((p) => [p.json.name, p] as const))('%s README', (_, pkg) => {
+const sized = packages.filter((p) => !nodeOnlyRoot(p))
+const unsized = packages.filter(nodeOnlyRoot)
+
+test.each(unsized.map((p) => [p.json.name, p] as const))(
+  '%s README (Node-only root) says why it states no bundle size',
+  (_, pkg) => {
+    const readme = readFileSync(join(pkg.dir, 'README.md'), 'utf8')
+    expect(readDocumentedSize(readme)).toBeNull()
+    expect(sizeParagraph(readme)?.text.startsWith(NO_SIZE)).toBe(true)
+  },
+)
+
+describe.each(sized.map((p) => [p.json.name, p] as const))('%s README', (_, pkg) => {
   test('states the bundle size of importing one function, as measured', async () => {
     const documented = readDocumentedSize(readFileSync(join(pkg.dir, 'README.md'), 'utf8'))
     expect(documented, 'README.md needs the <!-- bundle-size --> paragraph').not.toBeNull()

@@ -8,11 +8,11 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { linkPackages } from './bundle.js'
-import { measureSize, renderSizeParagraph, sizeParagraph } from './sizes.js'
+import { measureSize, nodeOnlyRoot, renderSizeParagraph, sizeParagraph } from './sizes.js'
 import { publishablePackages } from './workspace.js'
 
 const write = process.argv.includes('--write')
-const packages = publishablePackages()
+const packages = publishablePackages().filter((p) => !nodeOnlyRoot(p))
 const links = linkPackages(packages)
 try {
   for (const pkg of packages) {

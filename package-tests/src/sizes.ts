@@ -4,9 +4,11 @@
  *   Bundle size (esbuild, minified + gzip, `platform: 'browser'`): `fitSections` alone 25.9 kB,
  *   the whole `@contextkit/core` entry 31.2 kB.
  *
- * The function named is the one measured (imported alone from the package root); the platform
- * is `browser` for a pure root and `node` for a Node-only one. `pnpm --filter
- * @contextkit/package-tests sizes --write` measures and rewrites these paragraphs.
+ * The function named is the one measured (imported alone from the package root, for platform
+ * `browser`). A package whose root is Node-only (testkit) states no size: nothing bundles it for
+ * a browser or an edge runtime, and a server loads it from `node_modules`, so its paragraph says
+ * why instead, starting `No bundle size:`. `pnpm --filter @contextkit/package-tests sizes
+ * --write` measures and rewrites these paragraphs.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -14,6 +16,14 @@ import { bundle } from './bundle.js'
 import type { WorkspacePackage } from './workspace.js'
 
 export const SIZE_MARKER = '<!-- bundle-size -->'
+
+/** How the paragraph of a package with a Node-only root begins. */
+export const NO_SIZE = 'No bundle size:'
+
+/** Whether `pkg`'s root entry is Node-only (then its README states no bundle size). */
+export function nodeOnlyRoot(pkg: WorkspacePackage): boolean {
+  return pkg.entries.some((e) => e.subpath === '.' && e.nodeOnly)
+}
 
 export interface DocumentedSize {
   /** The function imported alone. */
@@ -88,7 +98,8 @@ export async function measureSize(
   }
   const root = pkg.entries.find((e) => e.subpath === '.')
   if (!root) throw new Error(`${pkg.json.name} has no root entry`)
-  const platform = root.nodeOnly ? 'node' : 'browser'
+  if (root.nodeOnly) throw new Error(`${pkg.json.name}: a Node-only root states no bundle size`)
+  const platform = 'browser'
   const probe = await bundle(`export { ${documented.probe} } from '${pkg.json.name}'`, {
     nodeModules,
     platform,

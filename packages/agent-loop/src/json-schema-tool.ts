@@ -5,10 +5,9 @@ import {
   ToolDefinitionSchema,
   ValidationError,
 } from '@contextkit/core'
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
-import { Ajv2020 } from 'ajv/dist/2020.js'
-import formatsModule from 'ajv-formats'
+import type { ErrorObject, ValidateFunction } from 'ajv'
 import * as z from 'zod'
+import { type AjvModules, ajvNow, loadAjv } from './ajv-loader.js'
 import {
   type AgentTool,
   type ApprovalPolicy,
@@ -38,11 +37,6 @@ export type JsonSchemaToolOptions<Input = Record<string, unknown>> = Omit<
   execute(input: Input, context: ToolContext): ToolOutput | Promise<ToolOutput>
 }
 
-// ajv-formats is CommonJS: Node hands its `module.exports` to a default import, TypeScript types
-// it as the module object; the plugin is `.default` of either
-const addFormats = ((formatsModule as { default?: unknown }).default ??
-  formatsModule) as typeof formatsModule.default
-
 const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-0[67]\/schema#?$/
 
 /**
@@ -50,7 +44,11 @@ const DRAFT_07 = /^https?:\/\/json-schema\.org\/draft-0[67]\/schema#?$/
  * tools never collide): all errors reported, unknown keywords and formats tolerated (schemas
  * come from other programs), the `ajv-formats` formats checked, defaults filled in.
  */
-function compile(schema: Record<string, unknown>, tool: string): ValidateFunction {
+function compile(
+  { Ajv, Ajv2020, addFormats }: AjvModules,
+  schema: Record<string, unknown>,
+  tool: string,
+): ValidateFunction {
   const { $schema: dialect, ...body } = schema
   const options = { allErrors: true, strict: false, useDefaults: true, logger: false } as const
   const ajv =
@@ -79,20 +77,44 @@ function issuePath(error: ErrorObject): Array<string | number> {
   return path
 }
 
+/** Check `value` with `validate`: a copy with defaults filled in, or an issue per Ajv error. */
+function validated<Input>(validate: ValidateFunction, value: unknown, ctx: z.RefinementCtx): Input {
+  const copy: unknown = structuredClone(value)
+  if (validate(copy)) return copy as Input
+  for (const error of validate.errors ?? []) {
+    const missing = error.keyword === 'required'
+    ctx.addIssue({
+      code: 'custom',
+      path: issuePath(error),
+      message: missing ? 'is required' : (error.message ?? `fails "${error.keyword}"`),
+    })
+  }
+  return z.NEVER
+}
+
 /** A zod schema that validates with `validate` and outputs a copy with defaults filled in. */
 function ajvSchema<Input>(validate: ValidateFunction): z.ZodType<Input> {
-  return z.unknown().transform((value, ctx) => {
-    const copy: unknown = structuredClone(value)
-    if (validate(copy)) return copy as Input
-    for (const error of validate.errors ?? []) {
-      const missing = error.keyword === 'required'
-      ctx.addIssue({
-        code: 'custom',
-        path: issuePath(error),
-        message: missing ? 'is required' : (error.message ?? `fails "${error.keyword}"`),
-      })
+  return z
+    .unknown()
+    .transform((value, ctx) =>
+      validated<Input>(validate, value, ctx),
+    ) as unknown as z.ZodType<Input>
+}
+
+/**
+ * {@link ajvSchema} for a runtime that loads Ajv asynchronously: the check is async (the loop's
+ * `safeParseAsync` waits for it), and a schema Ajv cannot compile fails the call.
+ */
+function lateAjvSchema<Input>(later: () => Promise<ValidateFunction>): z.ZodType<Input> {
+  return z.unknown().transform(async (value, ctx) => {
+    let validate: ValidateFunction
+    try {
+      validate = await later()
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message })
+      return z.NEVER
     }
-    return z.NEVER
+    return validated<Input>(validate, value, ctx)
   }) as unknown as z.ZodType<Input>
 }
 
@@ -141,12 +163,19 @@ export function jsonSchemaTool<Input = Record<string, unknown>>(
     { name: base.name, description: base.description, inputSchema: shown },
     `tool "${base.name}" (its inputSchema must have type "object" at the top level)`,
   )
-  const validate = compile(inputSchema, base.name)
+  // Ajv is loaded on first use (ajv-loader.ts): now in Node, so a bad schema throws here
+  const modules = ajvNow()
+  let later: Promise<ValidateFunction> | undefined
+  const input = modules
+    ? ajvSchema<Input>(compile(modules, inputSchema, base.name))
+    : lateAjvSchema<Input>(
+        () => (later ??= loadAjv().then((m) => compile(m, inputSchema, base.name))),
+      )
   const { approval: _checked, ...kept } = base
   return Object.freeze({
     ...kept,
     inputSchema: definition.inputSchema as JsonSchemaObject,
-    input: ajvSchema<Input>(validate),
+    input,
     ...(approval === undefined ? {} : { approval }),
     execute: execute as AgentTool<Input>['execute'],
   })

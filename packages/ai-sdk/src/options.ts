@@ -1,8 +1,8 @@
 import {
   type ContextMiddleware,
   invalidArgument,
+  isModelInfo,
   type ModelInfo,
-  ModelInfoSchema,
   type TokenCounter,
   type Trace,
 } from '@contextkit/core'
@@ -49,11 +49,7 @@ export function parseOptions(options: ContextkitMiddlewareOptions): ParsedOption
   ) {
     invalidArgument(FN, 'options.middleware', 'an array of ContextMiddleware', middleware)
   }
-  if (
-    model !== undefined &&
-    typeof model !== 'string' &&
-    !ModelInfoSchema.safeParse(model).success
-  ) {
+  if (model !== undefined && typeof model !== 'string' && !isModelInfo(model)) {
     invalidArgument(FN, 'options.model', 'a model id or a core ModelInfo', model)
   }
   if (workspace !== undefined && (typeof workspace !== 'string' || workspace === '')) {

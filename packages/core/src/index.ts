@@ -30,6 +30,23 @@ export { isSpace } from './is-space.js'
 export { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js'
 export type { LineCount } from './line-count.js'
 export { countLines, LineCounter } from './line-count.js'
+export {
+  AssistantMessageSchema,
+  ContentBlockSchema,
+  ImageBlockSchema,
+  ImageMediaTypeSchema,
+  JsonSchemaObjectSchema,
+  MessageSchema,
+  RedactedThinkingBlockSchema,
+  RoleSchema,
+  StopReasonSchema,
+  TextBlockSchema,
+  ThinkingBlockSchema,
+  ToolCallBlockSchema,
+  ToolDefinitionSchema,
+  ToolResultBlockSchema,
+  UsageSchema,
+} from './message-schemas.js'
 export type {
   AssistantMessage,
   ContentBlock,
@@ -47,26 +64,7 @@ export type {
   ToolResultBlock,
   Usage,
 } from './messages.js'
-export {
-  AssistantMessageSchema,
-  ContentBlockSchema,
-  emptyUsage,
-  ImageBlockSchema,
-  ImageMediaTypeSchema,
-  JsonSchemaObjectSchema,
-  MessageSchema,
-  RedactedThinkingBlockSchema,
-  RoleSchema,
-  StopReasonSchema,
-  TextBlockSchema,
-  ThinkingBlockSchema,
-  ToolCallBlockSchema,
-  ToolDefinitionSchema,
-  ToolResultBlockSchema,
-  textMessage,
-  textOf,
-  UsageSchema,
-} from './messages.js'
+export { emptyUsage, textMessage, textOf } from './messages.js'
 export type {
   ContextMiddleware,
   FinalizeInfo,
@@ -87,13 +85,9 @@ export {
   runRecover,
   setRunState,
 } from './middleware.js'
+export { isModelInfo, THINKING_MODES } from './model-checks.js'
 export type { ModelEntry, ModelInfo, ModelPricing, ThinkingMode } from './model-info.js'
-export {
-  ModelEntrySchema,
-  ModelInfoSchema,
-  ModelPricingSchema,
-  THINKING_MODES,
-} from './model-info.js'
+export { ModelEntrySchema, ModelInfoSchema, ModelPricingSchema } from './model-info.js'
 export {
   BUILTIN_MODELS,
   BUILTIN_MODELS_AS_OF,
@@ -121,7 +115,13 @@ export type {
 export { inspectRelativePath } from './relative-path.js'
 export { SectionSchema } from './section-schema.js'
 export type { FitResult, Omission, Section } from './sections.js'
-export { fitSections, renderOmissionNotice, renderSections } from './sections.js'
+export {
+  fitSections,
+  renderOmissionNotice,
+  renderSections,
+  SectionListCheck,
+} from './sections.js'
+export { assertSessionId, isSessionId } from './session-id.js'
 export type {
   ApprovalStatus,
   SessionApprovalEntry,
@@ -136,7 +136,6 @@ export type {
 } from './session-store.js'
 export {
   ApprovalStatusSchema,
-  assertSessionId,
   SESSION_FORMAT_VERSION,
   SessionApprovalEntrySchema,
   SessionCompactionEntrySchema,

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { isContentBlockArray, isMessageArray, isSectionArray, isToolArray } from './input-checks.js'
-import { ContentBlockSchema, MessageSchema, ToolDefinitionSchema } from './messages.js'
+import { ContentBlockSchema, MessageSchema, ToolDefinitionSchema } from './message-schemas.js'
 import { SectionSchema } from './section-schema.js'
 
 /** Values near the valid shapes, with every field sometimes wrong. */

@@ -2,12 +2,10 @@ import { describe, expect, test } from 'vitest'
 import {
   AssistantMessageSchema,
   ContentBlockSchema,
-  emptyUsage,
   MessageSchema,
   ToolDefinitionSchema,
-  textMessage,
-  textOf,
-} from './messages.js'
+} from './message-schemas.js'
+import { emptyUsage, textMessage, textOf } from './messages.js'
 
 describe('schemas', () => {
   test('accept every content block kind', () => {

@@ -1,16 +1,7 @@
 import * as z from 'zod'
-import { parseWith } from './errors.js'
+import { THINKING_MODES, type ThinkingMode } from './model-checks.js'
 
-/**
- * How a model thinks: `none` (no thinking), `extended` (thinking with a caller-set
- * `budget_tokens`), `adaptive` (the model decides whether and how much to think; can be turned
- * off), `adaptive-always` (adaptive thinking that is always on — such a model never takes an
- * assistant prefill).
- */
-export const THINKING_MODES = ['none', 'extended', 'adaptive', 'adaptive-always'] as const
-
-/** One of {@link THINKING_MODES}. */
-export type ThinkingMode = (typeof THINKING_MODES)[number]
+export type { ThinkingMode } from './model-checks.js'
 
 /**
  * Prices in US dollars per million tokens, with where and when they were read. `cacheWrite` is the
@@ -98,31 +89,3 @@ export type ModelInfo = z.infer<typeof ModelInfoSchema>
 
 /** A table entry: every field but `id`, `known` and `warning`. */
 export type ModelEntry = z.infer<typeof ModelEntrySchema>
-
-const PatchSchema = z.record(z.string(), z.unknown())
-
-/**
- * `patch` applied over `base`, with the fields that must agree derived from what the patch sets:
- * `supportsThinking` alone picks a thinking mode (`extended` when the base had none), a
- * `thinkingMode` alone sets `supportsThinking`, and `adaptive-always` turns prefill off unless the
- * patch sets `supportsPrefill` itself (then validation rejects the contradiction).
- * Throws a `ValidationError` naming `what` when the result is not a valid entry.
- */
-export function mergeEntry(base: ModelEntry, patch: unknown, what: string): ModelEntry {
-  const p = parseWith(PatchSchema, patch, what) as Partial<Record<keyof ModelEntry, unknown>>
-  const merged: Record<string, unknown> = { ...base, ...p }
-  if (p.thinkingMode === undefined && typeof p.supportsThinking === 'boolean') {
-    merged.thinkingMode = p.supportsThinking
-      ? base.thinkingMode === 'none'
-        ? 'extended'
-        : base.thinkingMode
-      : 'none'
-  }
-  if (p.supportsThinking === undefined && typeof p.thinkingMode === 'string') {
-    merged.supportsThinking = p.thinkingMode !== 'none'
-  }
-  if (merged.thinkingMode === 'adaptive-always' && p.supportsPrefill === undefined) {
-    merged.supportsPrefill = false
-  }
-  return parseWith(ModelEntrySchema, merged, what)
-}

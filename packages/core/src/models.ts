@@ -1,5 +1,6 @@
 import { assertObject, assertString, parseWith } from './errors.js'
-import { type ModelEntry, type ModelInfo, ModelInfoSchema, mergeEntry } from './model-info.js'
+import { ModelInfoCheck, mergeEntry } from './model-checks.js'
+import type { ModelEntry, ModelInfo } from './model-info.js'
 import { BUILTIN_MODELS, UNKNOWN_MODEL_DEFAULTS } from './model-table.js'
 
 export type { ModelEntry, ModelInfo, ThinkingMode } from './model-info.js'
@@ -114,7 +115,7 @@ export class ModelRegistry {
       known: best !== undefined,
       ...(guess && { warning: guess.warning }),
     }
-    return parseWith(ModelInfoSchema, info, what)
+    return parseWith(ModelInfoCheck, info, what) as ModelInfo
   }
 
   #match(norm: string): string | undefined {

@@ -1,6 +1,7 @@
 import { exceedsJsonDepth } from './json-depth.js'
-import { StopReasonSchema } from './messages.js'
-import { type SessionEntry, SessionIdSchema } from './session-store.js'
+import { isSessionId } from './session-id.js'
+import type { SessionEntry } from './session-store.js'
+import { STOP_REASONS as STOP_REASON_LIST } from './stop-reasons.js'
 
 /**
  * A fast, conservative check a session store runs before `SessionEntrySchema`: `true` only when `value`
@@ -24,7 +25,7 @@ export function isNormalSessionEntry(value: unknown): value is SessionEntry {
         Number.isSafeInteger(value.version) &&
         (value.version as number) > 0 &&
         nonEmpty(value.createdAt) &&
-        SessionIdSchema.safeParse(value.id).success
+        isSessionId(value.id)
       )
     case 'custom':
       return (
@@ -67,7 +68,7 @@ const COMPACTION_KEYS = new Set([
 const MESSAGE_KEYS = new Set(['role', 'content', 'participant', 'cacheBreakpoint'])
 const REPLY_KEYS = new Set([...MESSAGE_KEYS, 'stopReason', 'stopSequence', 'usage'])
 const USAGE_KEYS = new Set(['input', 'output', 'cacheRead', 'cacheWrite'])
-const STOP_REASONS: ReadonlySet<string> = new Set(StopReasonSchema.options)
+const STOP_REASONS: ReadonlySet<string> = new Set(STOP_REASON_LIST)
 const MEDIA_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
 
 function isRecord(value: unknown): value is Rec {

@@ -1,33 +1,25 @@
 import * as z from 'zod'
-import { assertArray, assertString, invalidArgument, ValidationError } from './errors.js'
-import { AssistantMessageSchema, type Message, MessageSchema } from './messages.js'
+import { assertArray } from './errors.js'
+import { AssistantMessageSchema, type Message, MessageSchema } from './message-schemas.js'
+import {
+  assertSessionId,
+  SESSION_ID_DOTS_MESSAGE,
+  SESSION_ID_PATTERN,
+  SESSION_ID_PATTERN_MESSAGE,
+} from './session-id.js'
 
 /** Version written into every new session header. Readers accept this version and older. */
 export const SESSION_FORMAT_VERSION = 1
 
-const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/
-
 /**
  * A session id: 1–200 characters of `[A-Za-z0-9._-]`, starting with a letter or digit. So no
  * path separator, no `..`, nothing a file name, a SQL identifier or a URL would have to escape.
+ * `isSessionId` and `assertSessionId` check the same rule without zod.
  */
 export const SessionIdSchema = z
   .string()
-  .regex(SAFE_ID, 'session ids are 1-200 characters of [A-Za-z0-9._-], starting alphanumeric')
-  .refine((id) => !id.includes('..'), 'session ids may not contain ".."')
-
-/** Check a session id, throwing a {@link ValidationError} naming the caller when it is unsafe. */
-export function assertSessionId(id: unknown, fn: string): asserts id is string {
-  assertString(fn, 'assertSessionId', 'fn')
-  if (typeof id !== 'string') invalidArgument(fn, 'id', 'a session id string', id)
-  const result = SessionIdSchema.safeParse(id)
-  if (!result.success) {
-    const message = result.error.issues[0]?.message ?? 'invalid session id'
-    throw new ValidationError(`${fn}: unsafe session id ${JSON.stringify(id)}: ${message}`, [
-      { path: 'id', message },
-    ])
-  }
-}
+  .regex(SESSION_ID_PATTERN, SESSION_ID_PATTERN_MESSAGE)
+  .refine((id) => !id.includes('..'), SESSION_ID_DOTS_MESSAGE)
 
 const EntryBase = {
   /** Unique id of the entry within its session. */

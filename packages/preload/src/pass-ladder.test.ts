@@ -1,10 +1,12 @@
-import { createTokenCounter, type Section } from '@contextkit/core'
+import { createTokenCounter, type Section, SectionSchema } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import * as z from 'zod'
 import {
   fitPassLadder,
   HARD_TRUNCATION_MARKER,
   LADDER_PRIORITIES,
+  PartsCheck,
   type PassLadderParts,
   passLadderSections,
   truncateToTokens,
@@ -215,6 +217,64 @@ describe('malformed ladder input', () => {
     }
     expect(() => fitPassLadder(parts(), Number.NaN, counter)).toThrow(
       expect.objectContaining({ code: 'validation_error' }),
+    )
+  })
+})
+
+describe('PartsCheck (zod/mini)', () => {
+  // The classic zod schema of the parts, as users would write it with core's SectionSchema.
+  const Classic = z.object({
+    header: z.string(),
+    elements: z.object({ full: z.string(), lite: z.string() }),
+    images: z.string().optional(),
+    vision: z.string().optional(),
+    screenshot: z.string().optional(),
+    backend: z.string().optional(),
+    preloaded: z.union([z.array(SectionSchema).readonly(), z.string()]).optional(),
+    filesToModify: z.string().optional(),
+  })
+  const junk = fc.oneof(fc.integer(), fc.constant(null), fc.boolean(), fc.constant(undefined))
+  const text = fc.oneof({ weight: 4, arbitrary: fc.string({ maxLength: 5 }) }, junk)
+  const section = fc.record(
+    {
+      id: text,
+      text,
+      priority: fc.oneof(fc.integer(), fc.double(), fc.string()),
+      cache: fc.constantFrom('stable', 'volatile', 'hot', 1),
+      shorter: fc.oneof(fc.array(text, { maxLength: 2 }), junk),
+      placement: fc.constantFrom('before', 'after', 'sideways'),
+      required: fc.oneof(fc.boolean(), fc.string()),
+    },
+    { requiredKeys: ['id', 'text', 'priority', 'cache'] },
+  )
+  const value = fc.oneof(
+    fc.record(
+      {
+        header: text,
+        elements: fc.oneof(fc.record({ full: text, lite: text }, { requiredKeys: [] }), junk),
+        images: text,
+        vision: text,
+        screenshot: text,
+        backend: text,
+        preloaded: fc.oneof(fc.array(section, { maxLength: 3 }), text),
+        filesToModify: text,
+      },
+      { requiredKeys: [] },
+    ),
+    fc.anything(),
+  )
+
+  test('accepts, and first-reports at the path, exactly what the classic schema does (property)', () => {
+    fc.assert(
+      fc.property(value, (v) => {
+        const a = PartsCheck.safeParse(v)
+        const b = Classic.safeParse(v)
+        expect(a.success).toBe(b.success)
+        if (!a.success && !b.success) {
+          expect(a.error.issues[0]?.path).toEqual(b.error.issues[0]?.path)
+        }
+      }),
+      { numRuns: 1000 },
     )
   })
 })

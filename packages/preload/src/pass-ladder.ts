@@ -6,10 +6,10 @@ import {
   parseWith,
   renderSections,
   type Section,
-  SectionSchema,
+  SectionListCheck,
   type TokenCounter,
 } from '@contextkit/core'
-import * as z from 'zod'
+import * as zm from 'zod/mini'
 import { safeCut } from './text-lines.js'
 
 /**
@@ -35,18 +35,22 @@ export interface PassLadderParts {
   filesToModify?: string
 }
 
-const PartsSchema = z.object({
-  header: z.string(),
-  elements: z.object({ full: z.string(), lite: z.string() }),
-  images: z.string().optional(),
-  vision: z.string().optional(),
-  screenshot: z.string().optional(),
-  backend: z.string().optional(),
-  preloaded: z.union([z.array(SectionSchema).readonly(), z.string()]).optional(),
-  filesToModify: z.string().optional(),
+// zod/mini rather than classic zod, so a bundle of fitPassLadder does not carry classic zod;
+// `pass-ladder.test.ts` holds PartsCheck to the classic schema of the same shape (fast-check).
+/** The check of {@link PassLadderParts}. */
+export const PartsCheck = zm.object({
+  header: zm.string(),
+  elements: zm.object({ full: zm.string(), lite: zm.string() }),
+  images: zm.optional(zm.string()),
+  vision: zm.optional(zm.string()),
+  screenshot: zm.optional(zm.string()),
+  backend: zm.optional(zm.string()),
+  preloaded: zm.optional(zm.union([SectionListCheck, zm.string()])),
+  filesToModify: zm.optional(zm.string()),
 })
 
-const BudgetSchema = z.number().min(0)
+/** A token budget: a finite number ≥ 0. */
+const BudgetCheck = zm.number().check(zm.gte(0))
 
 /**
  * Priorities that turn the seed's passes into `fitSections` order. Shortening comes first
@@ -79,7 +83,7 @@ export const HARD_TRUNCATION_MARKER = '\n[… truncated to fit the token budget]
  * Throws a `ValidationError` when `parts` is malformed (a programming error).
  */
 export function passLadderSections(parts: PassLadderParts): Section[] {
-  parseWith(PartsSchema, parts, 'passLadderSections parts')
+  parseWith(PartsCheck, parts, 'passLadderSections parts')
   const out: Section[] = []
   const add = (id: string, text: string | undefined, priority: number, shorter?: string) => {
     if (text === undefined || text.length === 0) return
@@ -142,7 +146,7 @@ export function fitPassLadder(
   budget: number,
   counter: TokenCounter,
 ): PassLadderResult {
-  parseWith(BudgetSchema, budget, 'fitPassLadder budget')
+  parseWith(BudgetCheck, budget, 'fitPassLadder budget')
   const sections = passLadderSections(parts)
   const fit = fitSections(sections, budget, counter)
   const coreIds = new Set(sections.filter((s) => s.priority >= CORE_PRIORITY).map((s) => s.id))
@@ -179,7 +183,7 @@ export function truncateToTokens(text: string, budget: number, counter: TokenCou
   if (typeof (counter as Partial<TokenCounter> | null)?.count !== 'function') {
     invalidArgument('truncateToTokens', 'counter', 'a TokenCounter', counter)
   }
-  parseWith(BudgetSchema, budget, 'truncateToTokens budget')
+  parseWith(BudgetCheck, budget, 'truncateToTokens budget')
   if (counter.count(text) <= budget) return text
   if (counter.count(HARD_TRUNCATION_MARKER) > budget) return ''
   let lo = 0

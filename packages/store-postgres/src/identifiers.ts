@@ -1,21 +1,29 @@
-import { parseWith, SessionIdSchema, ValidationError } from '@contextkit/core'
-import * as z from 'zod'
+import { isSessionId, parseWith, ValidationError } from '@contextkit/core'
+import * as zm from 'zod/mini'
 
 /** Longest table name accepted, so derived names (`<table>_heads`) stay under Postgres' 63. */
 export const MAX_TABLE_NAME_LENGTH = 48
 
 const PART = /^[a-z_][a-z0-9_]*$/
 
+/** Why a table name is refused. */
+export const TABLE_NAME_MESSAGE =
+  'table names are [a-z_][a-z0-9_]* (at most 48 characters), optionally schema.table'
+
 /**
- * A table name: lower-case letters, digits and `_`, starting with a letter or `_`, at most 48
- * characters, optionally schema-qualified (`schema.table`). Nothing that needs escaping, so a
- * table name can never smuggle SQL in; it is still always double-quoted in statements.
+ * Whether `name` is a table name: lower-case letters, digits and `_`, starting with a letter or
+ * `_`, at most 48 characters, optionally schema-qualified (`schema.table`).
  */
-export const TableNameSchema = z.string().refine((name) => {
+export function isTableName(name: string): boolean {
   const parts = name.split('.')
   if (parts.length > 2) return false
   return parts.every((p) => p.length > 0 && p.length <= MAX_TABLE_NAME_LENGTH && PART.test(p))
-}, 'table names are [a-z_][a-z0-9_]* (at most 48 characters), optionally schema.table')
+}
+
+// The stores check table names with this zod/mini schema, so a bundle of one store does not carry
+// classic zod; the public `TableNameSchema` (table-name-schema.ts) applies the same rule.
+/** `TableNameSchema` in zod/mini. */
+export const TableNameCheck = zm.string().check(zm.refine(isTableName, TABLE_NAME_MESSAGE))
 
 /** A table name checked and quoted for SQL, with the names derived from it. */
 export interface TableName {
@@ -33,9 +41,9 @@ function quote(part: string): string {
   return `"${part}"`
 }
 
-/** Check a table name ({@link TableNameSchema}) and quote it; a `ValidationError` otherwise. */
+/** Check a table name ({@link isTableName}) and quote it; a `ValidationError` otherwise. */
 export function tableName(name: unknown, what: string): TableName {
-  const checked = parseWith(TableNameSchema, name, what)
+  const checked = parseWith(TableNameCheck, name, what)
   const parts = checked.split('.')
   const base = parts[parts.length - 1]!
   const schema = parts.length === 2 ? parts[0]! : undefined
@@ -53,7 +61,7 @@ export function tableName(name: unknown, what: string): TableName {
  * `[A-Za-z0-9._-]` starting alphanumeric, no `..`. A `ValidationError` naming `fn` otherwise.
  */
 export function assertAgentId(id: unknown, fn: string): asserts id is string {
-  if (SessionIdSchema.safeParse(id).success) return
+  if (isSessionId(id)) return
   const message = 'agent ids are 1-200 characters of [A-Za-z0-9._-], starting alphanumeric, no ".."'
   const shown = typeof id === 'string' ? JSON.stringify(id) : typeof id
   throw new ValidationError(`${fn}: unsafe agent id ${shown}: ${message}`, [

@@ -13,7 +13,7 @@ export {
   StoreNotMigratedError,
   StoreQueryError,
 } from './errors.js'
-export { MAX_TABLE_NAME_LENGTH, TableNameSchema } from './identifiers.js'
+export { MAX_TABLE_NAME_LENGTH } from './identifiers.js'
 export type { AppliedMigration, MigrateOptions, MigrateResult } from './migrate.js'
 export {
   DEFAULT_MIGRATIONS_TABLE,
@@ -27,3 +27,4 @@ export type { PostgresSessionStoreOptions } from './session-store.js'
 export { INVALID_ENTRY_WARNING, postgresSessionStore } from './session-store.js'
 export type { PostgresStateStoreOptions } from './state-store.js'
 export { postgresStateStore } from './state-store.js'
+export { TableNameSchema } from './table-name-schema.js'

@@ -1,8 +1,8 @@
 import { invalidArgument, parseWith } from '@contextkit/core'
-import * as z from 'zod'
+import * as zm from 'zod/mini'
 import { integerOf, isPostgresDb, type PostgresDb, txQuery, withTransaction } from './db.js'
 import { SchemaVersionError } from './errors.js'
-import { type TableName, TableNameSchema, tableName } from './identifiers.js'
+import { type TableName, TableNameCheck, tableName } from './identifiers.js'
 import { type Migration, sessionMigrations, stateMigrations } from './schema.js'
 
 /** Default table of session entries (per-session counters live in `<table>_heads`). */
@@ -43,13 +43,12 @@ export interface MigrateResult {
   applied: AppliedMigration[]
 }
 
-const MigrateOptionsSchema = z
-  .object({
-    sessionTable: TableNameSchema.optional(),
-    stateTable: TableNameSchema.optional(),
-    migrationsTable: TableNameSchema.optional(),
-  })
-  .strict()
+/** The check of {@link MigrateOptions} (zod/mini, like the stores' option checks). */
+export const MigrateOptionsCheck = zm.strictObject({
+  sessionTable: zm.optional(TableNameCheck),
+  stateTable: zm.optional(TableNameCheck),
+  migrationsTable: zm.optional(TableNameCheck),
+})
 
 interface Target {
   key: string
@@ -78,7 +77,7 @@ export async function migrate(
   options: MigrateOptions = {},
 ): Promise<MigrateResult> {
   if (!isPostgresDb(db)) invalidArgument('migrate', 'db', 'an object with a query method', db)
-  const opts = parseWith(MigrateOptionsSchema, options ?? {}, 'migrate options')
+  const opts = parseWith(MigrateOptionsCheck, options ?? {}, 'migrate options')
   const session = tableName(opts.sessionTable ?? DEFAULT_SESSION_TABLE, 'sessionTable')
   const state = tableName(opts.stateTable ?? DEFAULT_STATE_TABLE, 'stateTable')
   const log = tableName(opts.migrationsTable ?? DEFAULT_MIGRATIONS_TABLE, 'migrationsTable')

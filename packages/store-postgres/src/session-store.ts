@@ -20,9 +20,10 @@ import {
   withTransaction,
 } from './db.js'
 import { StoreDataError } from './errors.js'
-import { TableNameSchema, tableName } from './identifiers.js'
+import { tableName } from './identifiers.js'
 import { DEFAULT_SESSION_TABLE } from './migrate.js'
 import { HEADS_SUFFIX } from './schema.js'
+import { TableNameSchema } from './table-name-schema.js'
 
 /** Options of {@link postgresSessionStore}. */
 export interface PostgresSessionStoreOptions {

@@ -7,10 +7,10 @@ import {
   type StoredState,
   ValidationError,
 } from '@contextkit/core'
-import * as z from 'zod'
+import * as zm from 'zod/mini'
 import { integerOf, isPostgresDb, type PostgresDb, runQuery } from './db.js'
 import { StoreDataError } from './errors.js'
-import { assertAgentId, TableNameSchema, tableName } from './identifiers.js'
+import { assertAgentId, TableNameCheck, tableName } from './identifiers.js'
 import { DEFAULT_STATE_TABLE } from './migrate.js'
 
 /** Options of {@link postgresStateStore}. */
@@ -22,10 +22,14 @@ export interface PostgresStateStoreOptions {
   table?: string
 }
 
-const OptionsSchema = z.object({ table: TableNameSchema.optional() }).strict()
-const SaveOptionsSchema = z
-  .object({ expectedRevision: z.number().int().nonnegative().optional() })
-  .strict()
+// zod/mini, so a bundle of postgresStateStore does not carry classic zod (`state-store.test.ts`
+// holds these to the classic schemas of the same shape).
+/** The check of {@link PostgresStateStoreOptions}. */
+export const OptionsCheck = zm.strictObject({ table: zm.optional(TableNameCheck) })
+/** The check of `save`'s options. */
+export const SaveOptionsCheck = zm.strictObject({
+  expectedRevision: zm.optional(zm.int().check(zm.nonnegative())),
+})
 
 function stateText(state: unknown, fn: string): string {
   let text: string | undefined
@@ -65,7 +69,7 @@ export function postgresStateStore<T = unknown>(
   if (!isPostgresDb(db)) {
     invalidArgument('postgresStateStore', 'db', 'an object with a query method', db)
   }
-  const opts = parseWith(OptionsSchema, options ?? {}, 'postgresStateStore options')
+  const opts = parseWith(OptionsCheck, options ?? {}, 'postgresStateStore options')
   const t = tableName(opts.table ?? DEFAULT_STATE_TABLE, 'table').sql
 
   const readRevision = async (agentId: string, op: string): Promise<number> => {
@@ -104,7 +108,7 @@ export function postgresStateStore<T = unknown>(
     async save(agentId: string, state: T, options: StateSaveOptions = {}) {
       const op = 'postgresStateStore.save'
       assertAgentId(agentId, op)
-      const { expectedRevision } = parseWith(SaveOptionsSchema, options ?? {}, 'save options')
+      const { expectedRevision } = parseWith(SaveOptionsCheck, options ?? {}, 'save options')
       const text = stateText(state, op)
       let rows: Record<string, unknown>[]
       if (expectedRevision === undefined) {
