@@ -8,6 +8,7 @@ import { SectionSchema } from './section-schema.js'
 const field = fc.oneof(
   fc.constantFrom('', 'x', 'text', 'image', 'thinking', 'tool_call', 'tool_result', 'user'),
   fc.constantFrom('assistant', 'image/png', 'image/bmp', 'stable', 'volatile', 'object', 'a b'),
+  fc.constantFrom('before', 'after', 'middle'),
   fc.constantFrom(true, false, 0, 1.5, Number.NaN, Number.POSITIVE_INFINITY, null, undefined),
   fc.constantFrom([], {}, [''], { type: 'object' }, new Date(0), Object.create(null)),
 )
@@ -77,7 +78,15 @@ describe('fast input checks agree with the zod schemas', () => {
       ...t,
     }))
     const schema = obj(['type', 'properties', 'required'])
-    const section = obj(['id', 'text', 'priority', 'cache', 'shorter']).map((s) => ({
+    const section = obj([
+      'id',
+      'text',
+      'priority',
+      'cache',
+      'shorter',
+      'placement',
+      'required',
+    ]).map((s) => ({
       id: 's',
       text: '',
       priority: 1,

@@ -126,6 +126,10 @@ export function isSectionArray(v: unknown): v is Section[] {
       if (!Array.isArray(shorter)) return false
       for (const t of shorter) if (typeof t !== 'string') return false
     }
+    if (s.placement !== undefined && s.placement !== 'before' && s.placement !== 'after') {
+      return false
+    }
+    if (s.required !== undefined && typeof s.required !== 'boolean') return false
   }
   return true
 }
