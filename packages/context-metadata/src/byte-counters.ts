@@ -7,6 +7,7 @@
 import { isUtf8 } from 'node:buffer'
 import type { LineCount } from '@contextkit/core'
 import { BYTE_COUNT_WASM } from './byte-count-wasm.js'
+import { RecordLineTally } from './record-counters.js'
 
 /** Native byte counts (WebAssembly SIMD) over one shared memory. */
 interface WasmCounts {
@@ -214,10 +215,7 @@ function bomEndsAt(b: Uint8Array, from: number, k: number): boolean {
  * (U+FFFD for invalid bytes included), and only ASCII brackets decide.
  */
 export class ByteNdjsonCounter {
-  private records = 0
-  private bad = 0
-  private first = 0
-  private last = 0
+  private readonly tally = new RecordLineTally()
 
   /** Feed `bytes[from, to)`, whose line breaks are `breaks[0, k)` (see `ByteCounts.breaks`). */
   push(b: Buffer, from: number, to: number, breaks: Int32Array, k: number): void {
@@ -226,7 +224,7 @@ export class ByteNdjsonCounter {
     for (let i = 0; i < k; i++) {
       const br = breaks[i] as number
       // the common line, `{…}` or `[…]` from its first byte to its last: a record at a glance
-      if (this.first === 0 && pos < br) {
+      if (this.tally.first === 0 && pos < br) {
         const c0 = b[pos]
         const c1 = b[br - 1]
         if ((c0 === 123 || c0 === 91) && (c1 === 125 || c1 === 93)) {
@@ -236,23 +234,23 @@ export class ByteNdjsonCounter {
         }
       }
       if (pos < br) this.scanLine(b, pos, br)
-      if (this.first !== 0) this.endLine()
+      if (this.tally.first !== 0) this.tally.endLine()
       pos = br + 1
     }
-    this.records += records
+    this.tally.records += records
     if (pos < to) this.scanLine(b, pos, to)
   }
 
   private scanLine(b: Buffer, pos: number, end: number): void {
     let i = pos
-    if (this.first === 0) {
+    if (this.tally.first === 0) {
       for (;;) {
         if (i >= end) return
         const c = b[i] as number
         if (c > 32 && !(c === 0xef && bomEndsAt(b, pos, i + 2) && i + 2 < end)) break
         i += c === 0xef ? 3 : 1
       }
-      this.first = b[i] as number
+      this.tally.first = b[i] as number
     }
     let k = end - 1
     for (;;) {
@@ -261,30 +259,18 @@ export class ByteNdjsonCounter {
       if (c > 32 && !(c === 0xbf && bomEndsAt(b, i, k))) break
       k -= c === 0xbf ? 3 : 1
     }
-    this.last = b[k] as number
-  }
-
-  private endLine(): void {
-    if (this.first === 0) return
-    if (isRecordLine(this.first, this.last)) this.records++
-    else this.bad++
-    this.first = 0
-    this.last = 0
+    this.tally.last = b[k] as number
   }
 
   /** Records so far (lines that look like a JSON object or array). */
   result(): number {
-    return this.records + (this.first !== 0 && isRecordLine(this.first, this.last) ? 1 : 0)
+    return this.tally.result()
   }
 
   /** Non-blank lines so far that do not look like a JSON object or array. */
   malformed(): number {
-    return this.bad + (this.first !== 0 && !isRecordLine(this.first, this.last) ? 1 : 0)
+    return this.tally.malformed()
   }
-}
-
-function isRecordLine(first: number, last: number): boolean {
-  return (first === 123 || first === 91) && (last === 125 || last === 93)
 }
 
 /**

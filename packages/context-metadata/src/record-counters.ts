@@ -292,47 +292,19 @@ export class CsvRecordCounter implements RecordCounter {
 }
 
 /**
- * Counts NDJSON records and malformed lines over chunks: a non-blank line is a record when its
- * first non-blank character is `{` or `[` and its last is `}` or `]`, otherwise malformed. This
- * catches text lines and truncated records at the cost of two character looks per line (the
- * prefix is fully parsed during detection; see `hiddenBadLines` there).
+ * NDJSON lines as a record counter sees them: the records and malformed lines ended so far, and
+ * the first and last non-blank character codes of the line still open (`first` 0: nothing yet).
+ * A non-blank line is a record when its first is `{` or `[` and its last is `}` or `]`. Shared
+ * by the counter over text and the one over bytes, which differ only in how they find the two.
  */
-export class NdjsonRecordCounter implements RecordCounter {
-  private records = 0
-  private bad = 0
-  private first = 0
-  private last = 0
+export class RecordLineTally {
+  records = 0
+  bad = 0
+  first = 0
+  last = 0
 
-  /** Feed the next chunk of text. */
-  push(s: string): void {
-    const len = s.length
-    let pos = 0
-    let n = -2
-    let r = -2
-    while (pos < len) {
-      if (n !== -1 && n < pos) n = s.indexOf('\n', pos)
-      if (r !== -1 && r < pos) r = s.indexOf('\r', pos)
-      const br = n === -1 ? r : r === -1 ? n : Math.min(n, r)
-      const end = br === -1 ? len : br
-      if (pos < end) {
-        let i = pos
-        if (this.first === 0) {
-          while (i < end && !isContent(s.charCodeAt(i))) i++
-          if (i < end) this.first = s.charCodeAt(i)
-        }
-        if (this.first !== 0) {
-          let k = end - 1
-          while (k >= i && !isContent(s.charCodeAt(k))) k--
-          if (k >= i) this.last = s.charCodeAt(k)
-        }
-      }
-      if (br === -1) break
-      this.endLine()
-      pos = br + 1
-    }
-  }
-
-  private endLine(): void {
+  /** Close the open line (nothing when it was blank). */
+  endLine(): void {
     if (this.first === 0) return
     if (isRecordLine(this.first, this.last)) this.records++
     else this.bad++
@@ -348,6 +320,56 @@ export class NdjsonRecordCounter implements RecordCounter {
   /** Non-blank lines so far that do not look like a JSON object or array. */
   malformed(): number {
     return this.bad + (this.first !== 0 && !isRecordLine(this.first, this.last) ? 1 : 0)
+  }
+}
+
+/**
+ * Counts NDJSON records and malformed lines over chunks: a non-blank line is a record when its
+ * first non-blank character is `{` or `[` and its last is `}` or `]`, otherwise malformed. This
+ * catches text lines and truncated records at the cost of two character looks per line (the
+ * prefix is fully parsed during detection; see `hiddenBadLines` there).
+ */
+export class NdjsonRecordCounter implements RecordCounter {
+  private readonly tally = new RecordLineTally()
+
+  /** Feed the next chunk of text. */
+  push(s: string): void {
+    const t = this.tally
+    const len = s.length
+    let pos = 0
+    let n = -2
+    let r = -2
+    while (pos < len) {
+      if (n !== -1 && n < pos) n = s.indexOf('\n', pos)
+      if (r !== -1 && r < pos) r = s.indexOf('\r', pos)
+      const br = n === -1 ? r : r === -1 ? n : Math.min(n, r)
+      const end = br === -1 ? len : br
+      if (pos < end) {
+        let i = pos
+        if (t.first === 0) {
+          while (i < end && !isContent(s.charCodeAt(i))) i++
+          if (i < end) t.first = s.charCodeAt(i)
+        }
+        if (t.first !== 0) {
+          let k = end - 1
+          while (k >= i && !isContent(s.charCodeAt(k))) k--
+          if (k >= i) t.last = s.charCodeAt(k)
+        }
+      }
+      if (br === -1) break
+      t.endLine()
+      pos = br + 1
+    }
+  }
+
+  /** Records so far (lines that look like a JSON object or array). */
+  result(): number {
+    return this.tally.result()
+  }
+
+  /** Non-blank lines so far that do not look like a JSON object or array. */
+  malformed(): number {
+    return this.tally.malformed()
   }
 }
 
