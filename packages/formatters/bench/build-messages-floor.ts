@@ -12,8 +12,12 @@
  * time per call) and ours / floor.
  */
 import type { ContentBlock, Message } from '@contextkit/core'
-import { AnthropicXmlFormatter } from '../dist/index.js'
 import { conversation, tools } from './conversation.js'
+
+// the built dist/ is what is timed; it is imported by URL so that typechecking a clean checkout
+// (before any build) does not need it — its types are the source's
+const dist = new URL('../dist/index.js', import.meta.url).href
+const { AnthropicXmlFormatter } = (await import(dist)) as typeof import('../src/index.js')
 
 const reps = Number(process.argv[2] ?? 5)
 const ours = new AnthropicXmlFormatter()
