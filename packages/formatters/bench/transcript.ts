@@ -1,3 +1,4 @@
+import { XmlStreamParser } from '../src/index.js'
 /** A deterministic mixed transcript (prose with stray `<`, thinking, tool calls) of `bytes` length. */
 export function mixedTranscript(bytes: number): string {
   const parts = [
@@ -72,4 +73,25 @@ export function chunked(text: string, size: number): string[] {
 export function cpuNow(): number {
   const u = process.cpuUsage()
   return (u.user + u.system) / 1000
+}
+
+/** The one tool the scaling benches declare. */
+export const tools = [
+  {
+    name: 'read_file',
+    description: '',
+    inputSchema: { type: 'object' as const, properties: { limit: { type: 'integer' } } },
+  },
+]
+
+/**
+ * Stream `text` in `size`-char chunks cut as they arrive (fresh strings, like a network stream;
+ * no array of a million chunks stays alive for the garbage collector to trace).
+ */
+export function streamAll(text: string, size: number): number {
+  const parser = new XmlStreamParser({ tools })
+  let events = 0
+  for (let i = 0; i < text.length; i += size)
+    events += parser.processChunk(text.slice(i, i + size)).length
+  return events + parser.flush().length
 }

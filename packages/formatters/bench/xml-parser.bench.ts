@@ -1,27 +1,7 @@
 import { bench, describe } from 'vitest'
-import { XmlStreamParser } from '../src/index.js'
-import { cpuNow, mixedTranscript, realisticTranscript } from './transcript.js'
+import { cpuNow, mixedTranscript, realisticTranscript, streamAll } from './transcript.js'
 
 const MB = 1024 * 1024
-const tools = [
-  {
-    name: 'read_file',
-    description: '',
-    inputSchema: { type: 'object' as const, properties: { limit: { type: 'integer' } } },
-  },
-]
-
-/**
- * Stream `text` in `size`-char chunks cut as they arrive (fresh strings, like a network stream;
- * no array of a million chunks stays alive for the garbage collector to trace).
- */
-function streamAll(text: string, size: number): number {
-  const parser = new XmlStreamParser({ tools })
-  let events = 0
-  for (let i = 0; i < text.length; i += size)
-    events += parser.processChunk(text.slice(i, i + size)).length
-  return events + parser.flush().length
-}
 
 describe('XmlStreamParser, 1 MB mixed transcript', () => {
   const oneMb = mixedTranscript(MB)

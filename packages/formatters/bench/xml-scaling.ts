@@ -9,27 +9,11 @@
  * load of a shared machine), and divides the minimums: the least-disturbed time of each. (A
  * forced collection before each pass would bill its concurrent sweeping to the pass.)
  */
-import { XmlStreamParser } from '../src/index.js'
-import { cpuNow, realisticTranscript } from './transcript.js'
+import { cpuNow, realisticTranscript, streamAll } from './transcript.js'
 
 const MB = 1024 * 1024
 const runs = Number(process.argv[2] ?? 5)
 const sizes = (process.argv[3] ?? '16').split(',').map(Number)
-const tools = [
-  {
-    name: 'read_file',
-    description: '',
-    inputSchema: { type: 'object' as const, properties: { limit: { type: 'integer' } } },
-  },
-]
-
-function streamAll(text: string, size: number): number {
-  const parser = new XmlStreamParser({ tools })
-  let events = 0
-  for (let i = 0; i < text.length; i += size)
-    events += parser.processChunk(text.slice(i, i + size)).length
-  return events + parser.flush().length
-}
 
 /** CPU time of one pass. */
 function once(text: string, size: number): number {
