@@ -1,11 +1,9 @@
 // End to end with the real SDK against testkit: a run that outgrows a 20,000-token window.
 import { readFile } from 'node:fs/promises'
-import { getModelInfo, sessionMessages, textMessage } from '@contextkit/core'
+import { sessionMessages, textMessage } from '@contextkit/core'
 import type { ScriptRequest } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
-import { z } from 'zod'
 import { SUMMARY_SYSTEM_PROMPT } from '../compaction/summarize.js'
-import { defineTool } from '../define-tool.js'
 import { ContextIrreducibleError, ContextTooLongError } from '../errors.js'
 import type { AgentEvent, AgentUsage } from '../events.js'
 import { repairOrphans } from '../history.js'
@@ -14,23 +12,7 @@ import { jsonlSessionStore } from '../session/jsonl-store.js'
 import { tempDir } from '../session/test-support.js'
 import { maxSteps } from '../stop-conditions.js'
 import { collect, emulated, memorySessionStore, onCleanup, wireText } from '../test-support.js'
-
-const WINDOW = 20_000
-const model = { ...getModelInfo('claude-sonnet-4-6'), contextWindow: WINDOW }
-const emulatorModels = [{ id: 'claude-sonnet-4-6', maxInputTokens: WINDOW, maxTokens: 64_000 }]
-
-/** ~3,000 tokens for the emulator (⌈chars / 4⌉): 12,000 characters, different per chunk. */
-function chunk(n: number): string {
-  const line = `chunk ${n} line: the quick brown fox jumps over the lazy dog near file src/f${n}.ts\n`
-  return line.repeat(Math.ceil(12_000 / line.length)).slice(0, 12_000)
-}
-
-const readChunk = defineTool({
-  name: 'read_chunk',
-  description: 'Read one chunk of the log',
-  input: z.object({ n: z.number().int() }),
-  execute: ({ n }) => chunk(n),
-})
+import { emulatorModels, model, readChunk, WINDOW } from './compaction-fixtures.js'
 
 const isSummaryCall = (r: ScriptRequest) => r.system.startsWith(SUMMARY_SYSTEM_PROMPT.slice(0, 40))
 

@@ -1,10 +1,5 @@
 // Compaction and durable appends with per-step control on, through the real SDK against testkit.
-import {
-  type ContextMiddleware,
-  getModelInfo,
-  sessionMessages,
-  textMessage,
-} from '@contextkit/core'
+import { type ContextMiddleware, sessionMessages, textMessage } from '@contextkit/core'
 import type { ScriptRequest } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
@@ -14,23 +9,10 @@ import { repairOrphans } from '../history.js'
 import { runAgent } from '../run-agent.js'
 import { maxSteps } from '../stop-conditions.js'
 import { collect, emulated, memorySessionStore } from '../test-support.js'
+import { emulatorModels, model, readChunk } from './compaction-fixtures.js'
 
-const WINDOW = 20_000
-const model = { ...getModelInfo('claude-sonnet-4-6'), contextWindow: WINDOW }
-const emulatorModels = [{ id: 'claude-sonnet-4-6', maxInputTokens: WINDOW, maxTokens: 64_000 }]
 const STEPS = 16
 
-/** ~3,000 tokens for the emulator (⌈chars / 4⌉), different per chunk. */
-function chunk(n: number): string {
-  const line = `chunk ${n} line: the quick brown fox jumps over the lazy dog near file src/f${n}.ts\n`
-  return line.repeat(Math.ceil(12_000 / line.length)).slice(0, 12_000)
-}
-const readChunk = defineTool({
-  name: 'read_chunk',
-  description: 'Read one chunk of the log',
-  input: z.object({ n: z.number().int() }),
-  execute: ({ n }) => chunk(n),
-})
 const unused = defineTool({
   name: 'unused',
   description: 'Never offered',
