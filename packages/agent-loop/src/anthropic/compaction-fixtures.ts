@@ -1,7 +1,7 @@
 // What the end-to-end compaction tests share: a 20,000-token window (our model info and the
 // emulator's limit agree) and a tool whose results are ~3,000 tokens each, so a run outgrows it.
 import { getModelInfo } from '@contextkit/core'
-import { z } from 'zod'
+import * as z from 'zod'
 import { defineTool } from '../define-tool.js'
 
 /** The context window of the runs. */
