@@ -30,6 +30,23 @@ export { isSpace } from './is-space.js'
 export { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js'
 export type { LineCount } from './line-count.js'
 export { countLines, LineCounter } from './line-count.js'
+export type {
+  AssistantMessage,
+  ContentBlock,
+  ImageBlock,
+  ImageMediaType,
+  JsonSchemaObject,
+  Message,
+  RedactedThinkingBlock,
+  Role,
+  StopReason,
+  TextBlock,
+  ThinkingBlock,
+  ToolCallBlock,
+  ToolDefinition,
+  ToolResultBlock,
+  Usage,
+} from './message-schemas.js'
 export {
   AssistantMessageSchema,
   ContentBlockSchema,
@@ -47,23 +64,6 @@ export {
   ToolResultBlockSchema,
   UsageSchema,
 } from './message-schemas.js'
-export type {
-  AssistantMessage,
-  ContentBlock,
-  ImageBlock,
-  ImageMediaType,
-  JsonSchemaObject,
-  Message,
-  RedactedThinkingBlock,
-  Role,
-  StopReason,
-  TextBlock,
-  ThinkingBlock,
-  ToolCallBlock,
-  ToolDefinition,
-  ToolResultBlock,
-  Usage,
-} from './messages.js'
 export { emptyUsage, textMessage, textOf } from './messages.js'
 export type {
   ContextMiddleware,

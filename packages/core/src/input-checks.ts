@@ -5,7 +5,7 @@
  * prefill) validates without paying zod per message per call. When a check says no, run the zod
  * schema (`parseWith`) to report the exact issues.
  */
-import type { ContentBlock, Message, ToolDefinition } from './messages.js'
+import type { ContentBlock, Message, ToolDefinition } from './message-schemas.js'
 import type { Section } from './sections.js'
 
 type Obj = Record<string, unknown>

@@ -1,24 +1,6 @@
 import { assertArray, assertObject } from './errors.js'
 import type { ContentBlock, Message, Role, Usage } from './message-schemas.js'
 
-export type {
-  AssistantMessage,
-  ContentBlock,
-  ImageBlock,
-  ImageMediaType,
-  JsonSchemaObject,
-  Message,
-  RedactedThinkingBlock,
-  Role,
-  StopReason,
-  TextBlock,
-  ThinkingBlock,
-  ToolCallBlock,
-  ToolDefinition,
-  ToolResultBlock,
-  Usage,
-} from './message-schemas.js'
-
 /** Build a message holding one text block. */
 export function textMessage(
   role: Role,

@@ -6,7 +6,7 @@ import {
   describeError,
   invalidArgument,
 } from './errors.js'
-import type { AssistantMessage, Message, ToolDefinition } from './messages.js'
+import type { AssistantMessage, Message, ToolDefinition } from './message-schemas.js'
 import type { ModelInfo } from './models.js'
 import { randomId } from './random-id.js'
 import type { Omission, Section } from './sections.js'
