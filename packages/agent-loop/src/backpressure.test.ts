@@ -25,14 +25,20 @@ function countedProvider(): { provider: ModelProvider; pulled(): number } {
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** A run over {@link countedProvider}: the run and how many provider events it pulled. */
+function countedRun(): { run: ReturnType<typeof runAgent>; pulled(): number } {
+  const { provider, pulled } = countedProvider()
+  const run = runAgent({
+    provider,
+    model: 'claude-haiku-4-5',
+    messages: [textMessage('user', 'go')],
+  })
+  return { run, pulled }
+}
+
 describe('backpressure from run.events', () => {
   test('a reader that pauses holds the stream at `capacity` events; it goes on when reading resumes', async () => {
-    const { provider, pulled } = countedProvider()
-    const run = runAgent({
-      provider,
-      model: 'claude-haiku-4-5',
-      messages: [textMessage('user', 'go')],
-    })
+    const { run, pulled } = countedRun()
     const events = run.events[Symbol.asyncIterator]()
     await events.next()
     let settled = false
@@ -55,12 +61,7 @@ describe('backpressure from run.events', () => {
   })
 
   test('abort while held back by a paused reader: settles aborted, with what arrived', async () => {
-    const { provider, pulled } = countedProvider()
-    const run = runAgent({
-      provider,
-      model: 'claude-haiku-4-5',
-      messages: [textMessage('user', 'go')],
-    })
+    const { run, pulled } = countedRun()
     const events = run.events[Symbol.asyncIterator]()
     await events.next()
     await tick(50)
@@ -69,27 +70,23 @@ describe('backpressure from run.events', () => {
     const result = await run.result
     expect(result.stopReason).toBe('aborted')
     expect(pulled()).toBe(held)
-    await events.return?.(undefined)
+    // the interrupted reply is reported with the text that arrived before the hold
+    let partial: string | undefined
+    for (let e = await events.next(); !e.done; e = await events.next()) {
+      if (e.value.type === 'step-end') partial = textOf(e.value.message)
+    }
+    expect(partial?.length).toBeGreaterThan(CAPACITY - 10)
+    expect(partial?.length).toBeLessThan(DELTAS)
   })
 
   test('a reader that stops with break no longer holds the run back; neither does no reader', async () => {
-    const first = countedProvider()
-    const run = runAgent({
-      provider: first.provider,
-      model: 'claude-haiku-4-5',
-      messages: [textMessage('user', 'go')],
-    })
-    for await (const e of run.events) if (e.type === 'text-delta') break
-    expect((await run.result).stopReason).toBe('end_turn')
-    expect(first.pulled()).toBe(DELTAS + 1)
+    const read = countedRun()
+    for await (const e of read.run.events) if (e.type === 'text-delta') break
+    expect((await read.run.result).stopReason).toBe('end_turn')
+    expect(read.pulled()).toBe(DELTAS + 1)
 
-    const second = countedProvider()
-    const unread = runAgent({
-      provider: second.provider,
-      model: 'claude-haiku-4-5',
-      messages: [textMessage('user', 'go')],
-    })
-    expect((await unread.result).stopReason).toBe('end_turn')
-    expect(second.pulled()).toBe(DELTAS + 1)
+    const unread = countedRun()
+    expect((await unread.run.result).stopReason).toBe('end_turn')
+    expect(unread.pulled()).toBe(DELTAS + 1)
   })
 })
