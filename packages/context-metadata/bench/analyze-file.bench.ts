@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { bench, describe } from 'vitest'
 import { analyzeFile } from '../src/node.js'
 import { csvQuotedNewlines, prettyJsonArray } from './fixtures.js'
+import { writeNdjson } from './ndjson-file.js'
 
 const MB = 1024 * 1024
 const GB = 1024 * MB
@@ -22,31 +23,6 @@ function freeBytes(): number {
 const enough = freeBytes() >= 8 * GB
 if (!enough) {
   console.log(`[analyze-file.bench] skipped: less than 8 GB free under ${tmpdir()}`)
-}
-
-/** Write ~`size` bytes of NDJSON by repeating a 1 MiB block of distinct records. */
-function writeNdjson(path: string, size: number): void {
-  const lines: string[] = []
-  let n = 0
-  let i = 0
-  while (n < MB) {
-    const line = JSON.stringify({
-      id: i,
-      author: `did:plc:user${i % 997}`,
-      text: `Post ${i}: Arsenal win ${i % 5}-${i % 3}, "what a game" é 😀`,
-      profile: { name: `User ${i % 997}` },
-    })
-    lines.push(line)
-    n += Buffer.byteLength(line) + 1
-    i++
-  }
-  const block = Buffer.from(lines.join('\n') + '\n')
-  const fd = openSync(path, 'w')
-  try {
-    for (let written = 0; written < size; written += block.length) writeSync(fd, block)
-  } finally {
-    closeSync(fd)
-  }
 }
 
 /** Write ~`size` bytes: `head`, then a 1 MiB `block` repeated with `separator`, then `tail`. */

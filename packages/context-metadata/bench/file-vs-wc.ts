@@ -19,18 +19,11 @@
  * The file goes under os.tmpdir() and is deleted at the end.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import {
-  closeSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  statfsSync,
-  writeSync,
-} from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { writeNdjson } from './ndjson-file.js'
 
 const MiB = 1024 * 1024
 const sizeMiB = Number(process.argv[2] ?? 1024)
@@ -39,29 +32,6 @@ const chunkSizes = process.argv.slice(4).map(Number)
 const dist = pathToFileURL(
   resolve(fileURLToPath(new URL('.', import.meta.url)), '../dist/node.js'),
 ).href
-
-/** ~`size` bytes of NDJSON: a 1 MiB block of distinct records (with non-ASCII text), repeated. */
-function writeNdjson(path: string, size: number): void {
-  const lines: string[] = []
-  let n = 0
-  for (let i = 0; n < MiB; i++) {
-    const line = JSON.stringify({
-      id: i,
-      author: `did:plc:user${i % 997}`,
-      text: `Post ${i}: Arsenal win ${i % 5}-${i % 3}, "what a game" é 😀`,
-      profile: { name: `User ${i % 997}` },
-    })
-    lines.push(line)
-    n += Buffer.byteLength(line) + 1
-  }
-  const block = Buffer.from(`${lines.join('\n')}\n`)
-  const fd = openSync(path, 'w')
-  try {
-    for (let written = 0; written < size; written += block.length) writeSync(fd, block)
-  } finally {
-    closeSync(fd)
-  }
-}
 
 /** Node's floor: read in 1 MiB chunks, decode, count `\n` with indexOf. */
 const floorScript = `
