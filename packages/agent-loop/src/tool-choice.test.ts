@@ -9,6 +9,7 @@ import { type AiSdkLanguageModel, aiSdkProvider } from './ai-sdk/ai-sdk-provider
 import { openAICompatibleCompletionsProvider } from './completions/completions-provider.js'
 import { defineTool } from './define-tool.js'
 import { openAIChatProvider } from './openai/chat-provider.js'
+import type { ModelProvider } from './provider.js'
 import { runAgent } from './run-agent.js'
 import { collect, emulated, onCleanup } from './test-support.js'
 import { TOOL_CHOICE_SECTION_ID, type ToolChoice, toolChoiceInstruction } from './tool-choice.js'
@@ -42,6 +43,19 @@ async function finished(run: ReturnType<typeof runAgent>) {
   return result
 }
 
+/** A run offering `lookup` and `spell` with `toolChoice`, to its end. */
+function runChoosing(provider: ModelProvider, toolChoice: ToolChoice) {
+  return finished(
+    runAgent({
+      provider,
+      model: 'claude-haiku-4-5',
+      messages: [textMessage('user', 'Hi')],
+      tools: [lookup, spell],
+      toolChoice,
+    }),
+  )
+}
+
 const choices: Array<[ToolChoice, unknown, unknown, unknown]> = [
   ['auto', { type: 'auto' }, 'auto', { type: 'auto' }],
   ['any', { type: 'any' }, 'required', { type: 'required' }],
@@ -59,30 +73,14 @@ describe('toolChoice on every provider', () => {
     const name = JSON.stringify(choice)
     test(`Anthropic (real SDK) sends tool_choice for ${name}`, async () => {
       const { provider, bodies } = await emulated(['Done.'])
-      await finished(
-        runAgent({
-          provider,
-          model: 'claude-haiku-4-5',
-          messages: [textMessage('user', 'Hi')],
-          tools: [lookup, spell],
-          toolChoice: choice,
-        }),
-      )
+      await runChoosing(provider, choice)
       expect((bodies()[0] as unknown as { tool_choice: unknown }).tool_choice).toEqual(anthropic)
     })
 
     test(`OpenAI chat sends tool_choice for ${name}`, async () => {
       const emu = await emulator(['Done.'])
       const provider = openAIChatProvider({ baseURL: `${emu.url}/v1`, apiKey: 'k' })
-      await finished(
-        runAgent({
-          provider,
-          model: 'claude-haiku-4-5',
-          messages: [textMessage('user', 'Hi')],
-          tools: [lookup, spell],
-          toolChoice: choice,
-        }),
-      )
+      await runChoosing(provider, choice)
       expect(bodiesOf(emu, '/v1/chat/completions')[0]?.tool_choice).toEqual(chat)
     })
   }
@@ -91,15 +89,7 @@ describe('toolChoice on every provider', () => {
     const emu = await emulator(['Done.'])
     const anthropic = createAnthropic({ baseURL: `${emu.url}/v1`, apiKey: 'k' })
     const provider = aiSdkProvider(anthropic('claude-haiku-4-5') as unknown as AiSdkLanguageModel)
-    await finished(
-      runAgent({
-        provider,
-        model: 'claude-haiku-4-5',
-        messages: [textMessage('user', 'Hi')],
-        tools: [lookup, spell],
-        toolChoice: { tool: 'spell' },
-      }),
-    )
+    await runChoosing(provider, { tool: 'spell' })
     expect(bodiesOf(emu, '/v1/messages')[0]?.tool_choice).toMatchObject({
       type: 'tool',
       name: 'spell',
