@@ -4,46 +4,35 @@ import {
   ContextkitError,
   createRunInfo,
   createTokenCounter,
-  createTurnContext,
   describeError,
   emptyUsage,
   type FinalizeInfo,
   type Message,
   type RunInfo,
   runFinalize,
-  runPrepare,
   type ToolCallBlock,
   type TurnContext,
-  textOf,
-  type Usage,
 } from '@contextkit/core'
 import { RunTokenCounter } from './budget.js'
 import { Compactor } from './compaction/compactor.js'
 import { ToolResultClipper } from './compaction/tool-result-clip.js'
-import { toolDefinition } from './define-tool.js'
 import { AgentLoopError, abortError } from './errors.js'
-import {
-  type AgentCallUsage,
-  type AgentEvent,
-  type AgentResult,
-  type AgentWarning,
-  type EventChannel,
-  type PendingApproval,
-  withCacheHitRate,
-} from './events.js'
+import type { AgentEvent, AgentResult, AgentWarning, EventChannel } from './events.js'
 import { type GatedTools, runGatedTools } from './gated-tools.js'
-import { LoopGuard, type LoopGuardVerdict } from './loop-guard.js'
-import { type CallContext, type CallResult, type CallSpec, callModel } from './model-call.js'
+import { LoopGuard } from './loop-guard.js'
+import type { CallContext } from './model-call.js'
 import type { ResolvedOptions } from './options.js'
 import { runOutputPhase } from './output/final-output.js'
 import type { OutputSpec } from './output/output-schema.js'
 import { planSection, runPlanPhase } from './plan.js'
-import { beginRun, type OpenedSession } from './run-begin.js'
+import { beginRun, type OpenedSession, prepareTurn } from './run-begin.js'
+import { type ResultExtra, RunRecord } from './run-record.js'
 import { safeRecord, warningTrace } from './run-trace.js'
-import { addUsage, interruptedReply, runUsage } from './run-usage.js'
+import { interruptedReply } from './run-usage.js'
 import { type ApprovalDraft, SessionRun } from './session-run.js'
-import { refuseNotOffered, StepControl, withChoice } from './step-control.js'
-import { checkStopConditions } from './stop-conditions.js'
+import { callStep, type StepCallInput } from './step-call.js'
+import { StepControl } from './step-control.js'
+import { decideStop } from './stop-conditions.js'
 import { type AgentStopReason, replyStopReason } from './stop-reasons.js'
 import { AGENT_TRACE_STAGES } from './trace-stages.js'
 
@@ -53,7 +42,7 @@ type StepOutcome = { turn: TurnContext } | { end: AgentResult }
 /**
  * One run of the agent loop; {@link AgentLoop.run} never rejects. A run is: open the session,
  * prepare the turn (middleware), the plan phase when asked, then steps until a stop. A step is
- * one model call ({@link AgentLoop.#call}), the reply finalized and saved before its tools run,
+ * one model call ({@link callStep}), the reply finalized and saved before its tools run,
  * the tools and their results saved, and the stop decision.
  */
 export class AgentLoop {
@@ -61,17 +50,9 @@ export class AgentLoop {
   readonly #signal: AbortSignal
   readonly #channel: EventChannel<AgentEvent>
   readonly #runId: string
-  readonly #warnings: AgentWarning[] = []
-  /** The run's new messages as saved (finalized replies and tool results). */
-  readonly #saved: Message[] = []
-  /** The run's new messages as the model sent and sees them (the next call's `extra`). */
-  readonly #sent: Message[] = []
-  readonly #toolCalls: ToolCallBlock[] = []
-  readonly #calls: AgentCallUsage[] = []
-  #usage: Usage = emptyUsage()
-  #steps = 0
+  /** What the run has gathered: messages, tool calls, usage, steps, warnings, plan. */
+  readonly #r: RunRecord
   #session: SessionRun | undefined
-  #plan: string | undefined
   #run!: RunInfo
   /** Keeps requests inside the window (`compaction`); none when compaction is off. */
   readonly #compactor: Compactor | undefined
@@ -88,6 +69,7 @@ export class AgentLoop {
     this.#signal = signal
     this.#channel = channel
     this.#runId = runId
+    this.#r = new RunRecord(runId, options.model.pricing)
     this.#compactor = options.compaction
       ? new Compactor(options.compaction, options.provider)
       : undefined
@@ -101,7 +83,7 @@ export class AgentLoop {
     this.#channel.desiredSize > 0 ? undefined : this.#channel.ready()
 
   #warn = (warning: AgentWarning): void => {
-    this.#warnings.push(warning)
+    this.#r.warnings.push(warning)
     this.#emit({ type: 'warning', warning })
     safeRecord(this.#o.trace, CORE_TRACE_STAGES.warning, { ...warning })
   }
@@ -112,7 +94,7 @@ export class AgentLoop {
     this.#run = createRunInfo({
       runId: this.#runId,
       trace: warningTrace(o.trace, (warning) => {
-        this.#warnings.push(warning)
+        this.#r.warnings.push(warning)
         this.#emit({ type: 'warning', warning })
       }),
       signal: this.#signal,
@@ -197,10 +179,7 @@ export class AgentLoop {
       emit: this.#emit,
       warn: this.#warn,
       backpressure: this.#backpressure,
-      addUsage: (usage, step, phase) => {
-        this.#usage = addUsage(this.#usage, usage)
-        this.#calls.push({ ...withCacheHitRate(usage, o.model.pricing), step, phase })
-      },
+      addUsage: (usage, step, phase) => this.#r.addUsage(usage, step, phase),
       cache: { mode: o.cache, warnedDropped: false },
       clip: new ToolResultClipper(o.toolResultMaxTokens, counter.asCounter()),
     }
@@ -208,46 +187,30 @@ export class AgentLoop {
 
   /** Prepare the turn, run the plan phase when asked, then steps until one ends the run. */
   async #runSteps(ctx: CallContext, history: Message[]): Promise<AgentResult> {
-    const prepared = await this.#prepare(ctx, history)
+    const prepared = await prepareTurn(this.#o, history, this.#run)
     const planned = this.#o.plan ? await this.#planPhase(ctx, prepared) : { turn: prepared }
     if ('end' in planned) return planned.end
     let turn = planned.turn
     const guard = this.#o.loopGuard === false ? undefined : new LoopGuard(this.#o.loopGuard)
+    const call: StepCallInput = {
+      ctx,
+      record: this.#r,
+      control: this.#control,
+      compactor: this.#compactor,
+      maxTokens: this.#o.maxTokens,
+      toolChoice: this.#o.toolChoice,
+    }
     for (let step = 1; ; step++) {
-      const outcome = await this.#step(ctx, turn, step, guard)
+      const outcome = await this.#step(call, turn, step, guard)
       if ('end' in outcome) return outcome.end
       turn = outcome.turn
     }
   }
 
-  /** Middleware `prepare` over the history plus the new messages. */
-  async #prepare(ctx: CallContext, history: Message[]): Promise<TurnContext> {
-    const o = this.#o
-    const turn = await runPrepare(
-      ctx.middleware,
-      createTurnContext({
-        model: o.model,
-        system: o.system,
-        messages: [...history, ...o.messages],
-        tools: [...o.tools.values()].map(toolDefinition),
-        vars: { ...o.vars },
-        ...(o.thinking ? { thinking: o.thinking } : {}),
-      }),
-      this.#run,
-    )
-    this.#run.trace.record(AGENT_TRACE_STAGES.prepared, {
-      system: turn.system.map((s) => s.id),
-      userSections: turn.userSections.map((s) => s.id),
-      prefill: turn.prefill,
-      tools: turn.tools.map((t) => t.name),
-    })
-    return turn
-  }
-
   /** The plan phase: proceed (the plan becomes a user section), ask the user, or end. */
   async #planPhase(ctx: CallContext, turn: TurnContext): Promise<StepOutcome> {
     const { outcome, calls } = await runPlanPhase(ctx, turn, this.#o.plan ?? {})
-    this.#steps += calls
+    this.#r.steps += calls
     switch (outcome.kind) {
       case 'aborted':
         return { end: this.#finish('aborted', this.#abortError()) }
@@ -256,7 +219,7 @@ export class AgentLoop {
       case 'clarify':
         return { end: await this.#clarify(turn, outcome.question, outcome.context) }
       case 'proceed':
-        this.#plan = outcome.plan
+        this.#r.plan = outcome.plan
         return {
           turn: { ...turn, userSections: [planSection(outcome.plan), ...turn.userSections] },
         }
@@ -270,12 +233,12 @@ export class AgentLoop {
    * (calls that need a person wait), their results saved, the stop decision.
    */
   async #step(
-    ctx: CallContext,
+    call: StepCallInput,
     prepared: TurnContext,
     step: number,
     guard: LoopGuard | undefined,
   ): Promise<StepOutcome> {
-    const { result, next } = await this.#call(ctx, prepared, step)
+    const { result, next } = await callStep(call, prepared, step)
     const turn = result.turn
     if (result.kind !== 'done') {
       // an interrupted reply asked for nothing that ran: finalized and reported, never saved
@@ -293,16 +256,23 @@ export class AgentLoop {
       this.#stepEnd(step, message)
       const stop = replyStopReason(reply.stopReason)
       if (this.#o.output && stop === 'end_turn')
-        return { end: await this.#output(ctx, turn, reply, step) }
+        return { end: await this.#output(call.ctx, turn, reply, step) }
       return { end: this.#finish(stop) }
     }
     const { results, verdict, pending } = await this.#tools(calls, result.invalidCalls, step, guard)
-    this.#toolCalls.push(...calls)
-    this.#sent.push(reply, ...(results ? [results] : []))
+    this.#r.toolCalls.push(...calls)
+    this.#r.sent.push(reply, ...(results ? [results] : []))
     this.#stepEnd(step, message, results)
     if (pending.length > 0)
       return { end: this.#finish('awaiting_approval', undefined, { pending }) }
-    const { stop, failure } = this.#decideStop(step, reply, calls, verdict)
+    const { stop, failure } = decideStop(this.#signal, verdict, this.#o.conditions, {
+      steps: step,
+      lastReply: reply,
+      lastToolCalls: calls,
+      toolCalls: this.#r.toolCalls,
+      messages: [...this.#r.saved],
+      usage: this.#r.usage,
+    })
     if (!stop) return { turn: next }
     return {
       end: this.#finish(stop, failure ?? (stop === 'aborted' ? this.#abortError() : undefined)),
@@ -319,13 +289,13 @@ export class AgentLoop {
     const out = await runOutputPhase({
       ctx,
       turn,
-      sent: [...this.#sent, reply],
+      sent: [...this.#r.sent, reply],
       step: step + 1,
       maxTokens: this.#o.maxTokens,
       spec: this.#o.output as OutputSpec,
       mode: this.#o.provider.outputMode ?? 'tool',
     })
-    this.#steps += out.calls
+    this.#r.steps += out.calls
     if (out.kind === 'done') return this.#finish('end_turn', undefined, { output: out.value })
     const failure = out.kind === 'aborted' ? this.#abortError() : out.error
     return this.#finish(out.kind === 'aborted' ? 'aborted' : 'error', failure)
@@ -350,67 +320,6 @@ export class AgentLoop {
       emit: this.#emit,
       warn: this.#warn,
       save: (messages, approvals) => this.#save(messages, approvals),
-    })
-  }
-
-  /**
-   * The step's model call, with its `step-start` and `usage` events and its trace record; `next`
-   * is the turn later steps start from (the prepared one, or the one a `recover` hook gave).
-   */
-  async #call(
-    ctx: CallContext,
-    turn: TurnContext,
-    step: number,
-  ): Promise<{ result: CallResult; next: TurnContext }> {
-    const pricing = this.#o.model.pricing
-    this.#emit({ type: 'step-start', step, phase: 'agent' })
-    const setup = this.#control
-      ? await this.#control.setup(turn, this.#sent, step - 1, this.#usage, this.#run)
-      : undefined
-    const spec: CallSpec = {
-      turn: setup ? setup.turn : turn,
-      extra: setup ? setup.extra : this.#sent,
-      opensReply: step === 1,
-      maxTokens: this.#o.maxTokens,
-      step,
-      phase: 'agent',
-      ...(setup ? withChoice(setup.toolChoice) : withChoice(this.#o.toolChoice)),
-    }
-    const result =
-      this.#compactor && !setup?.ownMessages
-        ? await this.#compactor.call(ctx, spec)
-        : await callModel(ctx, spec)
-    if (setup?.offered && result.kind === 'done') refuseNotOffered(result, setup.offered)
-    this.#steps++
-    const usage = withCacheHitRate(result.reply.usage, pricing)
-    this.#emit({ type: 'usage', step, usage, total: withCacheHitRate(this.#usage, pricing) })
-    this.#run.trace.record(AGENT_TRACE_STAGES.reply, {
-      step,
-      stopReason: result.reply.stopReason,
-      blocks: result.reply.content.map((b) => b.type),
-      toolCalls: result.reply.content.flatMap((b) => (b.type === 'tool_call' ? [b.name] : [])),
-      usage,
-    })
-    // a step's own changes last for its call only; a recovered turn replaces the run's
-    return { result, next: setup && !result.recovered ? turn : result.turn }
-  }
-
-  /** After a step's tools: abort, the loop guard, then the stop conditions in order. */
-  #decideStop(
-    step: number,
-    reply: AssistantMessage,
-    calls: ToolCallBlock[],
-    verdict: LoopGuardVerdict,
-  ): { stop?: AgentStopReason; failure?: ContextkitError } {
-    if (this.#signal.aborted) return { stop: 'aborted' }
-    if (verdict.stop) return { stop: 'loop_detected' }
-    return checkStopConditions(this.#o.conditions, {
-      steps: step,
-      lastReply: reply,
-      lastToolCalls: calls,
-      toolCalls: this.#toolCalls,
-      messages: [...this.#saved],
-      usage: this.#usage,
     })
   }
 
@@ -446,7 +355,7 @@ export class AgentLoop {
     approvals: readonly ApprovalDraft[] = [],
     input = false,
   ): Promise<void> {
-    if (!input) this.#saved.push(...messages)
+    if (!input) this.#r.saved.push(...messages)
     if (!this.#session || (messages.length === 0 && approvals.length === 0)) return
     await this.#session.append(messages, approvals)
     await this.#compactor?.persist(this.#session, this.#warn)
@@ -475,30 +384,11 @@ export class AgentLoop {
     return abortError(this.#signal)
   }
 
-  #finish(
-    stopReason: AgentStopReason,
-    error?: ContextkitError,
-    extra?:
-      | { question: string; context: string }
-      | { pending: PendingApproval[] }
-      | { output: unknown },
-  ): AgentResult {
-    const last = this.#saved.findLast((m) => m.role === 'assistant')
-    const result: AgentResult = {
-      runId: this.#runId,
-      messages: [...this.#saved],
-      steps: this.#steps,
-      usage: runUsage(this.#usage, this.#calls, this.#o.model.pricing),
-      stopReason,
-      warnings: [...this.#warnings],
-      text: last ? textOf(last) : '',
-      ...(this.#plan === undefined ? {} : { plan: this.#plan }),
-      ...(extra ?? {}),
-      ...(error ? { error } : {}),
-    }
+  #finish(stopReason: AgentStopReason, error?: ContextkitError, extra?: ResultExtra): AgentResult {
+    const result = this.#r.result(stopReason, error, extra)
     this.#run.trace.record(AGENT_TRACE_STAGES.stop, {
       stopReason,
-      steps: this.#steps,
+      steps: result.steps,
       ...(error ? { error: describeError(error), code: error.code } : {}),
     })
     this.#emit({ type: 'run-end', result })

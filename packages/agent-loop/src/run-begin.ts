@@ -1,4 +1,11 @@
-import type { Message, RunInfo } from '@contextkit/core'
+import {
+  createTurnContext,
+  type Message,
+  type RunInfo,
+  runPrepare,
+  type TurnContext,
+} from '@contextkit/core'
+import { toolDefinition } from './define-tool.js'
 import type { AgentEvent, AgentWarning, PendingApproval, ResumeSummary } from './events.js'
 import type { ResolvedOptions } from './options.js'
 import { finishCalls, warnUnmatched } from './resume.js'
@@ -89,4 +96,31 @@ function emptySummary(state: ResumeSummary['state']): ResumeSummary {
 function report(input: BeginInput, summary: ResumeSummary): void {
   input.run.trace.record(AGENT_TRACE_STAGES.resumed, { ...summary })
   input.emit({ type: 'run-resume', ...summary })
+}
+
+/** Middleware `prepare` over the history plus the run's new messages, traced as `prepared`. */
+export async function prepareTurn(
+  o: ResolvedOptions,
+  history: readonly Message[],
+  run: RunInfo,
+): Promise<TurnContext> {
+  const turn = await runPrepare(
+    o.middleware,
+    createTurnContext({
+      model: o.model,
+      system: o.system,
+      messages: [...history, ...o.messages],
+      tools: [...o.tools.values()].map(toolDefinition),
+      vars: { ...o.vars },
+      ...(o.thinking ? { thinking: o.thinking } : {}),
+    }),
+    run,
+  )
+  run.trace.record(AGENT_TRACE_STAGES.prepared, {
+    system: turn.system.map((s) => s.id),
+    userSections: turn.userSections.map((s) => s.id),
+    prefill: turn.prefill,
+    tools: turn.tools.map((t) => t.name),
+  })
+  return turn
 }

@@ -145,3 +145,18 @@ export function checkStopConditions(
     return { stop: 'error', failure }
   }
 }
+
+/**
+ * The stop decision after a step's tools: abort first, then the loop guard's verdict, then the
+ * stop conditions in order ({@link checkStopConditions}).
+ */
+export function decideStop(
+  signal: AbortSignal,
+  verdict: { stop: boolean },
+  conditions: readonly StopCondition[],
+  state: StopState,
+): { stop?: AgentStopReason; failure?: AgentLoopError } {
+  if (signal.aborted) return { stop: 'aborted' }
+  if (verdict.stop) return { stop: 'loop_detected' }
+  return checkStopConditions(conditions, state)
+}
