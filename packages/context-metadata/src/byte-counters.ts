@@ -7,12 +7,14 @@
 import { isUtf8 } from 'node:buffer'
 import type { LineCount } from '@contextkit/core'
 import { BYTE_COUNT_WASM } from './byte-count-wasm.js'
+import { ByteCsvCounter, type CsvCountSpec } from './byte-csv-counter.js'
 import { RecordLineTally } from './record-counters.js'
 
 /** Native byte counts (WebAssembly SIMD) over one shared memory. */
 interface WasmCounts {
   utf16(p: number, n: number): number
   breaks(p: number, n: number, out: number): number
+  events(p: number, n: number, out: number, a: number, b: number): number
 }
 
 /** The part of the WebAssembly global used here (the package's `lib` does not declare it). */
@@ -133,6 +135,22 @@ export class ByteCounts {
   }
 
   /**
+   * {@link ByteCounts.breaks} that also lists every byte equal to `a` or `b` (ASCII: a CSV's
+   * quote and delimiter).
+   */
+  events(from: number, to: number, a: number, b: number): number {
+    if (this.wasm) return this.wasm.events(from, to - from, this.breakAt, a, b)
+    const bytes = this.buffer
+    const out = this.breakList
+    let k = 0
+    for (let i = from; i < to; i++) {
+      const c = bytes[i] as number
+      if (c === 10 || c === 13 || c === a || c === b) out[k++] = i
+    }
+    return k
+  }
+
+  /**
    * UTF-16 length of decoding `buffer[from, to)` (a run ending on a sequence boundary):
    * counted on the bytes when they are valid UTF-8, else decoded (U+FFFD replacement is the
    * decoder's own, so the count is exact).
@@ -158,7 +176,10 @@ export class ByteLineCounter {
   private total = 0
   private bomOnly = false
 
-  /** Feed `bytes[from, to)`, whose line breaks are `breaks[0, k)` (see `ByteCounts.breaks`). */
+  /**
+   * Feed `bytes[from, to)`, whose line breaks are among `breaks[0, k)` (see `ByteCounts.breaks`;
+   * other bytes listed by `ByteCounts.events` are passed over).
+   */
   push(bytes: Buffer, from: number, to: number, breaks: Int32Array, k: number): void {
     if (to <= from) return
     if (this.total === 0) this.bomOnly = startsWithBom(bytes, from, to)
@@ -176,7 +197,9 @@ export class ByteLineCounter {
     let cr = 0
     for (; i < k; i++) {
       const p = breaks[i] as number
-      if (bytes[p] === 10) lf++
+      const c = bytes[p]
+      if (c === 10) lf++
+      else if (c !== 13) continue
       else if (p === to - 1) this.pendingCR = true
       else if (bytes[p + 1] === 10) {
         crlf++
@@ -275,24 +298,32 @@ export class ByteNdjsonCounter {
 
 /**
  * Characters, lines and NDJSON records counted on the UTF-8 bytes of the whole input, for
- * formats whose counters need no text (see `Counting.byteTally`). Each run handed to
+ * formats whose counters need no text (see `Counting.byteTally`): NDJSON, CSV/TSV, text. Each run handed to
  * `push` must end on a sequence boundary (`completeEnd`), except the input's last.
  */
 export class ByteTally {
   chars = 0
   readonly lines = new ByteLineCounter()
   readonly ndjson: ByteNdjsonCounter | undefined
+  readonly csv: ByteCsvCounter | undefined
 
-  constructor(ndjson: boolean) {
+  /**
+   * @param ndjson - count NDJSON records.
+   * @param csv - count CSV records (the delimiter must pass `countsOnBytes`).
+   */
+  constructor(ndjson: boolean, csv?: CsvCountSpec) {
     this.ndjson = ndjson ? new ByteNdjsonCounter() : undefined
+    this.csv = csv ? new ByteCsvCounter(csv) : undefined
   }
 
   /** Feed `bytes[from, to)`, counted with `counts` (which reads the same buffer). */
   push(bytes: Buffer, from: number, to: number, counts: ByteCounts): void {
     if (to <= from) return
     this.chars += counts.utf16(from, to)
-    const k = counts.breaks(from, to)
+    const csv = this.csv
+    const k = csv ? counts.events(from, to, 34, csv.delim) : counts.breaks(from, to)
     this.lines.push(bytes, from, to, counts.breakList, k)
     this.ndjson?.push(bytes, from, to, counts.breakList, k)
+    csv?.push(bytes, from, to, counts.breakList, k)
   }
 }
