@@ -15,6 +15,7 @@ interface WasmCounts {
   utf16(p: number, n: number): number
   breaks(p: number, n: number, out: number): number
   events(p: number, n: number, out: number, a: number, b: number): number
+  csv(p: number, n: number, state: number): void
 }
 
 /** The part of the WebAssembly global used here (the package's `lib` does not declare it). */
@@ -49,17 +50,27 @@ export function byteCountBuffer(size: number): { buffer: Buffer; counts: ByteCou
   const mod = wasmModule()
   if (mod && wasmApi) {
     try {
-      const memory = new wasmApi.Memory({ initial: Math.ceil((at + 4 * size) / 65536) })
-      const exports = new wasmApi.Instance(mod, { env: { memory } }).exports
+      // the buffer, the list of breaks (an index per byte at most), a CSV counter's state
+      const stateAt = at + 4 * size
+      const memory = new wasmApi.Memory({ initial: Math.ceil((stateAt + 64) / 65536) })
+      const exports = new wasmApi.Instance(mod, { env: { memory } }).exports as WasmCounts
       const buffer = Buffer.from(memory.buffer, 0, size)
       const breaks = new Int32Array(memory.buffer, at, size)
-      return { buffer, counts: new ByteCounts(buffer, exports as WasmCounts, breaks, at) }
+      const state = new Int32Array(memory.buffer, stateAt, 16)
+      return { buffer, counts: new ByteCounts(buffer, { exports, state, stateAt }, breaks, at) }
     } catch {
       // out of memory for a second instance, a disabled engine: the loops are always right
     }
   }
   const buffer = Buffer.allocUnsafe(size)
   return { buffer, counts: new ByteCounts(buffer, undefined, new Int32Array(size), 0) }
+}
+
+/** A WebAssembly instance of the byte counters, and where in its memory a CSV state goes. */
+export interface NativeCounts {
+  exports: WasmCounts
+  state: Int32Array
+  stateAt: number
 }
 
 /**
@@ -97,15 +108,32 @@ export function completeEnd(bytes: Uint8Array, end: number): number {
 export class ByteCounts {
   /**
    * @param buffer - the bytes (the WebAssembly memory's start when `wasm` is given).
-   * @param wasm - the native counters, or `undefined` for the JavaScript loops.
+   * @param native - the native counters, or `undefined` for the JavaScript loops.
    * @param breakList - where {@link ByteCounts.breaks} writes (at byte `breakAt` of that memory).
    */
   constructor(
     private readonly buffer: Buffer,
-    private readonly wasm: WasmCounts | undefined,
+    private readonly native: NativeCounts | undefined,
     readonly breakList: Int32Array,
     private readonly breakAt: number,
-  ) {}
+  ) {
+    this.wasm = native?.exports
+  }
+
+  private readonly wasm: WasmCounts | undefined
+
+  /**
+   * Runs the native CSV counter over `buffer[from, to)` (a non-empty run) on `state` (a
+   * `ByteCsvCounter`'s, carried on and written back); `false` when there is no native one.
+   */
+  csv(from: number, to: number, state: Int32Array): boolean {
+    const native = this.native
+    if (!native) return false
+    native.state.set(state)
+    native.exports.csv(from, to - from, native.stateAt)
+    state.set(native.state.subarray(0, state.length))
+    return true
+  }
 
   /**
    * Finds every `\n` and `\r` of `buffer[from, to)`: their indexes go, in order, to
@@ -176,10 +204,7 @@ export class ByteLineCounter {
   private total = 0
   private bomOnly = false
 
-  /**
-   * Feed `bytes[from, to)`, whose line breaks are among `breaks[0, k)` (see `ByteCounts.breaks`;
-   * other bytes listed by `ByteCounts.events` are passed over).
-   */
+  /** Feed `bytes[from, to)`, whose line breaks are `breaks[0, k)` (see `ByteCounts.breaks`). */
   push(bytes: Buffer, from: number, to: number, breaks: Int32Array, k: number): void {
     if (to <= from) return
     if (this.total === 0) this.bomOnly = startsWithBom(bytes, from, to)
@@ -197,9 +222,7 @@ export class ByteLineCounter {
     let cr = 0
     for (; i < k; i++) {
       const p = breaks[i] as number
-      const c = bytes[p]
-      if (c === 10) lf++
-      else if (c !== 13) continue
+      if (bytes[p] === 10) lf++
       else if (p === to - 1) this.pendingCR = true
       else if (bytes[p + 1] === 10) {
         crlf++
@@ -320,10 +343,13 @@ export class ByteTally {
   push(bytes: Buffer, from: number, to: number, counts: ByteCounts): void {
     if (to <= from) return
     this.chars += counts.utf16(from, to)
-    const csv = this.csv
-    const k = csv ? counts.events(from, to, 34, csv.delim) : counts.breaks(from, to)
+    const k = counts.breaks(from, to)
     this.lines.push(bytes, from, to, counts.breakList, k)
     this.ndjson?.push(bytes, from, to, counts.breakList, k)
-    csv?.push(bytes, from, to, counts.breakList, k)
+    // CSV records in a second pass (natively, or over a list of quotes, delimiters and breaks)
+    const csv = this.csv
+    if (csv && !counts.csv(from, to, csv.state)) {
+      csv.push(bytes, from, to, counts.breakList, counts.events(from, to, 34, csv.delim))
+    }
   }
 }

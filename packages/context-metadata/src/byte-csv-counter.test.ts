@@ -26,7 +26,7 @@ function csvBytes(delimiter: string) {
     .map((v) => `"${v.replaceAll('"', '""')}"`)
   const row = fc.array(fc.oneof(plain, quoted), { minLength: 1, maxLength: 4 })
   return fc
-    .tuple(fc.array(row, { maxLength: 12 }), fc.constantFrom('\n', '\r\n', '\r'), fc.boolean())
+    .tuple(fc.array(row, { maxLength: 30 }), fc.constantFrom('\n', '\r\n', '\r'), fc.boolean())
     .map(([rows, nl, bom]) =>
       Buffer.from((bom ? '\uFEFF' : '') + rows.map((r) => r.join(delimiter)).join(nl)),
     )
@@ -80,14 +80,14 @@ describe('ByteCsvCounter', () => {
             fc.constant(d),
             fc.oneof(
               csvBytes(d),
-              fc.array(piece, { maxLength: 60 }).map((p) => Buffer.concat(p)),
+              fc.array(piece, { maxLength: 120 }).map((p) => Buffer.concat(p)),
             ),
           ),
         ),
         fc.integer({ min: 0, max: 4 }),
         fc.integer({ min: 0, max: 2 }),
-        fc.integer({ min: 1, max: 24 }),
-        fc.integer({ min: 1, max: 24 }),
+        fc.integer({ min: 1, max: 96 }),
+        fc.integer({ min: 1, max: 96 }),
         fc.boolean(),
         async ([delimiter, bytes], expectedFields, skipRecords, sniff, chunk, wasm) => {
           const spec = { delimiter, expectedFields, skipRecords }

@@ -44,45 +44,62 @@ export function hasContentBytes(b: Uint8Array, from: number, to: number): boolea
   return false
 }
 
+// Slots of a ByteCsvCounter's state (the WebAssembly `csv` reads the same layout).
+const COUNT = 0
+const RAGGED = 1
+const FIELDS = 2
+const CONTENT = 3
+const IN_QUOTES = 4
+/** A quote ended the last run inside a quoted field: `""` or a closing quote? */
+const QUOTE_PENDING = 5
+/** The last byte of the last run (a line break before the first). */
+const PREV = 6
+const DELIM = 7
+const EXPECTED = 8
+const SKIP = 9
+
 /**
  * Counts CSV records quote-aware over byte runs, by the rules of `CsvRecordCounter` (a `"`
  * opens a quoted field only at the start of a field; inside, `""` is a quote and line breaks
  * belong to the field; blank lines are not records), reading only the quotes, delimiters and
- * line breaks a native scan lists (`ByteCounts.events`).
+ * line breaks. Its state is ten integers (the slots above), so the WebAssembly twin
+ * (`ByteCounts.csv`) can carry it on, run for run.
  */
 export class ByteCsvCounter {
   /** The delimiter's byte. */
   readonly delim: number
-  private readonly expected: number
-  private readonly skip: number
-  private count = 0
-  private content = false
-  private inQuotes = false
-  /** A quote ended the last run inside a quoted field: `""` or a closing quote? */
-  private quotePending = false
-  /** The last byte of the last run (a line break before the first). */
-  private prev = 10
-  private fields = 1
-  private ragged = 0
+  /** The state, in the layout the WebAssembly `csv` reads and writes. */
+  readonly state = new Int32Array(10)
 
   /** @param spec - delimiter (see {@link countsOnBytes}) and field-count checking. */
   constructor(spec: CsvCountSpec) {
     this.delim = spec.delimiter.charCodeAt(0)
-    this.expected = spec.expectedFields
-    this.skip = spec.skipRecords
+    const st = this.state
+    st[FIELDS] = 1
+    st[PREV] = 10
+    st[DELIM] = this.delim
+    st[EXPECTED] = spec.expectedFields
+    st[SKIP] = spec.skipRecords
   }
 
   /**
    * Feed `b[from, to)` (a run ending on a sequence boundary), whose quotes, delimiters and line
-   * breaks are `list[0, k)`, in order.
+   * breaks are `list[0, k)`, in order (see `ByteCounts.events`).
    */
   push(b: Uint8Array, from: number, to: number, list: Int32Array, k: number): void {
     if (to <= from) return
-    const { delim, expected, skip } = this
-    let { count, content, fields, ragged, inQuotes } = this
+    const st = this.state
+    const delim = this.delim
+    const expected = st[EXPECTED] as number
+    const skip = st[SKIP] as number
+    let count = st[COUNT] as number
+    let content = st[CONTENT] === 1
+    let fields = st[FIELDS] as number
+    let ragged = st[RAGGED] as number
+    let inQuotes = st[IN_QUOTES] === 1
     let i = 0
-    if (this.quotePending) {
-      this.quotePending = false
+    if (st[QUOTE_PENDING] === 1) {
+      st[QUOTE_PENDING] = 0
       // the first listed byte is then this quote: `""` inside the field
       if (b[from] === 34) i = 1
       else inQuotes = false
@@ -94,7 +111,7 @@ export class ByteCsvCounter {
       if (inQuotes) {
         if (c !== 34) continue
         if (p + 1 === to) {
-          this.quotePending = true
+          st[QUOTE_PENDING] = 1
           break
         }
         // an escaped quote is the next listed byte
@@ -103,7 +120,7 @@ export class ByteCsvCounter {
       } else if (c === delim) fields++
       else if (c === 34) {
         content = true
-        const before = p === from ? this.prev : (b[p - 1] as number)
+        const before = p === from ? (st[PREV] as number) : (b[p - 1] as number)
         if (before === delim || before === 10 || before === 13) inQuotes = true
       } else {
         if (content || fields > 1 || hasContentBytes(b, start, p)) {
@@ -116,22 +133,24 @@ export class ByteCsvCounter {
       }
     }
     if (!content && (fields > 1 || hasContentBytes(b, start, to))) content = true
-    this.count = count
-    this.content = content
-    this.fields = fields
-    this.ragged = ragged
-    this.inQuotes = inQuotes
-    this.prev = b[to - 1] as number
+    st[COUNT] = count
+    st[CONTENT] = content ? 1 : 0
+    st[FIELDS] = fields
+    st[RAGGED] = ragged
+    st[IN_QUOTES] = inQuotes ? 1 : 0
+    st[PREV] = b[to - 1] as number
   }
 
   /** Records so far (header and `sep=` line included). */
   result(): number {
-    return this.count + (this.content ? 1 : 0)
+    return (this.state[COUNT] as number) + (this.state[CONTENT] as number)
   }
 
   /** Records (after the skipped ones) whose field count differs from `expectedFields`. */
   raggedRows(): number {
-    const open = this.content && this.expected > 0 && this.count >= this.skip
-    return this.ragged + (open && this.fields !== this.expected ? 1 : 0)
+    const st = this.state
+    const expected = st[EXPECTED] as number
+    const open = st[CONTENT] === 1 && expected > 0 && (st[COUNT] as number) >= (st[SKIP] as number)
+    return (st[RAGGED] as number) + (open && st[FIELDS] !== expected ? 1 : 0)
   }
 }
