@@ -13,22 +13,26 @@
  * machine the CPU-time ratio is the steadier one. Run from the package after
  * `pnpm build`:
  *
- *   node --import tsx bench/file-vs-wc.ts [sizeMiB=1024] [runs=3] [highWaterMarkKiB…]
+ *   node --import tsx bench/file-vs-wc.ts [--csv] [sizeMiB=1024] [runs=3] [chunkKiB…]
  *
  * With extra arguments it also times `analyzeFile` with those `chunkBytes` (KiB), e.g. `64 1024`.
+ * `--csv` writes a CSV (quoted fields with line breaks, see csv-file.ts) instead of NDJSON.
  * The file goes under os.tmpdir() and is deleted at the end.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, statfsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { writeCsv } from './csv-file.js'
 import { writeNdjson } from './ndjson-file.js'
 
 const MiB = 1024 * 1024
-const sizeMiB = Number(process.argv[2] ?? 1024)
-const runs = Number(process.argv[3] ?? 3)
-const chunkSizes = process.argv.slice(4).map(Number)
+const csv = process.argv.includes('--csv')
+const args = process.argv.slice(2).filter((a) => a !== '--csv')
+const sizeMiB = Number(args[0] ?? 1024)
+const runs = Number(args[1] ?? 3)
+const chunkSizes = args.slice(2).map(Number)
 const dist = pathToFileURL(
   resolve(fileURLToPath(new URL('.', import.meta.url)), '../dist/node.js'),
 ).href
@@ -133,9 +137,15 @@ if (free < sizeMiB * MiB * 2) {
 } else {
   const dir = mkdtempSync(join(tmpdir(), 'ctxmeta-wc-'))
   try {
-    const path = join(dir, 'feed.ndjson')
-    writeNdjson(path, sizeMiB * MiB)
-    console.log(`[file-vs-wc] ${sizeMiB} MiB NDJSON, ${runs} runs each, Node ${process.version}`)
+    const path = join(dir, csv ? 'data.csv' : 'feed.ndjson')
+    ;(csv ? writeCsv : writeNdjson)(path, sizeMiB * MiB)
+    const kind = csv ? 'CSV' : 'NDJSON'
+    const load = () =>
+      loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')
+    console.log(`[file-vs-wc] ${sizeMiB} MiB ${kind}, ${runs} runs each, Node ${process.version}`)
+    console.log(`load average before: ${load()}`)
     wc(path) // warm the page cache
     const w = Array.from({ length: runs }, () => wc(path))
     const f = Array.from({ length: runs }, () => node(floorScript, path))
@@ -147,6 +157,7 @@ if (free < sizeMiB * MiB * 2) {
       const c = Array.from({ length: runs }, () => node(oursScript, path, String(kib * 1024)))
       summary(`analyzeFile, chunkBytes ${kib} KiB`, c, w)
     }
+    console.log(`load average after: ${load()}`)
     const lines = new Set([...w, ...f, ...o].map((m) => m.lines))
     if (lines.size !== 1) throw new Error(`line counts differ: ${[...lines].join(', ')}`)
     console.log(`lines ${[...lines][0]}, records ${o[0]?.records}, chars ${o[0]?.chars}`)

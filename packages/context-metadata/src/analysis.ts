@@ -3,6 +3,7 @@
  * {@link analyzeContext} (one chunk) and {@link analyzeFile} (many chunks).
  */
 import type { LineCount } from '@contextkit/core'
+import { type CsvCountSpec, countsOnBytes } from './byte-csv-counter.js'
 import { childFields, describeObject, firstDocumentFields } from './describe-json.js'
 import type { Detection } from './detect.js'
 import { KIND } from './json-shape.js'
@@ -21,6 +22,7 @@ export interface CountedTotals {
   readonly chars: number
   readonly lines: { result(): LineCount }
   readonly ndjson: { result(): number; malformed(): number } | undefined
+  readonly csv?: { result(): number; raggedRows(): number } | undefined
 }
 
 /** Counts lines, characters and (per the detected format) records over chunks of text. */
@@ -30,6 +32,8 @@ export class Counting {
   private startsWithBom: boolean | undefined
   private readonly lines = new LineCounter()
   private readonly csv: CsvRecordCounter | undefined
+  /** What the CSV counter counts, for a count on bytes. */
+  private readonly csvSpec: CsvCountSpec | undefined
   private ndjson: NdjsonRecordCounter | undefined
   private readonly scan: JsonShapeScanner | undefined
   /** JSON larger than the sniff window: count the lines after the first document, if any. */
@@ -46,12 +50,12 @@ export class Counting {
       this.ndjson = new NdjsonRecordCounter()
       if (detection.scanFirstDocument) this.scan = new JsonShapeScanner()
     } else if (f === 'csv' || f === 'tsv') {
-      this.csv = new CsvRecordCounter(detection.delimiter ?? (f === 'tsv' ? '\t' : ','), {
-        ...(detection.expectedFields !== undefined
-          ? { expectedFields: detection.expectedFields }
-          : {}),
+      this.csvSpec = {
+        delimiter: detection.delimiter ?? (f === 'tsv' ? '\t' : ','),
+        expectedFields: detection.expectedFields ?? 0,
         skipRecords: detection.skipRecords ?? 0,
-      })
+      }
+      this.csv = new CsvRecordCounter(this.csvSpec.delimiter, this.csvSpec)
     } else if (f === 'json' || f === 'json-array') {
       this.scan = new JsonShapeScanner()
       // Larger than the sniff window: what follows the first document may make it NDJSON.
@@ -62,17 +66,19 @@ export class Counting {
 
   /**
    * Count on the input's bytes instead of its text, when no counter of the detected format
-   * needs text (CSV and JSON ones do): `make(ndjson)` creates the totals (`ndjson`: whether
-   * to count NDJSON records), which are returned to be fed all the bytes, from the first; or
-   * `undefined`. Call before any `push`.
+   * needs text (the JSON ones do, and CSV with a delimiter `countsOnBytes` refuses):
+   * `make(ndjson, csv)` creates the totals (`ndjson`: whether to count NDJSON records; `csv`:
+   * what to count CSV records by, if any), which are returned to be fed all the bytes, from the
+   * first; or `undefined`. Call before any `push`.
    */
   byteTally<T extends CountedTotals>(
     startsWithBom: boolean,
-    make: (ndjson: boolean) => T,
+    make: (ndjson: boolean, csv: CsvCountSpec | undefined) => T,
   ): T | undefined {
-    if (this.csv || this.scan || this.chars > 0) return undefined
+    if (this.scan || this.chars > 0) return undefined
+    if (this.csvSpec && !countsOnBytes(this.csvSpec.delimiter)) return undefined
     this.startsWithBom = startsWithBom
-    const tally = make(this.ndjson !== undefined)
+    const tally = make(this.ndjson !== undefined, this.csvSpec)
     this.tally = tally
     return tally
   }
@@ -170,9 +176,10 @@ export class Counting {
         message: 'The JSON ends before its root value closes (the file may be truncated).',
       })
     }
-    if (this.csv) {
-      meta.recordCount = Math.max(0, this.csv.result() - (d.skipRecords ?? 0))
-      const ragged = this.csv.raggedRows()
+    const csv = this.tally ? this.tally.csv : this.csv
+    if (csv) {
+      meta.recordCount = Math.max(0, csv.result() - (d.skipRecords ?? 0))
+      const ragged = csv.raggedRows()
       if (ragged > 0) {
         meta.raggedRows = ragged
         warnings.push({

@@ -36,7 +36,8 @@ function readError(path: string, error: unknown): ContextFileReadError {
 /**
  * Describe a file like {@link analyzeContext} would describe its text, without loading it:
  * the first `sniffBytes` are decoded (UTF-8) for detection, then the rest streams through one
- * reused buffer while lines, characters and records are counted. Memory use does not grow with
+ * reused buffer while lines, characters and records are counted (on the bytes, never decoded,
+ * for NDJSON, CSV/TSV and text; JSON is decoded chunk by chunk). Memory use does not grow with
  * the file size, so it works on files larger than memory. Adds `bytes` to the metadata.
  *
  * The path is opened once (non-blocking, so a FIFO cannot hang it) and must be a regular file.
@@ -95,7 +96,8 @@ export async function analyzeFile(
     const complete = eof && prefix.length <= opts.sniffChars
     const sniffText = prefix.length > opts.sniffChars ? prefix.slice(0, opts.sniffChars) : prefix
     const counting = new Counting(detect(sniffText, complete, fileName, opts), opts)
-    const tally = counting.byteTally(prefix.charCodeAt(0) === 0xfeff, (nd) => new ByteTally(nd))
+    const bom = prefix.charCodeAt(0) === 0xfeff
+    const tally = counting.byteTally(bom, (nd, csv) => new ByteTally(nd, csv))
     const r: ByteRead = { buffer, counts, filled, eof, chunkBytes, read }
     const bytes = tally ? await countBytes(tally, r) : await countText(counting, decoder, prefix, r)
     return counting.finish(fileName, bytes)
@@ -130,8 +132,9 @@ async function openRegularFile(path: string): Promise<FileHandle> {
 }
 
 /**
- * The text path (CSV/TSV and JSON, whose counters read text): counts the decoded sniff window
- * `prefix`, then decodes and counts the rest chunk by chunk. Returns the file's size.
+ * The text path (JSON, whose shape scanner reads text, and CSV with a delimiter that is not
+ * one ASCII byte): counts the decoded sniff window `prefix`, then decodes and counts the rest
+ * chunk by chunk. Returns the file's size.
  */
 async function countText(
   counting: Counting,

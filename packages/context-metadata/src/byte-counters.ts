@@ -7,12 +7,15 @@
 import { isUtf8 } from 'node:buffer'
 import type { LineCount } from '@contextkit/core'
 import { BYTE_COUNT_WASM } from './byte-count-wasm.js'
+import { ByteCsvCounter, type CsvCountSpec } from './byte-csv-counter.js'
 import { RecordLineTally } from './record-counters.js'
 
 /** Native byte counts (WebAssembly SIMD) over one shared memory. */
 interface WasmCounts {
   utf16(p: number, n: number): number
   breaks(p: number, n: number, out: number): number
+  events(p: number, n: number, out: number, a: number, b: number): number
+  csv(p: number, n: number, state: number): void
 }
 
 /** The part of the WebAssembly global used here (the package's `lib` does not declare it). */
@@ -47,17 +50,27 @@ export function byteCountBuffer(size: number): { buffer: Buffer; counts: ByteCou
   const mod = wasmModule()
   if (mod && wasmApi) {
     try {
-      const memory = new wasmApi.Memory({ initial: Math.ceil((at + 4 * size) / 65536) })
-      const exports = new wasmApi.Instance(mod, { env: { memory } }).exports
+      // the buffer, the list of breaks (an index per byte at most), a CSV counter's state
+      const stateAt = at + 4 * size
+      const memory = new wasmApi.Memory({ initial: Math.ceil((stateAt + 64) / 65536) })
+      const exports = new wasmApi.Instance(mod, { env: { memory } }).exports as WasmCounts
       const buffer = Buffer.from(memory.buffer, 0, size)
       const breaks = new Int32Array(memory.buffer, at, size)
-      return { buffer, counts: new ByteCounts(buffer, exports as WasmCounts, breaks, at) }
+      const state = new Int32Array(memory.buffer, stateAt, 16)
+      return { buffer, counts: new ByteCounts(buffer, { exports, state, stateAt }, breaks, at) }
     } catch {
       // out of memory for a second instance, a disabled engine: the loops are always right
     }
   }
   const buffer = Buffer.allocUnsafe(size)
   return { buffer, counts: new ByteCounts(buffer, undefined, new Int32Array(size), 0) }
+}
+
+/** A WebAssembly instance of the byte counters, and where in its memory a CSV state goes. */
+export interface NativeCounts {
+  exports: WasmCounts
+  state: Int32Array
+  stateAt: number
 }
 
 /**
@@ -95,15 +108,32 @@ export function completeEnd(bytes: Uint8Array, end: number): number {
 export class ByteCounts {
   /**
    * @param buffer - the bytes (the WebAssembly memory's start when `wasm` is given).
-   * @param wasm - the native counters, or `undefined` for the JavaScript loops.
+   * @param native - the native counters, or `undefined` for the JavaScript loops.
    * @param breakList - where {@link ByteCounts.breaks} writes (at byte `breakAt` of that memory).
    */
   constructor(
     private readonly buffer: Buffer,
-    private readonly wasm: WasmCounts | undefined,
+    private readonly native: NativeCounts | undefined,
     readonly breakList: Int32Array,
     private readonly breakAt: number,
-  ) {}
+  ) {
+    this.wasm = native?.exports
+  }
+
+  private readonly wasm: WasmCounts | undefined
+
+  /**
+   * Runs the native CSV counter over `buffer[from, to)` (a non-empty run) on `state` (a
+   * `ByteCsvCounter`'s, carried on and written back); `false` when there is no native one.
+   */
+  csv(from: number, to: number, state: Int32Array): boolean {
+    const native = this.native
+    if (!native) return false
+    native.state.set(state)
+    native.exports.csv(from, to - from, native.stateAt)
+    state.set(native.state.subarray(0, state.length))
+    return true
+  }
 
   /**
    * Finds every `\n` and `\r` of `buffer[from, to)`: their indexes go, in order, to
@@ -128,6 +158,22 @@ export class ByteCounts {
         r = b.indexOf(13, r + 1)
         if (r >= to) r = -1
       }
+    }
+    return k
+  }
+
+  /**
+   * {@link ByteCounts.breaks} that also lists every byte equal to `a` or `b` (ASCII: a CSV's
+   * quote and delimiter).
+   */
+  events(from: number, to: number, a: number, b: number): number {
+    if (this.wasm) return this.wasm.events(from, to - from, this.breakAt, a, b)
+    const bytes = this.buffer
+    const out = this.breakList
+    let k = 0
+    for (let i = from; i < to; i++) {
+      const c = bytes[i] as number
+      if (c === 10 || c === 13 || c === a || c === b) out[k++] = i
     }
     return k
   }
@@ -275,16 +321,22 @@ export class ByteNdjsonCounter {
 
 /**
  * Characters, lines and NDJSON records counted on the UTF-8 bytes of the whole input, for
- * formats whose counters need no text (see `Counting.byteTally`). Each run handed to
+ * formats whose counters need no text (see `Counting.byteTally`): NDJSON, CSV/TSV, text. Each run handed to
  * `push` must end on a sequence boundary (`completeEnd`), except the input's last.
  */
 export class ByteTally {
   chars = 0
   readonly lines = new ByteLineCounter()
   readonly ndjson: ByteNdjsonCounter | undefined
+  readonly csv: ByteCsvCounter | undefined
 
-  constructor(ndjson: boolean) {
+  /**
+   * @param ndjson - count NDJSON records.
+   * @param csv - count CSV records (the delimiter must pass `countsOnBytes`).
+   */
+  constructor(ndjson: boolean, csv?: CsvCountSpec) {
     this.ndjson = ndjson ? new ByteNdjsonCounter() : undefined
+    this.csv = csv ? new ByteCsvCounter(csv) : undefined
   }
 
   /** Feed `bytes[from, to)`, counted with `counts` (which reads the same buffer). */
@@ -294,5 +346,10 @@ export class ByteTally {
     const k = counts.breaks(from, to)
     this.lines.push(bytes, from, to, counts.breakList, k)
     this.ndjson?.push(bytes, from, to, counts.breakList, k)
+    // CSV records in a second pass (natively, or over a list of quotes, delimiters and breaks)
+    const csv = this.csv
+    if (csv && !counts.csv(from, to, csv.state)) {
+      csv.push(bytes, from, to, counts.breakList, counts.events(from, to, 34, csv.delim))
+    }
   }
 }
