@@ -9,11 +9,11 @@ const SMALL_CHUNK = 1024
 /** Small chunks gathered before they are joined into one segment. */
 const SMALL_PER_SEGMENT = 512
 /**
- * Characters of segments gathered before they are joined into one long string. Past V8's
- * largest regular object (128 KiB) a string is allocated in large-object space, which the
- * young-generation collector never copies.
+ * Length from which a string is kept as it is: past V8's largest regular object (128 KiB) a
+ * string is allocated in large-object space, which the young-generation collector never copies.
+ * Shorter segments are gathered until together they are this long, then joined.
  */
-const LONG_SEGMENT = 1 << 18
+const LONG_SEGMENT = 1 << 17
 
 /**
  * Everything pushed and processed, kept for `getAccumulated()` in linear time and memory. Long
@@ -71,6 +71,12 @@ export class Accumulator {
     // the chunks are let go (the array is kept for the next run)
     for (let i = 0; i < n; i++) small[i] = undefined
     this.#smallCount = 0
+    if (segment.length >= LONG_SEGMENT) {
+      // long enough already (chunks of a few hundred characters): joining it again would only copy
+      this.#flushSegments()
+      this.#parts.push(segment)
+      return
+    }
     this.#segments.push(segment)
     this.#segmentChars += segment.length
     if (this.#segmentChars >= LONG_SEGMENT) this.#flushSegments()
