@@ -70,7 +70,11 @@ export function xmlToolCallsText(
   return `${out}\n</function_calls>`
 }
 
-/** Tool definitions as an XML `<functions>` block (JSON Schema inside, escaped). */
+/**
+ * Tool definitions as an XML `<functions>` block (JSON Schema inside, escaped). Each definition
+ * is rendered once per object and reused while its `name`, `description` and `inputSchema` are
+ * the same values; an `inputSchema` edited in place is not seen (give a new object).
+ */
 export function renderXmlToolDefinitions(tools: readonly ToolDefinition[]): string {
   assertArray(tools, 'renderXmlToolDefinitions', 'tools')
   const hit = renderedLists.get(tools)
