@@ -6,10 +6,11 @@
  * this input). The floor's text is checked equal to ours before anything is timed. Run from
  * the package:
  *
- *   node --import tsx bench/build-messages-floor.ts [reps=5]
+ *   node --import tsx bench/build-messages-floor.ts [reps=9]
  *
- * Prints, per size, the median of `reps` runs of each (a run: as many calls as fit in ~300 ms,
- * time per call) and ours / floor.
+ * Prints, per size, the median time per call of `reps` runs of each (a run: as many calls as fit
+ * in ~150 ms; ours and the floor alternate) and the median, least and greatest of the `reps`
+ * ratios ours / floor.
  */
 import type { ContentBlock, Message } from '@contextkit/core'
 import { conversation, tools } from './conversation.js'
@@ -19,7 +20,7 @@ import { conversation, tools } from './conversation.js'
 const dist = new URL('../dist/index.js', import.meta.url).href
 const { AnthropicXmlFormatter } = (await import(dist)) as typeof import('../src/index.js')
 
-const reps = Number(process.argv[2] ?? 5)
+const reps = Number(process.argv[2] ?? 9)
 const ours = new AnthropicXmlFormatter()
 const system = 'Be brief.'
 
@@ -83,23 +84,21 @@ function oursText(messages: Message[]): { transcript: string; system: string } {
   return { transcript, system: text(r.system) }
 }
 
-/** Median time per call (ms) over `reps` runs of ~300 ms each. */
-function time(fn: () => unknown): number {
-  const runs: number[] = []
-  for (let r = 0; r < reps; r++) {
-    let calls = 0
-    const t0 = performance.now()
-    let t = t0
-    while (t - t0 < 300) {
-      for (let i = 0; i < 10; i++) fn()
-      calls += 10
-      t = performance.now()
-    }
-    runs.push((t - t0) / calls)
+/** Time per call (ms) of one run: as many calls as fit in ~`ms` milliseconds. */
+function run(fn: () => unknown, ms: number): number {
+  let calls = 0
+  const t0 = performance.now()
+  let t = t0
+  while (t - t0 < ms) {
+    for (let i = 0; i < 10; i++) fn()
+    calls += 10
+    t = performance.now()
   }
-  runs.sort((a, b) => a - b)
-  return runs[Math.floor(runs.length / 2)] ?? 0
+  return (t - t0) / calls
 }
+
+const median = (xs: readonly number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
 
 for (const n of [10, 1000]) {
   const messages = conversation(n)
@@ -108,10 +107,25 @@ for (const n of [10, 1000]) {
   if (a.transcript !== b.transcript || a.system !== b.system) {
     throw new Error(`the floor does not give our prompt at ${n} messages`)
   }
-  const tOurs = time(() => ours.buildMessages(messages, { system, tools }))
-  const tFloor = time(() => floor(messages))
+  const callOurs = () => ours.buildMessages(messages, { system, tools })
+  const callFloor = () => floor(messages)
+  run(callOurs, 200)
+  run(callFloor, 200)
+  // runs alternate (ours, floor, ours, …) so both see the same load of a shared machine; each
+  // pair gives one ratio
+  const tOurs: number[] = []
+  const tFloor: number[] = []
+  const ratios: number[] = []
+  for (let r = 0; r < reps; r++) {
+    const x = run(callOurs, 150)
+    const y = run(callFloor, 150)
+    tOurs.push(x)
+    tFloor.push(y)
+    ratios.push(x / y)
+  }
   console.log(
-    `buildMessages, ${String(n).padStart(4)} messages: AnthropicXmlFormatter ${tOurs.toFixed(4)} ms, ` +
-      `string-concat floor ${tFloor.toFixed(4)} ms, ours / floor ${(tOurs / tFloor).toFixed(2)}×`,
+    `buildMessages, ${String(n).padStart(4)} messages: AnthropicXmlFormatter ${median(tOurs).toFixed(4)} ms, ` +
+      `string-concat floor ${median(tFloor).toFixed(4)} ms, ours / floor median ${median(ratios).toFixed(2)}× ` +
+      `(min ${Math.min(...ratios).toFixed(2)}×, max ${Math.max(...ratios).toFixed(2)}× over ${reps} pairs)`,
   )
 }

@@ -6,22 +6,12 @@ import {
   type ToolDefinition,
   type ToolResultBlock,
 } from '@contextkit/core'
-import { escapeBlockText } from './block-text.js'
-import { CacheMarks } from './cache-markers.js'
 import { PrefillUnsupportedError } from './errors.js'
-import {
-  checkFlag,
-  checkMediaPolicy,
-  type ToolResultMediaPolicy,
-  toImageBlock,
-  unsupported,
-} from './media.js'
-import { checkParticipantName, mergeStops, participantStops, speakerOf } from './participants.js'
+import { checkFlag, checkMediaPolicy, type ToolResultMediaPolicy, unsupported } from './media.js'
+import { mergeStops, participantStops } from './participants.js'
 import { buildSystem } from './system-prompt.js'
-import { TranscriptWriter } from './transcript-writer.js'
 import type {
   BuildOptions,
-  FormattedBlock,
   FormattedRequest,
   Formatter,
   FormatWarning,
@@ -33,12 +23,11 @@ import { parseBuildOptions, parseMessages, parseToolResults, rejectsPrefill } fr
 import { XmlStreamParser } from './xml-stream-parser.js'
 import {
   parseXmlToolCalls,
-  renderXmlToolCalls,
   renderXmlToolDefinitions,
   renderXmlToolResults,
   XML_TOOL_PREAMBLE,
-  xmlToolResultSegments,
 } from './xml-tools.js'
+import { XmlTranscript, type XmlTranscriptSettings } from './xml-transcript.js'
 
 /** Options of {@link AnthropicXmlFormatter}. */
 export interface AnthropicXmlFormatterOptions {
@@ -64,24 +53,6 @@ export interface AnthropicXmlFormatterOptions {
   namespaces?: readonly string[]
 }
 
-/** State of one `buildMessages` call. */
-interface Build {
-  w: TranscriptWriter
-  marks: CacheMarks
-  warnings: FormatWarning[]
-  speakers: string[]
-  assistant: string
-  user: string
-  /** Text written since the current speaker's name (what a continued turn already holds). */
-  turnText: string
-  lastSpeaker: string | undefined
-  lastContinued: boolean
-  /** Something is already in the transcript (the next speaker is preceded by the separator). */
-  started: boolean
-  /** Participant names already checked. */
-  checked: Set<string>
-}
-
 /**
  * The whole conversation as a multi-participant transcript (`Name: text`) inside a prefilled
  * assistant turn that ends with `{assistant}:`. See the README for the exact layout.
@@ -100,6 +71,7 @@ export class AnthropicXmlFormatter implements Formatter {
   readonly #opening: string
   readonly #namespaces: readonly string[]
   readonly #thinkingCloses: readonly string[]
+  readonly #settings: XmlTranscriptSettings
 
   constructor(options: AnthropicXmlFormatterOptions = {}) {
     assertOptions(options, 'new AnthropicXmlFormatter')
@@ -125,6 +97,14 @@ export class AnthropicXmlFormatter implements Formatter {
     checkMediaPolicy(this.#media, ['split', 'error', 'strip'])
     checkFlag(options.warnOnStrip, 'warnOnStrip')
     this.#thinkingCloses = ['', ...this.#namespaces].map((ns) => `</${ns ? `${ns}:` : ''}thinking`)
+    this.#settings = {
+      toolMode: this.toolMode,
+      media: this.#media,
+      sep: this.#sep,
+      thinkingCloses: this.#thinkingCloses,
+      textOnly: (result, policy, index, warnings) =>
+        this.#textOnly(result, policy, index, warnings),
+    }
   }
 
   /** {@inheritDoc Formatter.formatToolDefinitions} */
@@ -163,7 +143,12 @@ export class AnthropicXmlFormatter implements Formatter {
   /** {@inheritDoc Formatter.buildMessages} */
   buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
     const options = parseBuildOptions(buildOptions)
-    const messages = withUserSections(parseMessages(input), options.userSections)
+    const parsed = parseMessages(input)
+    // without sections the messages are only read: no copy
+    const messages =
+      options.userSections === undefined || options.userSections.length === 0
+        ? parsed
+        : withUserSections(parsed, options.userSections)
     if (rejectsPrefill(options.model)) {
       throw new PrefillUnsupportedError(
         `AnthropicXmlFormatter ends every request with an assistant turn, which ${options.model.id} rejects; use NativeFormatter for this model`,
@@ -172,19 +157,7 @@ export class AnthropicXmlFormatter implements Formatter {
     }
     const tools = options.tools ?? []
     const system = buildSystem(options.system, this.formatToolDefinitions(tools))
-    const b: Build = {
-      w: new TranscriptWriter(),
-      marks: new CacheMarks(options),
-      warnings: [],
-      speakers: [],
-      assistant: checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName'),
-      user: checkParticipantName(options.userName ?? 'User', 'userName'),
-      turnText: '',
-      lastSpeaker: undefined,
-      lastContinued: false,
-      started: false,
-      checked: new Set(),
-    }
+    const b = new XmlTranscript(this.#settings, options)
     b.marks.add(system.cacheAfter)
     b.w.text('user', this.#opening)
     b.w.seal()
@@ -194,17 +167,19 @@ export class AnthropicXmlFormatter implements Formatter {
       b.w.text('assistant', prefix)
       b.started = true
     }
-    prefixMessages.forEach((m, i) => {
-      this.#message(b, m, i, m.cacheBreakpoint === true)
-    })
+    for (let i = 0; i < prefixMessages.length; i++) {
+      const m = prefixMessages[i]!
+      b.message(m, i, m.cacheBreakpoint === true)
+    }
     const hasPrefix = typeof prefix === 'string' ? prefix !== '' : prefixMessages.length > 0
     if (options.cacheContextPrefix && hasPrefix) {
       b.marks.add(b.w.lastBlock())
       b.w.seal()
     }
-    messages.forEach((m, i) => {
-      this.#message(b, m, prefixMessages.length + i, b.marks.wants(m, i))
-    })
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i]!
+      b.message(m, prefixMessages.length + i, b.marks.wants(m, i))
+    }
     const assistantPrefill = this.#finalTurn(
       b,
       messages.length > 0 ? messages : prefixMessages,
@@ -232,7 +207,7 @@ export class AnthropicXmlFormatter implements Formatter {
 
   /** Close the transcript: continue the assistant's own last turn or open a new one. */
   #finalTurn(
-    b: Build,
+    b: XmlTranscript,
     conversation: readonly Message[],
     options: BuildOptions,
   ): string | undefined {
@@ -274,107 +249,6 @@ export class AnthropicXmlFormatter implements Formatter {
     const finalRole = w.messages()[w.messages().length - 1]?.role
     const text = b.turnText.trimEnd()
     return finalRole === 'assistant' && text !== '' ? text : undefined
-  }
-
-  /** Write one transcript message (`index` counts prefix messages first). */
-  #message(b: Build, message: Message, index: number, breakpoint: boolean): void {
-    const { w } = b
-    const name = speakerOf(message, b.assistant, b.user)
-    const speaker =
-      name === b.assistant || name === b.user || b.checked.has(name)
-        ? name
-        : checkParticipantName(name, `message ${index} participant`)
-    b.checked.add(speaker)
-    const resultsOnly =
-      message.content.length > 0 && message.content.every((c) => c.type === 'tool_result')
-    // tool results continue the turn they answer, without a new name
-    const continuing = resultsOnly && b.started && b.lastSpeaker !== undefined
-    b.lastContinued = continuing
-    let pending = ''
-    if (!continuing) {
-      b.speakers.push(speaker)
-      pending = `${b.started ? this.#sep : ''}${speaker}:`
-      b.lastSpeaker = speaker
-      b.turnText = ''
-    }
-    b.started = true
-    let prev: 'text' | 'xml' | undefined = continuing ? 'xml' : undefined
-    const inline = (piece: string, kind: 'text' | 'xml'): void => {
-      const joiner = prev === undefined ? ' ' : prev === 'text' && kind === 'text' ? '' : '\n'
-      raw(joiner + piece)
-      prev = kind
-    }
-    const raw = (piece: string): void => {
-      pending += piece
-      b.turnText += piece
-    }
-    const interrupt = (role: 'user' | 'assistant', block: FormattedBlock): void => {
-      w.text('assistant', pending)
-      pending = ''
-      w.block(role, block)
-      if (role === 'user') b.turnText = ''
-      prev = 'xml'
-    }
-    const blocks = message.content
-    let i = 0
-    while (i < blocks.length) {
-      const block = blocks[i]!
-      if (block.type === 'text') {
-        if (block.text !== '') inline(block.text, 'text')
-        i++
-      } else if (block.type === 'thinking') {
-        inline(
-          `<thinking>${escapeBlockText(block.thinking, this.#thinkingCloses)}</thinking>`,
-          'xml',
-        )
-        i++
-      } else if (block.type === 'redacted_thinking') {
-        // encrypted reasoning has no place in an XML transcript: omitted (see README)
-        i++
-      } else if (block.type === 'image') {
-        interrupt('user', toImageBlock(block))
-        i++
-      } else if (this.toolMode === 'xml') {
-        let j = i
-        while (j < blocks.length && blocks[j]!.type === block.type) j++
-        if (block.type === 'tool_call') {
-          inline(renderXmlToolCalls(blocks.slice(i, j) as ToolCallBlock[]), 'xml')
-        } else {
-          const results = (blocks.slice(i, j) as ToolResultBlock[]).map((r) =>
-            this.#media === 'split' ? r : this.#textOnly(r, this.#media, index, b.warnings),
-          )
-          xmlToolResultSegments(results).forEach((segment, k) => {
-            if (typeof segment !== 'string') interrupt('user', toImageBlock(segment))
-            else if (k === 0) inline(segment, 'xml')
-            else raw(segment)
-          })
-        }
-        i = j
-      } else if (block.type === 'tool_call') {
-        interrupt('assistant', {
-          type: 'tool_use',
-          id: block.id,
-          name: block.name,
-          input: block.input,
-        })
-        i++
-      } else {
-        interrupt('user', {
-          type: 'tool_result',
-          tool_use_id: block.toolCallId,
-          content: block.content.map((c) =>
-            c.type === 'text' ? { type: 'text', text: c.text } : toImageBlock(c),
-          ),
-          ...(block.isError ? { is_error: true } : {}),
-        })
-        i++
-      }
-    }
-    w.text('assistant', pending)
-    if (breakpoint) {
-      b.marks.add(w.lastBlock())
-      w.seal()
-    }
   }
 
   #textOnly(

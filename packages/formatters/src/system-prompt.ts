@@ -17,8 +17,12 @@ export function buildSystem(
   system: string | readonly Section[] | undefined,
   stableSuffix?: string,
 ): SystemParts {
-  const join = (parts: Array<string | undefined>): string =>
-    parts.filter((p): p is string => p !== undefined && p !== '').join('\n\n')
+  // concatenated, not `Array.join`ed: a join copies the (long, mostly cached) tool text each call
+  const join = (parts: Array<string | undefined>): string => {
+    let out = ''
+    for (const p of parts) if (p !== undefined && p !== '') out = out === '' ? p : `${out}\n\n${p}`
+    return out
+  }
   if (system === undefined || typeof system === 'string') {
     const text = join([system, stableSuffix])
     return { blocks: text ? [{ type: 'text', text }] : [] }

@@ -1,5 +1,8 @@
 import type { FormattedBlock, FormattedMessage } from './types.js'
 
+/** White space `String.prototype.trimEnd` removes (`\s` is the same set), at the end. */
+const TRAILING_SPACE = /\s$/
+
 /**
  * Accumulates role segments; text is appended to the last unsealed text block of that role.
  * A text block is only opened by non-whitespace text (the API rejects whitespace-only text
@@ -11,6 +14,12 @@ export class TranscriptWriter {
   #sealed = true
   #heldSpace = ''
   #heldRole: 'user' | 'assistant' = 'assistant'
+  /**
+   * The text block written to last and the last text appended to it: `trimEnd` looks only at
+   * that text, instead of reading (and so flattening) the whole transcript.
+   */
+  #tailBlock: FormattedBlock | undefined
+  #tail = ''
 
   /** Append text for `role` (joins the open text block of that role when there is one). */
   text(role: 'user' | 'assistant', text: string): void {
@@ -19,6 +28,8 @@ export class TranscriptWriter {
     const lastBlock = msg?.content[msg.content.length - 1]
     if (msg && msg.role === role && lastBlock?.type === 'text' && !this.#sealed) {
       lastBlock.text += text
+      this.#tailBlock = lastBlock
+      this.#tail = text
       return
     }
     if (this.#heldRole !== role) this.#heldSpace = ''
@@ -27,9 +38,11 @@ export class TranscriptWriter {
       this.#heldRole = role
       return
     }
-    const held = this.#heldSpace
-    this.block(role, { type: 'text', text: held + text })
+    const block: FormattedBlock = { type: 'text', text: this.#heldSpace + text }
+    this.block(role, block)
     this.#sealed = false
+    this.#tailBlock = block
+    this.#tail = text
   }
 
   /** Append a non-text block (image, tool block) for `role`; the next text opens a new block. */
@@ -56,6 +69,9 @@ export class TranscriptWriter {
   trimEnd(): void {
     const msg = this.#messages[this.#messages.length - 1]
     if (msg?.role !== 'assistant') return
+    const last = msg.content[msg.content.length - 1]
+    if (last !== undefined && last === this.#tailBlock && !TRAILING_SPACE.test(this.#tail)) return
+    this.#tailBlock = undefined
     while (msg.content.length > 0) {
       const b = msg.content[msg.content.length - 1]!
       if (b.type !== 'text') return

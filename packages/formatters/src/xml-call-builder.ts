@@ -1,7 +1,7 @@
 import type { ToolCallBlock, ToolDefinition } from '@contextkit/core'
 import { coerceParameter, parameterSchema } from './coerce.js'
+import type { EventBuffer } from './parser-state.js'
 import type { TagFound } from './tag-scanner.js'
-import type { StreamEvent } from './types.js'
 import { unescapeXml } from './xml-escape.js'
 
 /** Where inside an `<invoke>` the text goes. */
@@ -49,7 +49,7 @@ export class XmlCallBuilder {
   }
 
   /** An `<invoke name="…">` (or self-closing `<invoke name="…"/>`) was read. */
-  start(match: TagFound, written: string, out: StreamEvent[]): void {
+  start(match: TagFound, written: string, out: EventBuffer): void {
     this.#counter++
     const id = `${this.#idPrefix}${this.#counter}`
     const name = unescapeXml(match.value ?? '')
@@ -72,7 +72,7 @@ export class XmlCallBuilder {
   }
 
   /** A `<parameter name="…">`, `<parameter name="…"/>` or `</parameter>` inside the call. */
-  parameter(match: TagFound, written: string, out: StreamEvent[]): void {
+  parameter(match: TagFound, written: string, out: EventBuffer): void {
     const call = this.#call
     if (!call) return
     call.raw += written
@@ -96,7 +96,7 @@ export class XmlCallBuilder {
    * `</invoke>` (`written`) or the end of the stream (`incomplete`): settle a parameter whose
    * closing tag was seen, and emit the call. A parameter still open at the end is left out.
    */
-  end(written: string, out: StreamEvent[], incomplete: boolean): void {
+  end(written: string, out: EventBuffer, incomplete: boolean): void {
     const call = this.#call
     if (!call) return
     if (this.part === 'param-end') this.#finishParam(out)
@@ -126,7 +126,7 @@ export class XmlCallBuilder {
     this.part = 'invoke'
   }
 
-  #finishParam(out: StreamEvent[]): void {
+  #finishParam(out: EventBuffer): void {
     const call = this.#call
     const param = this.#param
     this.#param = undefined

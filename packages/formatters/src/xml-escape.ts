@@ -1,15 +1,35 @@
 import { assertString } from '@contextkit/core'
+
+const ELEMENT_SPECIAL = /[&<>]/
+const ATTRIBUTE_SPECIAL = /[&<>"]/
+
 /** Escape `&`, `<` and `>` so text can sit inside an XML element. */
 export function escapeXml(text: string): string {
   assertString(text, 'escapeXml', 'text')
-  if (!/[&<>]/.test(text)) return text
-  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+  return ELEMENT_SPECIAL.test(text) ? replaceSpecials(text, false) : text
 }
 
 /** Escape text for a double-quoted XML attribute. */
 export function escapeXmlAttribute(text: string): string {
-  if (!/[&<>"]/.test(text)) return text
-  return escapeXml(text).replaceAll('"', '&quot;')
+  return ATTRIBUTE_SPECIAL.test(text) ? replaceSpecials(text, true) : text
+}
+
+/** One left-to-right pass: `&`, `<`, `>` (and `"` when `quotes`) as entity references. */
+function replaceSpecials(text: string, quotes: boolean): string {
+  let out = ''
+  let last = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    let ref: string
+    if (c === 38) ref = '&amp;'
+    else if (c === 60) ref = '&lt;'
+    else if (c === 62) ref = '&gt;'
+    else if (c === 34 && quotes) ref = '&quot;'
+    else continue
+    out += text.slice(last, i) + ref
+    last = i + 1
+  }
+  return out + text.slice(last)
 }
 
 const NAMED: Readonly<Record<string, string>> = {

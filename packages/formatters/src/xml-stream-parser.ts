@@ -1,6 +1,6 @@
 import { assertOptions } from '@contextkit/core'
 import { BlockTextReader } from './block-text.js'
-import { Accumulator, BlockCounter, pushDelta } from './parser-state.js'
+import { Accumulator, BlockCounter, EventBuffer } from './parser-state.js'
 import {
   candidates,
   scanTags,
@@ -74,8 +74,8 @@ export class XmlStreamParser implements StreamParser {
   readonly #blocks = new BlockCounter()
   readonly #thinking: BlockTextReader
   #carry = ''
-  /** Events of the chunk being scanned (set before each scan). */
-  #out: StreamEvent[] = []
+  /** Events of the chunk being scanned (taken after each scan). */
+  readonly #out = new EventBuffer()
   readonly #target: TagScanTarget = {
     candidates: () => this.#tags[this.#mode === 'call' ? this.#calls.part : this.#mode],
     content: (text) => this.#content(text, this.#out),
@@ -114,11 +114,10 @@ export class XmlStreamParser implements StreamParser {
   /** {@inheritDoc StreamParser.processChunk} */
   processChunk(chunk: string): StreamEvent[] {
     checkText(chunk, 'stream chunk')
-    const out: StreamEvent[] = []
     this.#acc.add(chunk)
-    this.#out = out
+    this.#out.clear()
     this.#carry = scanTags(this.#carry + chunk, this.#target)
-    return out
+    return this.#out.take()
   }
 
   /** {@inheritDoc StreamParser.push} */
@@ -128,7 +127,8 @@ export class XmlStreamParser implements StreamParser {
 
   /** {@inheritDoc StreamParser.flush} */
   flush(): StreamEvent[] {
-    const out: StreamEvent[] = []
+    const out = this.#out
+    out.clear()
     const rest = this.#carry
     this.#carry = ''
     this.#content(rest, out)
@@ -154,7 +154,7 @@ export class XmlStreamParser implements StreamParser {
     this.#mode = 'text'
     this.#result = undefined
     this.#wrapper = { held: '', seen: 0 }
-    return out
+    return out.take()
   }
 
   /** {@inheritDoc StreamParser.getAccumulated} */
@@ -195,14 +195,14 @@ export class XmlStreamParser implements StreamParser {
     return this.#blocks.index(m !== 'text' && m !== 'calls' && m !== 'results')
   }
 
-  #text(text: string, out: StreamEvent[]): void {
+  #text(text: string, out: EventBuffer): void {
     if (text === '') return
     this.#blocks.text()
-    pushDelta(out, 'text-delta', text)
+    out.delta('text-delta', text)
   }
 
   /** Text between tags, in the current mode. */
-  #content(text: string, out: StreamEvent[]): void {
+  #content(text: string, out: EventBuffer): void {
     if (text === '') return
     switch (this.#mode) {
       case 'text':
@@ -210,7 +210,7 @@ export class XmlStreamParser implements StreamParser {
         return
       case 'thinking': {
         const decoded = this.#thinking.push(text)
-        if (decoded !== '') pushDelta(out, 'thinking-delta', decoded)
+        if (decoded !== '') out.delta('thinking-delta', decoded)
         return
       }
       case 'calls':
@@ -238,7 +238,7 @@ export class XmlStreamParser implements StreamParser {
     }
   }
 
-  #tag(match: TagFound, written: string, out: StreamEvent[]): void {
+  #tag(match: TagFound, written: string, out: EventBuffer): void {
     const { tag } = match
     if (tag.local === this.#thinkingTag && (this.#mode === 'text' || this.#mode === 'thinking')) {
       if (tag.closing) {
@@ -299,7 +299,7 @@ export class XmlStreamParser implements StreamParser {
     }
   }
 
-  #finishResult(written: string, out: StreamEvent[]): void {
+  #finishResult(written: string, out: EventBuffer): void {
     const result = this.#result
     this.#result = undefined
     this.#mode = 'results'
@@ -321,9 +321,9 @@ export class XmlStreamParser implements StreamParser {
     })
   }
 
-  #endThinking(out: StreamEvent[]): void {
+  #endThinking(out: EventBuffer): void {
     const rest = this.#thinking.end()
-    if (rest !== '') pushDelta(out, 'thinking-delta', rest)
+    if (rest !== '') out.delta('thinking-delta', rest)
     out.push({ type: 'thinking-end' })
     this.#mode = 'text'
   }

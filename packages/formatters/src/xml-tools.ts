@@ -1,4 +1,10 @@
-import type { ImageBlock, ToolCallBlock, ToolDefinition, ToolResultBlock } from '@contextkit/core'
+import type {
+  ContentBlock,
+  ImageBlock,
+  ToolCallBlock,
+  ToolDefinition,
+  ToolResultBlock,
+} from '@contextkit/core'
 import { assertArray, assertOptions, assertString } from '@contextkit/core'
 import { stringifyJson } from './lossless-json.js'
 import { escapeXml, escapeXmlAttribute } from './xml-escape.js'
@@ -13,16 +19,27 @@ export const XML_TOOL_PREAMBLE =
  * can never close its own element; bigints as digits; anything else as JSON, escaped.
  */
 export function renderParameterValue(value: unknown): string {
-  if (typeof value === 'string') return escapeXml(value)
-  if (value === undefined) return ''
+  switch (typeof value) {
+    case 'string':
+      return escapeXml(value)
+    case 'undefined':
+      return ''
+    case 'boolean':
+      return value ? 'true' : 'false'
+    case 'number':
+      // what JSON writes (no escaping needed); integers beyond 2^53 take the exact path below
+      if (!Number.isFinite(value)) return 'null'
+      if (Number.isSafeInteger(value) || !Number.isInteger(value)) return JSON.stringify(value)
+  }
   return escapeXml(stringifyJson(value))
 }
 
 /** Render one call as `<invoke name="…">` with one `<parameter>` per input key, in key order. */
 export function renderInvoke(call: Pick<ToolCallBlock, 'name' | 'input'>): string {
   let out = `<invoke name="${escapeXmlAttribute(call.name)}">\n`
-  for (const [key, value] of Object.entries(call.input)) {
-    out += `<parameter name="${escapeXmlAttribute(key)}">${renderParameterValue(value)}</parameter>\n`
+  const input = call.input
+  for (const key of Object.keys(input)) {
+    out += `<parameter name="${escapeXmlAttribute(key)}">${renderParameterValue(input[key])}</parameter>\n`
   }
   return `${out}</invoke>`
 }
@@ -33,18 +50,83 @@ export function renderInvoke(call: Pick<ToolCallBlock, 'name' | 'input'>): strin
  */
 export function renderXmlToolCalls(calls: readonly ToolCallBlock[]): string {
   assertArray(calls, 'renderXmlToolCalls', 'calls')
-  const body = calls.map((c) => c.raw ?? renderInvoke(c)).join('\n')
-  return `<function_calls>\n${body}\n</function_calls>`
+  return xmlToolCallsText(calls, 0, calls.length)
 }
 
-/** Tool definitions as an XML `<functions>` block (JSON Schema inside, escaped). */
+/**
+ * `renderXmlToolCalls` of the tool calls `blocks[from..to)` (all of type `tool_call`), written
+ * in one pass without copying the run out of its message.
+ */
+export function xmlToolCallsText(
+  blocks: readonly ContentBlock[],
+  from: number,
+  to: number,
+): string {
+  let out = '<function_calls>'
+  for (let i = from; i < to; i++) {
+    const call = blocks[i] as ToolCallBlock
+    out += `\n${call.raw ?? renderInvoke(call)}`
+  }
+  return `${out}\n</function_calls>`
+}
+
+/**
+ * Tool definitions as an XML `<functions>` block (JSON Schema inside, escaped). Each definition
+ * is rendered once per object and reused while its `name`, `description` and `inputSchema` are
+ * the same values; an `inputSchema` edited in place is not seen (give a new object).
+ */
 export function renderXmlToolDefinitions(tools: readonly ToolDefinition[]): string {
   assertArray(tools, 'renderXmlToolDefinitions', 'tools')
-  const items = tools.map(
-    (t) =>
-      `<function>\n<name>${escapeXml(t.name)}</name>\n<description>${escapeXml(t.description)}</description>\n<parameters>${escapeXml(stringifyJson(t.inputSchema))}</parameters>\n</function>`,
+  const hit = renderedLists.get(tools)
+  if (hit !== undefined && sameTexts(tools, hit.texts)) return hit.text
+  const texts = tools.map(renderDefinition)
+  const text = `<functions>\n${texts.join('\n')}\n</functions>`
+  renderedLists.set(tools, { texts, text })
+  return text
+}
+
+/** A definition as rendered, with the fields it was rendered from. */
+interface RenderedDefinition {
+  name: string
+  description: string
+  inputSchema: unknown
+  text: string
+}
+
+/**
+ * Rendered definitions by object, and rendered lists by array: an agent sends the same tools
+ * with every request. A definition is rendered anew when any of its three fields is another
+ * value than it was (a changed name or description, a new `inputSchema` object); a list, when
+ * any of its definitions renders differently or their number changes. An `inputSchema` edited
+ * in place keeps its rendering: give a changed schema as a new object.
+ */
+const renderedDefinitions = new WeakMap<ToolDefinition, RenderedDefinition>()
+const renderedLists = new WeakMap<readonly ToolDefinition[], { texts: string[]; text: string }>()
+
+/** Whether every definition of `tools` renders as `texts` says (mostly one pointer comparison each). */
+function sameTexts(tools: readonly ToolDefinition[], texts: readonly string[]): boolean {
+  if (tools.length !== texts.length) return false
+  for (let i = 0; i < tools.length; i++) if (renderDefinition(tools[i]!) !== texts[i]) return false
+  return true
+}
+
+function renderDefinition(t: ToolDefinition): string {
+  const hit = renderedDefinitions.get(t)
+  if (
+    hit !== undefined &&
+    hit.name === t.name &&
+    hit.description === t.description &&
+    hit.inputSchema === t.inputSchema
   )
-  return `<functions>\n${items.join('\n')}\n</functions>`
+    return hit.text
+  const text = `<function>\n<name>${escapeXml(t.name)}</name>\n<description>${escapeXml(t.description)}</description>\n<parameters>${escapeXml(stringifyJson(t.inputSchema))}</parameters>\n</function>`
+  renderedDefinitions.set(t, {
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema,
+    text,
+  })
+  return text
 }
 
 /**
@@ -75,6 +157,32 @@ export function xmlToolResultSegments(
   })
   text('\n</function_results>')
   return out
+}
+
+/**
+ * The `<function_results>` block of the tool results `blocks[from..to)` (all of type
+ * `tool_result`) as one string, exactly as `xmlToolResultSegments` writes it; `undefined` when
+ * any result holds an image (the caller splits or replaces those).
+ */
+export function xmlToolResultsText(
+  blocks: readonly ContentBlock[],
+  from: number,
+  to: number,
+): string | undefined {
+  let out = '<function_results>\n'
+  for (let i = from; i < to; i++) {
+    const r = blocks[i] as ToolResultBlock
+    const tag = r.isError ? 'error' : 'result'
+    out += `${i > from ? '\n' : ''}<${tag} tool_call_id="${escapeXmlAttribute(r.toolCallId)}">\n`
+    const content = r.content
+    for (let j = 0; j < content.length; j++) {
+      const part = content[j]!
+      if (part.type !== 'text') return undefined
+      out += j > 0 ? `\n${escapeXml(part.text)}` : escapeXml(part.text)
+    }
+    out += `\n</${tag}>`
+  }
+  return `${out}\n</function_results>`
 }
 
 /**
