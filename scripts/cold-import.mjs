@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Cold `import()` time of a package root: each run is a fresh Node process that times one
-// dynamic import (resolution, loading, and evaluation of the whole module graph). Prints the
-// min and the median of the runs and the load average, since a busy machine inflates both.
+// Cold `import()` time of a package entry: each run is a fresh Node process that times one
+// dynamic import (resolution, loading, and evaluation of the whole module graph; under Node the
+// `node` condition, so the bundled build in `dist/bundle/`). Prints the min and the median of the
+// runs and the load average, since a busy machine inflates both. Any `@contextkit/*` entry
+// (`@contextkit/context-metadata/node`) or a dependency of agent-loop (zod) can be named.
 // Needs the packages built (`pnpm build`). Run from the repository root.
 // Usage: node scripts/cold-import.mjs [specifier …] [--runs N] [--against <checkout>]
 //   default specifiers: @contextkit/agent-loop, @contextkit/core, zod, zod/mini
