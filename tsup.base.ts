@@ -4,11 +4,18 @@ import type { Options } from 'tsup'
 import ts from 'typescript'
 
 /**
+ * The folder under `dist/` that holds the Node build: every entry bundled, the modules shared by
+ * several entries split into chunks (see {@link packageBuild}).
+ */
+export const NODE_BUILD_DIR = 'bundle'
+
+/**
  * The source files behind the `exports` map of the package in `dir`, in the map's order without
- * repeats: every `.js` target, also inside nested conditions (a root entry with a `node` and a
- * `default` branch names two), maps to its source: `./dist/index.js` → `src/index.ts`,
- * `./dist/index.node.js` → `src/index.node.ts`, `./dist/anthropic/index.js` →
- * `src/anthropic/index.ts`. `types` targets (`.d.ts`, written by tsc beside them) are skipped.
+ * repeats: every `.js` target, also inside nested conditions (an entry with a `node` and a
+ * `default` branch names two files of one source), maps to its source: `./dist/index.js` and
+ * `./dist/bundle/index.js` → `src/index.ts`, `./dist/index.node.js` → `src/index.node.ts`,
+ * `./dist/anthropic/index.js` → `src/anthropic/index.ts`. `types` targets (`.d.ts`, written by
+ * tsc beside the per-module files) are skipped.
  */
 export function entrySources(dir: string): string[] {
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
@@ -18,7 +25,7 @@ export function entrySources(dir: string): string[] {
   const collect = (subpath: string, target: unknown): void => {
     if (typeof target === 'string') {
       if (target.endsWith('.d.ts')) return
-      const stem = /^\.\/dist\/(.+)\.js$/.exec(target)?.[1]
+      const stem = /^\.\/dist\/(?:bundle\/)?(.+)\.js$/.exec(target)?.[1]
       if (!stem) throw new Error(`${dir}: exports["${subpath}"] must point at ./dist/<name>.js`)
       const source = `src/${stem}.ts`
       if (!sources.includes(source)) sources.push(source)
@@ -62,26 +69,59 @@ export function reachableSources(dir: string, entries: readonly string[]): strin
   return [...seen].map((f) => relative(dir, f)).sort()
 }
 
+/** `src/anthropic/index.ts` → `anthropic/index`: where the entry lands under the output folder. */
+function entryName(source: string): string {
+  return source.replace(/^src\//, '').replace(/\.ts$/, '')
+}
+
 /**
- * The build every published package uses (see "Package shape" in the root README): one ESM file
- * per source module (`bundle: false`), only for the modules reachable from the `exports` map,
- * so a bundler drops whole modules a consumer does not import (`"sideEffects": false`).
+ * The two builds every published package ships (see "Package shape" in the root README), both
+ * ESM for `es2022` with source maps, only from the modules reachable from the `exports` map:
+ *
+ * - `dist/`: one file per source module (`bundle: false`), the `default` condition of every
+ *   entry. With `"sideEffects": false` a bundler drops whole modules a consumer does not import,
+ *   which it could not do inside a chunk (a chunk's top-level `z.object(...)` calls stay).
+ * - `dist/bundle/`: each entry bundled, the modules several entries share split into chunks
+ *   (`splitting: true`), every package import (`@contextkit/*`, zod, …) left external; the `node`
+ *   condition of every entry. Node loads a handful of files instead of one per module, which is
+ *   most of a cold `import()`, and since every entry of the package resolves into this one set
+ *   under Node, a class (an error, the model registry) is one class across its subpaths.
+ *
  * Declarations come from `tsc -p tsconfig.build.json`, run after tsup by each package's `build`
- * script. `node:` specifiers are kept as written, so a Node-only module is easy to spot and edge
- * runtimes that require the prefix can load it.
+ * script, beside the per-module files; both conditions name them. `node:` specifiers are kept as
+ * written, so a Node-only module is easy to spot and edge runtimes that require the prefix can
+ * load it.
  *
  * tsup loads a package's `tsup.config.ts` with the package folder as the working directory.
  */
-export function packageBuild(dir: string = process.cwd()): Options {
-  return {
-    entry: reachableSources(dir, entrySources(dir)),
-    bundle: false,
+export function packageBuild(dir: string = process.cwd()): Options[] {
+  const entries = entrySources(dir)
+  const shared: Options = {
     format: ['esm'],
     target: 'es2022',
     platform: 'neutral',
     removeNodeProtocol: false,
     dts: false,
     sourcemap: true,
-    clean: true,
   }
+  return [
+    {
+      ...shared,
+      entry: reachableSources(dir, entries),
+      bundle: false,
+      // both builds run at once: this one leaves the other's folder alone
+      clean: [`!${NODE_BUILD_DIR}/**`],
+    },
+    {
+      ...shared,
+      entry: Object.fromEntries(entries.map((source) => [entryName(source), source])),
+      outDir: `dist/${NODE_BUILD_DIR}`,
+      bundle: true,
+      splitting: true,
+      esbuildOptions(options) {
+        options.packages = 'external'
+      },
+      clean: true,
+    },
+  ]
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Cold `import()` time of a package root: each run is a fresh Node process that times one
-// dynamic import (resolution, loading, and evaluation of the whole module graph). Prints the
-// min and the median of the runs and the load average, since a busy machine inflates both.
+// Cold `import()` time of a package entry: each run is a fresh Node process that times one
+// dynamic import (resolution, loading, and evaluation of the whole module graph; under Node the
+// `node` condition, so the bundled build in `dist/bundle/`). Prints the min and the median of the
+// runs and the load average, since a busy machine inflates both. Any `@contextkit/*` entry
+// (`@contextkit/context-metadata/node`) or a dependency of agent-loop (zod) can be named.
 // Needs the packages built (`pnpm build`). Run from the repository root.
 // Usage: node scripts/cold-import.mjs [specifier …] [--runs N] [--against <checkout>]
 //   default specifiers: @contextkit/agent-loop, @contextkit/core, zod, zod/mini
@@ -24,10 +26,14 @@ const specifiers = args.length
   ? args
   : ['@contextkit/agent-loop', '@contextkit/core', 'zod', 'zod/mini']
 
-// Run from packages/agent-loop, which depends on (or, for itself, self-references) every
-// package named above.
-const HERE = fileURLToPath(new URL('../packages/agent-loop/', import.meta.url))
-const THERE = against && join(against, 'packages', 'agent-loop')
+// A `@contextkit/<name>` specifier runs from packages/<name>, which self-references its own
+// entries; any other (zod, …) from packages/agent-loop, which depends on it.
+const HERE = fileURLToPath(new URL('..', import.meta.url))
+/** The folder of `checkout` that a run importing `specifier` starts in. */
+function folderFor(checkout, specifier) {
+  const own = /^@contextkit\/([^/]+)/.exec(specifier)?.[1]
+  return join(checkout, 'packages', own ?? 'agent-loop')
+}
 
 /** One fresh process started in `cwd`: milliseconds spent in `await import(specifier)`. */
 function timeOnce(specifier, cwd) {
@@ -63,15 +69,17 @@ const load = () =>
 console.log(`load average ${load()}, ${runs} runs each`)
 for (const specifier of specifiers) {
   // warm the file system cache; the timed runs are cold for V8 only
-  timeOnce(specifier, HERE)
-  if (THERE) timeOnce(specifier, THERE)
+  const inHere = folderFor(HERE, specifier)
+  const inThere = against && folderFor(against, specifier)
+  timeOnce(specifier, inHere)
+  if (inThere) timeOnce(specifier, inThere)
   const here = []
   const there = []
   for (let i = 0; i < runs; i++) {
-    here.push(timeOnce(specifier, HERE))
-    if (THERE) there.push(timeOnce(specifier, THERE))
+    here.push(timeOnce(specifier, inHere))
+    if (inThere) there.push(timeOnce(specifier, inThere))
   }
   report(specifier, here)
-  if (THERE) report(`${specifier} in ${against}`, there)
+  if (inThere) report(`${specifier} in ${against}`, there)
 }
 console.log(`load average ${load()} (after)`)

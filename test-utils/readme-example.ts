@@ -3,7 +3,7 @@
  *
  * The example is the first ```ts block after a `<!-- runnable-example -->` line. Imports of the
  * package itself and of its subpaths (`@contextkit/core/node`) are pointed at its source (the
- * `dist/<name>.js` of each `exports` entry, its `node` branch where it has one, becomes
+ * `dist/bundle/<name>.js` of each `exports` entry's `node` branch, or `dist/<name>.js`, becomes
  * `src/<name>.ts`); every `console.log(...) // => text` line declares
  * the output expected from that call, in order. Use it from a test:
  *
@@ -86,7 +86,7 @@ export async function runReadmeExample(
   let source = code
   for (const [subpath, target] of Object.entries(pkg.exports ?? { '.': './dist/index.js' })) {
     const file = nodeTarget(target)
-    const stem = file && /^\.\/dist\/(.+)\.js$/.exec(file)?.[1]
+    const stem = file && /^\.\/dist\/(?:bundle\/)?(.+)\.js$/.exec(file)?.[1]
     if (!stem) continue
     const specifier = subpath === '.' ? pkg.name : `${pkg.name}/${subpath.slice(2)}`
     source = source.replaceAll(`'${specifier}'`, JSON.stringify(join(dir, 'src', `${stem}.ts`)))

@@ -8,6 +8,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { NODE_BUILD_DIR } from '../../tsup.base.js'
 import {
   type Consumer,
   installConsumer,
@@ -168,14 +169,15 @@ describe.each(packages.map((p) => [p.json.name] as const))(
       expect(await check().esm).toEqual(c.expected)
     }, 600_000)
 
-    test('require() from CommonJS serves every entry, the same module as import()', async () => {
+    test('require() from CommonJS serves every entry from the Node build, the same module as import()', async () => {
       const c = await check().consumer
       const entries = await check().cjs
       expect(Object.keys(entries)).toEqual(c.pkg.entries.map((e) => e.specifier))
-      for (const [specifier, { required, imported, same }] of Object.entries(entries)) {
+      for (const [specifier, { required, imported, same, file }] of Object.entries(entries)) {
         expect(required.length, specifier).toBeGreaterThan(0)
         expect(required, specifier).toEqual(imported)
         expect(same, specifier).toBe(true)
+        expect(file, specifier).toMatch(new RegExp(`^dist/${NODE_BUILD_DIR}/`))
       }
     }, 600_000)
 

@@ -238,13 +238,24 @@ export async function runExampleAsEsm(consumer: Consumer): Promise<string[]> {
     .map((line) => JSON.parse(line) as string)
 }
 
+/** What {@link requireFromCommonJs} reports for one entry. */
+export interface RequiredEntry {
+  required: string[]
+  imported: string[]
+  /** `require()` and `import()` gave the very same module object. */
+  same: boolean
+  /** The file `require.resolve` picks, relative to the package folder. */
+  file: string
+}
+
 /**
  * From a CommonJS file: `require()` each entry of the package, `import()` it too, and report the
- * export names of each and whether both gave the same module (no dual-package copy).
+ * export names of each, whether both gave the same module (no dual-package copy) and the file
+ * Node resolves it to.
  */
 export async function requireFromCommonJs(
   consumer: Consumer,
-): Promise<Record<string, { required: string[]; imported: string[]; same: boolean }>> {
+): Promise<Record<string, RequiredEntry>> {
   const script = `'use strict'
 const specifiers = JSON.parse(process.argv[2])
 ;(async () => {
@@ -256,6 +267,10 @@ const specifiers = JSON.parse(process.argv[2])
       required: Object.keys(required).sort(),
       imported: Object.keys(imported).sort(),
       same: required === imported,
+      file: require('node:path').relative(
+        require('node:path').dirname(require.resolve(process.argv[3] + '/package.json')),
+        require.resolve(specifier),
+      ),
     }
   }
   process.stdout.write(JSON.stringify(out))
@@ -268,13 +283,10 @@ const specifiers = JSON.parse(process.argv[2])
   const specifiers = consumer.pkg.entries.map((e) => e.specifier)
   const { stdout } = await run(
     process.execPath,
-    ['require-entries.cjs', JSON.stringify(specifiers)],
+    ['require-entries.cjs', JSON.stringify(specifiers), consumer.pkg.json.name],
     { cwd: consumer.dir, timeoutMs: 60_000 },
   )
-  return JSON.parse(stdout) as Record<
-    string,
-    { required: string[]; imported: string[]; same: boolean }
-  >
+  return JSON.parse(stdout) as Record<string, RequiredEntry>
 }
 
 const TSC = join(

@@ -54,9 +54,10 @@ const CHILD = join(ROOT, 'package-tests', 'src', 'export-walk-child.mjs')
 const CORE = pathToFileURL(join(ROOT, 'packages', 'core', 'dist', 'index.js')).href
 
 /**
- * The built modules of each entry point of `pkg`, as consumers resolve them: a root with a
- * `node` condition gives its Node module (the pure API plus the Node-only one) and its pure
- * `default` module (what bundlers get; an export already reached is walked once).
+ * The built modules of each entry point of `pkg`, as consumers resolve them: the `node` branch
+ * (the bundled build in `dist/bundle/`; for a root with `./node`, the pure API plus the Node-only
+ * one) and the `default` one (the per-module files bundlers get; an export already reached is
+ * walked once).
  */
 export function entryModules(pkg: WorkspacePackage): WalkModule[] {
   return pkg.entries.flatMap((entry) => {

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { describe, expect, test } from 'vitest'
-import { entrySources } from '../../tsup.base.js'
+import { entrySources, NODE_BUILD_DIR } from '../../tsup.base.js'
 import { isNodeBuiltin } from './bundle.js'
 import { packageOf } from './consumer.js'
 import { publishablePackages } from './workspace.js'
@@ -41,12 +41,12 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
     )
   })
 
-  test('every entry maps types (first), import, require and default to one dist module', () => {
+  test('every entry: a node branch into the Node build, a default one into the per-module files', () => {
     expect(json.exports?.['./package.json']).toBe('./package.json')
     expect(pkg.entries.map((e) => e.subpath)).toContain('.')
     const hasNode = pkg.entries.some((e) => e.subpath === './node')
-    /** The flat `{ types, import, require, default }` of `dist/<stem>`, its source present. */
-    const expectFlat = (target: unknown, stem: string, label: string) => {
+    /** The flat `{ types, import, require, default }` of `<folder><stem>`, its source present. */
+    const expectFlat = (target: unknown, folder: string, stem: string, label: string) => {
       expect(Object.keys(target as object), label).toEqual([
         'types',
         'import',
@@ -55,27 +55,27 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
       ])
       expect(target, label).toEqual({
         types: `./dist/${stem}.d.ts`,
-        import: `./dist/${stem}.js`,
-        require: `./dist/${stem}.js`,
-        default: `./dist/${stem}.js`,
+        import: `./dist/${folder}${stem}.js`,
+        require: `./dist/${folder}${stem}.js`,
+        default: `./dist/${folder}${stem}.js`,
       })
       expect(existsSync(join(pkg.dir, 'src', `${stem}.ts`)), `src/${stem}.ts`).toBe(true)
     }
     for (const entry of pkg.entries) {
       const target = json.exports?.[entry.subpath] as Record<string, unknown>
-      if (entry.subpath === '.' && hasNode) {
-        // Node gets the pure API plus the Node-only one (src/index.node.ts); everything else
-        // (browser and edge bundlers) the pure root. No top-level `types`: each branch has its own.
-        expect(Object.keys(target), '. (with ./node)').toEqual(['node', 'default'])
-        expectFlat(target.node, 'index.node', '. → node')
-        expectFlat(target.default, 'index', '. → default')
-        continue
-      }
+      // Node (and bundlers targeting Node) take `node`: the bundled build, so every subpath of
+      // the package resolves into one set of files; everything else takes `default`. No
+      // top-level `types`: each branch has its own.
+      expect(Object.keys(target), entry.subpath).toEqual(['node', 'default'])
+      const branch = target.default as Record<string, unknown>
       const name = entry.subpath.slice(2)
       const stems = entry.subpath === '.' ? ['index'] : [name, `${name}/index`]
-      const stem = /^\.\/dist\/(.+)\.js$/.exec(String(target.default ?? ''))?.[1] ?? ''
-      expect(stems, `${entry.subpath} → ${String(target.default)}`).toContain(stem)
-      expectFlat(target, stem, entry.subpath)
+      const stem = /^\.\/dist\/(.+)\.js$/.exec(String(branch.default ?? ''))?.[1] ?? ''
+      expect(stems, `${entry.subpath} → ${String(branch.default)}`).toContain(stem)
+      expectFlat(target.default, '', stem, `${entry.subpath} → default`)
+      // With ./node, Node's root is the pure API plus the Node-only one (src/index.node.ts).
+      const nodeStem = entry.subpath === '.' && hasNode ? 'index.node' : stem
+      expectFlat(target.node, `${NODE_BUILD_DIR}/`, nodeStem, `${entry.subpath} → node`)
     }
     if (!hasNode) {
       expect(existsSync(join(pkg.dir, 'src', 'index.node.ts')), 'src/index.node.ts').toBe(false)
@@ -110,11 +110,13 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
     }
   })
 
-  test.runIf(pkg.entries.some((e) => e.subpath === './node'))(
-    'with ./node, the Node root exports exactly the pure root and ./node together',
-    async () => {
+  test.runIf(pkg.entries.some((e) => e.subpath === './node')).each(['', `${NODE_BUILD_DIR}/`])(
+    'with ./node, the Node root exports exactly the pure root and ./node together (dist/%s)',
+    async (folder) => {
       const load = (file: string) =>
-        import(pathToFileURL(join(pkg.dir, 'dist', file)).href) as Promise<Record<string, unknown>>
+        import(pathToFileURL(join(pkg.dir, 'dist', folder, file)).href) as Promise<
+          Record<string, unknown>
+        >
       const [nodeRoot, pure, node] = await Promise.all(
         ['index.node.js', 'index.js', 'node.js'].map(load),
       )
@@ -176,7 +178,7 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
     }
   })
 
-  test('the build is tsup (one file per module) followed by tsc declarations of the entries', () => {
+  test('the build is tsup (per-module files and the Node build) followed by tsc declarations of the entries', () => {
     expect(readFileSync(join(pkg.dir, 'tsup.config.ts'), 'utf8')).toContain(
       'defineConfig(packageBuild())',
     )
