@@ -1,5 +1,5 @@
 import type { BigIntStats } from 'node:fs'
-import { lstat } from 'node:fs/promises'
+import { lstatSync } from 'node:fs'
 import type { FileText } from './read-within-root.js'
 
 /**
@@ -58,7 +58,7 @@ export class ReadCache {
     const entry = this.#entries.get(name)
     if (entry === undefined) return undefined
     if (entry.maxLineLength !== maxLineLength || entry.file.bytes > maxBytes) return undefined
-    const st = await lstat(name, { bigint: true }).catch(() => undefined)
+    const st = lstatQuiet(name)
     if (st === undefined || !st.isFile() || !sameFile(entry, st)) {
       this.#delete(name)
       return undefined
@@ -117,4 +117,13 @@ function sameFile(entry: Entry, st: BigIntStats): boolean {
     st.mtimeNs === entry.mtimeNs &&
     st.ctimeNs === entry.ctimeNs
   )
+}
+
+/** `lstat` of `name` (`undefined` when it cannot be taken). */
+function lstatQuiet(name: string): BigIntStats | undefined {
+  try {
+    return lstatSync(name, { bigint: true, throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
 }
