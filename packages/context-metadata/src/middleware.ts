@@ -79,7 +79,7 @@ function fileIdentity(path: string, startedMs: number): string | undefined {
     return undefined
   }
   if (s === undefined) return undefined
-  const changedMs = Number((s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs) / 1_000_000n)
+  const changedMs = Math.max(Number(s.mtimeNs / 1_000_000n), Number(s.ctimeNs / 1_000_000n))
   if (startedMs - changedMs < RACY_MS) return undefined
   return [path, s.dev, s.ino, s.size, s.mtimeNs, s.ctimeNs].join('\u0000')
 }
