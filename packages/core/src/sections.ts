@@ -87,7 +87,10 @@ export function fitCheckedSections(
   budgetTokens: number,
   counter: TokenCounter,
 ): FitResult {
-  parseWith(BudgetCheck, budgetTokens, 'fitSections budgetTokens')
+  // the plain test is what BudgetCheck accepts; zod only words the error
+  if (!(typeof budgetTokens === 'number' && Number.isFinite(budgetTokens) && budgetTokens >= 0)) {
+    parseWith(BudgetCheck, budgetTokens, 'fitSections budgetTokens')
+  }
   if (typeof (counter as { count?: unknown } | null)?.count !== 'function') {
     invalidArgument('fitSections', 'counter', 'a TokenCounter', counter)
   }
