@@ -87,10 +87,13 @@ export function fitCheckedSections(
   budgetTokens: number,
   counter: TokenCounter,
 ): FitResult {
-  // the plain test is what BudgetCheck accepts; zod only words the error
-  if (!(typeof budgetTokens === 'number' && Number.isFinite(budgetTokens) && budgetTokens >= 0)) {
-    parseWith(BudgetCheck, budgetTokens, 'fitSections budgetTokens')
-  }
+  // a finite number > 0, or 0 itself, passes at once; anything else goes to BudgetCheck, which
+  // decides (it refuses -0 too) and words the error
+  const plain =
+    typeof budgetTokens === 'number' &&
+    Number.isFinite(budgetTokens) &&
+    (budgetTokens > 0 || Object.is(budgetTokens, 0))
+  if (!plain) parseWith(BudgetCheck, budgetTokens, 'fitSections budgetTokens')
   if (typeof (counter as { count?: unknown } | null)?.count !== 'function') {
     invalidArgument('fitSections', 'counter', 'a TokenCounter', counter)
   }
