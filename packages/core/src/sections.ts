@@ -87,12 +87,10 @@ export function fitCheckedSections(
   budgetTokens: number,
   counter: TokenCounter,
 ): FitResult {
-  // a finite number > 0, or 0 itself, passes at once; anything else goes to BudgetCheck, which
-  // decides (it refuses -0 too) and words the error
+  // the plain test accepts what BudgetCheck accepts (a property test holds them together); zod
+  // only words the error
   const plain =
-    typeof budgetTokens === 'number' &&
-    Number.isFinite(budgetTokens) &&
-    (budgetTokens > 0 || Object.is(budgetTokens, 0))
+    typeof budgetTokens === 'number' && Number.isFinite(budgetTokens) && budgetTokens >= 0
   if (!plain) parseWith(BudgetCheck, budgetTokens, 'fitSections budgetTokens')
   if (typeof (counter as { count?: unknown } | null)?.count !== 'function') {
     invalidArgument('fitSections', 'counter', 'a TokenCounter', counter)
