@@ -1,12 +1,14 @@
 import {
   assertArray,
   assertObject,
-  fitSections,
+  fitCheckedSections,
   invalidArgument,
   type Message,
   type Omission,
+  parseWith,
   renderOmissionNotice,
   type Section,
+  SectionListCheck,
   type TokenCounter,
   type ToolDefinition,
 } from '@contextkit/core'
@@ -38,6 +40,7 @@ export class RunTokenCounter {
   readonly #messages = new WeakMap<Message, number>()
   readonly #lists = new WeakMap<readonly Message[], number>()
   readonly #tools = new WeakMap<readonly ToolDefinition[], number>()
+  readonly #checked = new WeakSet<Section>()
 
   constructor(counter: TokenCounter) {
     this.counter = counter
@@ -93,6 +96,17 @@ export class RunTokenCounter {
    */
   forget(texts: Iterable<string>): void {
     for (const t of texts) this.#texts.delete(t)
+  }
+
+  /**
+   * Check `sections` as core's `fitSections` does (a `ValidationError` naming the bad one),
+   * unless every one of these very objects passed earlier in this run: the turn's sections
+   * come back on every model call, and only a new object (a `prepareStep` hook's) needs a look.
+   */
+  checkSections(sections: readonly Section[]): void {
+    if (sections.every((s) => this.#checked.has(s))) return
+    parseWith(SectionListCheck, sections, 'fitSections sections')
+    for (const s of sections) this.#checked.add(s)
   }
 
   /** A `TokenCounter` view with the text memo, for `fitSections`. */
@@ -167,7 +181,8 @@ export function fitRequestSections(input: FitInput): FittedSections {
   }
   const budget = sectionBudget(input)
   const all = [...input.system, ...input.userSections]
-  const fit = fitSections(all, budget, input.counter.asCounter())
+  input.counter.checkSections(all)
+  const fit = fitCheckedSections(all, budget, input.counter.asCounter())
   if (!fit.fits) {
     const required = all.filter((s) => s.required).map((s) => s.id)
     throw new RequiredSectionsError(

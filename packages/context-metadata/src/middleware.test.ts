@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -121,6 +121,32 @@ describe('contextMetadata middleware', () => {
     const second = await runPrepare([mw], createTurnContext({ model }), run)
     expect((first.vars.contextMeta as ContextMetadata).recordCount).toBe(2)
     expect((second.vars.contextMeta as ContextMetadata).recordCount).toBe(6)
+  })
+
+  test('a file replaced by one of the same size and modification time is analyzed again', {
+    timeout: 10_000,
+  }, async () => {
+    const path = join(dir, 'swap.ndjson')
+    const next = join(dir, 'swap.next')
+    const one = '{"a":1,"b":"xxxxxxxxxxxxxxxxx"}\n'
+    expect(one.length).toBe(ndjson.length)
+    writeFileSync(path, ndjson)
+    const then = new Date(Date.now() - 60_000)
+    utimesSync(path, then, then)
+    // older than the racy window: the middleware keeps its analysis
+    await new Promise((resolve) => setTimeout(resolve, 2100))
+    const mw = contextMetadata({ file: path })
+    const meta = async () =>
+      (await runPrepare([mw], createTurnContext({ model }), createRunInfo())).vars
+        .contextMeta as ContextMetadata
+    const first = await meta()
+    expect(first.recordCount).toBe(2)
+    expect(await meta()).toBe(first)
+    // same path, size and mtime; another inode and change time (rsync -t, cp -p, a mv)
+    writeFileSync(next, one)
+    utimesSync(next, then, then)
+    renameSync(next, path)
+    expect((await meta()).recordCount).toBe(1)
   })
 
   test('under a tight budget, fitting falls back to the one-line form', async () => {

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises'
+import { type BigIntStats, statSync } from 'node:fs'
 import {
   assertString,
   ContextkitError,
@@ -59,6 +59,32 @@ export function varsRef(name: string): string {
 }
 
 /**
+ * A file changed closer than this to the start of its analysis is analyzed again on the next run:
+ * a write in the same tick of the file system's clock could leave every `stat` field as it was.
+ */
+const RACY_MS = 2000
+
+/**
+ * What names the very file at `path` as it is now (device, inode, size, modification and change
+ * times to the nanosecond), or `undefined` when it cannot be stat'ed or changed within
+ * {@link RACY_MS} of `startedMs` (then it is not remembered). A file replaced by rename is a new
+ * inode, and its change time moves even when its modification time is set back. One synchronous
+ * `stat` (microseconds on a local disk) instead of a thread-pool round trip on every run.
+ */
+function fileIdentity(path: string, startedMs: number): string | undefined {
+  let s: BigIntStats | undefined
+  try {
+    s = statSync(path, { bigint: true, throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+  if (s === undefined) return undefined
+  const changedMs = Math.max(Number(s.mtimeNs / 1_000_000n), Number(s.ctimeNs / 1_000_000n))
+  if (startedMs - changedMs < RACY_MS) return undefined
+  return [path, s.dev, s.ino, s.size, s.mtimeNs, s.ctimeNs].join('\u0000')
+}
+
+/**
  * Middleware that describes the context to the model. On `prepare` it analyzes the context
  * (a file, the `content` option, or the string in `turn.vars[contextVar]`), appends the hint as
  * a user section, and stores the metadata object in `turn.vars[metaVar]`. The hint names where
@@ -86,8 +112,8 @@ export function contextMetadata(options: ContextMetadataOptions = {}): ContextMi
   let cached: { key: unknown; meta: ContextMetadata } | undefined
 
   const fromFile = async (path: string, signal: AbortSignal | undefined) => {
-    const s = await stat(path).catch(() => undefined)
-    const key = s ? `${path}\u0000${s.size}\u0000${s.mtimeMs}` : undefined
+    const startedMs = Date.now()
+    const key = fileIdentity(path, startedMs)
     if (key !== undefined && cached?.key === key) return cached.meta
     const meta = await analyzeFile(path, { ...fileRead, ...(signal ? { signal } : {}) })
     if (key !== undefined) cached = { key, meta }

@@ -43,9 +43,52 @@ function isCjk(c: number): boolean {
   )
 }
 
-/** Raw estimate of the number of tokens in `text` (no safety or model factor applied). */
+/** Texts shorter than this are walked every time (a lookup would cost about as much). */
+const MEMO_MIN_CHARS = 128
+/** The memo keeps at most this many texts… */
+const MEMO_MAX_ENTRIES = 4096
+/** …of at most this many characters together; the oldest entries go first. */
+const MEMO_MAX_CHARS = 8 * 1024 * 1024
+
+const memo = new Map<string, number>()
+let memoChars = 0
+
+/**
+ * Raw estimate of the number of tokens in `text` (no safety or model factor applied).
+ *
+ * Texts of 128 characters or more are remembered by content (a bounded map, oldest first out),
+ * so the same section, file or message counted again on every model call and every run costs a
+ * map lookup instead of a walk; the estimate is a function of the text alone, so a remembered
+ * count is always the count of that exact text.
+ */
 export function estimateTokens(text: string): number {
   assertString(text, 'estimateTokens', 'text')
+  if (text.length < MEMO_MIN_CHARS || text.length > MEMO_MAX_CHARS) return walk(text)
+  const known = memo.get(text)
+  if (known !== undefined) return known
+  const tokens = walk(text)
+  memo.set(text, tokens)
+  memoChars += text.length
+  for (const oldest of memo.keys()) {
+    if (memo.size <= MEMO_MAX_ENTRIES && memoChars <= MEMO_MAX_CHARS) break
+    memo.delete(oldest)
+    memoChars -= oldest.length
+  }
+  return tokens
+}
+
+/** {@link estimateTokens} without the memo (for tests). @internal */
+export function estimateTokensUncached(text: string): number {
+  assertString(text, 'estimateTokensUncached', 'text')
+  return walk(text)
+}
+
+/** The number of texts the memo holds and their characters together (for tests). @internal */
+export function estimateMemoSize(): { entries: number; chars: number } {
+  return { entries: memo.size, chars: memoChars }
+}
+
+function walk(text: string): number {
   let tokens = 0
   let kind: Run = Run.None
   let units = 0

@@ -116,6 +116,7 @@ export { inspectRelativePath } from './relative-path.js'
 export { SectionSchema } from './section-schema.js'
 export type { FitResult, Omission, Section } from './sections.js'
 export {
+  fitCheckedSections,
   fitSections,
   renderOmissionNotice,
   renderSections,

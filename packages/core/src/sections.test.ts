@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import * as zm from 'zod/mini'
 import { ValidationError } from './errors.js'
 import { SectionSchema } from './section-schema.js'
 import {
@@ -93,6 +94,21 @@ describe('fitSections', () => {
     const error = catchError(() => fitSections([sec('a', 'aaa', 1)], budget as number, chars))
     expect(ValidationError.isInstance(error)).toBe(true)
     expect((error as ValidationError).message).toContain('budgetTokens')
+  })
+
+  test('a budget is refused exactly when the zod check refuses it (the fast path agrees)', () => {
+    const zodBudget = zm.number().check(zm.gte(0))
+    fc.assert(
+      fc.property(fc.oneof(fc.double(), fc.integer(), fc.constant(-0), fc.anything()), (budget) => {
+        let error: unknown
+        try {
+          fitSections([sec('a', 'aaa', 1)], budget as number, chars)
+        } catch (e) {
+          error = e
+        }
+        expect(ValidationError.isInstance(error)).toBe(!zodBudget.safeParse(budget).success)
+      }),
+    )
   })
 
   test.each([

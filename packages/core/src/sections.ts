@@ -70,7 +70,28 @@ export function fitSections(
 ): FitResult {
   if (!Array.isArray(sections)) invalidArgument('fitSections', 'sections', 'an array', sections)
   parseWith(SectionListCheck, sections, 'fitSections sections')
-  parseWith(BudgetCheck, budgetTokens, 'fitSections budgetTokens')
+  return fitCheckedSections(sections, budgetTokens, counter)
+}
+
+/**
+ * {@link fitSections} for sections the caller has already checked against
+ * {@link SectionListCheck}: the same fitting, without checking `sections` again. For a caller
+ * that fits the same section objects on every model call (the agent loop checks each object once
+ * per run). `budgetTokens` and `counter` are still checked; passing sections that were never
+ * checked is a programming error (use {@link fitSections} for those).
+ *
+ * @throws ValidationError when `budgetTokens` is not a finite number ≥ 0.
+ */
+export function fitCheckedSections(
+  sections: readonly Section[],
+  budgetTokens: number,
+  counter: TokenCounter,
+): FitResult {
+  // the plain test accepts what BudgetCheck accepts (a property test holds them together); zod
+  // only words the error
+  const plain =
+    typeof budgetTokens === 'number' && Number.isFinite(budgetTokens) && budgetTokens >= 0
+  if (!plain) parseWith(BudgetCheck, budgetTokens, 'fitSections budgetTokens')
   if (typeof (counter as { count?: unknown } | null)?.count !== 'function') {
     invalidArgument('fitSections', 'counter', 'a TokenCounter', counter)
   }

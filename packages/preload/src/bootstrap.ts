@@ -168,7 +168,7 @@ export async function loadBootstrapChecked(
   const maxChars = opts.maxChars ?? 20_000
   const out: BootstrapFiles = { sections: [], loaded: [], missing: [], skipped: [], truncated: [] }
   const root = await (resolved ?? resolveRoot(workspace))
-  const present = typeof root === 'string' ? await entryNames(root) : undefined
+  const present = typeof root === 'string' ? await entryNames(root, cache) : undefined
   const results = await Promise.all(
     names.map((name) =>
       present && !name.includes('/') && !present.has(entryKey(name))
@@ -221,11 +221,13 @@ function entryKey(name: string): string {
 /**
  * The names in `dir` (folded by {@link entryKey}, so a case-insensitive file system still finds
  * `agents.md` for `AGENTS.md`), or `undefined` when it cannot be listed (every name is then
- * opened). One `readdir` instead of a failed `open` per missing bootstrap file.
+ * opened). One `readdir` instead of a failed `open` per missing bootstrap file; with a `cache`,
+ * one `stat` while the directory is unchanged.
  */
-async function entryNames(dir: string): Promise<Set<string> | undefined> {
+async function entryNames(dir: string, cache?: ReadCache): Promise<Set<string> | undefined> {
+  const list = async () => new Set((await readdir(dir)).map(entryKey))
   try {
-    return new Set((await readdir(dir)).map(entryKey))
+    return await (cache ? cache.listing(dir, list) : list())
   } catch {
     return undefined
   }

@@ -1,4 +1,15 @@
-import { mkdir, mkdtemp, rm, stat, symlink, unlink, utimes, writeFile } from 'node:fs/promises'
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  rename,
+  rm,
+  stat,
+  symlink,
+  unlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
@@ -114,5 +125,42 @@ describe('ReadCache (preload reads of unchanged files)', () => {
     const r3 = await read('d.md', cache)
     if (!r3.ok) throw r3.error
     expect(cache.derive(r3.file, 'k', make)).toBe(2)
+  })
+
+  test('a directory listing is made once while the directory is unchanged, again after', async () => {
+    const cache = new ReadCache({ racyMs: 0 })
+    let made = 0
+    const list = async () => {
+      made++
+      return (await readdir(root)).sort()
+    }
+    expect(await cache.listing(root, list)).toEqual(['src'])
+    expect(await cache.listing(root, list)).toEqual(['src'])
+    expect(made).toBe(1)
+    await sleep(30)
+    await writeFile(path.join(root, 'AGENTS.md'), '# a\n')
+    expect(await cache.listing(root, list)).toEqual(['AGENTS.md', 'src'])
+    await sleep(30)
+    // a file renamed in from elsewhere, and one removed
+    await writeFile(path.join(base, 'SOUL.md'), '# s\n')
+    await rename(path.join(base, 'SOUL.md'), path.join(root, 'SOUL.md'))
+    expect(await cache.listing(root, list)).toEqual(['AGENTS.md', 'SOUL.md', 'src'])
+    await sleep(30)
+    await unlink(path.join(root, 'AGENTS.md'))
+    expect(await cache.listing(root, list)).toEqual(['SOUL.md', 'src'])
+    expect(made).toBe(4)
+  })
+
+  test('a directory listed moments after a change is listed again (racy timestamps)', async () => {
+    const cache = new ReadCache()
+    let made = 0
+    const list = async () => {
+      made++
+      return readdir(root)
+    }
+    await writeFile(path.join(root, 'AGENTS.md'), '# a\n')
+    await cache.listing(root, list)
+    await cache.listing(root, list)
+    expect(made).toBe(2)
   })
 })

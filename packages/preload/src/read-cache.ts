@@ -1,5 +1,5 @@
 import type { BigIntStats } from 'node:fs'
-import { lstat } from 'node:fs/promises'
+import { lstatSync, statSync } from 'node:fs'
 import type { FileText } from './read-within-root.js'
 
 /**
@@ -19,6 +19,18 @@ interface Entry {
   ctimeNs: bigint
 }
 
+/** A directory listing, and the `stat` of the directory taken before it was listed. */
+interface Listing {
+  value: unknown
+  dev: bigint
+  ino: bigint
+  mtimeNs: bigint
+  ctimeNs: bigint
+}
+
+/** Directories whose listings are kept at most (oldest out first). */
+const MAX_LISTINGS = 64
+
 /** What a {@link ReadCache} keeps per cached file for its callers (a rendered section, a count). */
 type Derived = Map<string, unknown>
 
@@ -34,6 +46,7 @@ type Derived = Map<string, unknown>
 export class ReadCache {
   readonly #entries = new Map<string, Entry>()
   readonly #derived = new WeakMap<FileText, Derived>()
+  readonly #listings = new Map<string, Listing>()
   readonly #maxEntries: number
   readonly #maxChars: number
   readonly #racyMs: number
@@ -58,7 +71,7 @@ export class ReadCache {
     const entry = this.#entries.get(name)
     if (entry === undefined) return undefined
     if (entry.maxLineLength !== maxLineLength || entry.file.bytes > maxBytes) return undefined
-    const st = await lstat(name, { bigint: true }).catch(() => undefined)
+    const st = lstatQuiet(name)
     if (st === undefined || !st.isFile() || !sameFile(entry, st)) {
       this.#delete(name)
       return undefined
@@ -73,8 +86,7 @@ export class ReadCache {
    * `startedMs` the clock before that `fstat` (see {@link RACY_MS}).
    */
   store(name: string, maxLineLength: number, st: BigIntStats, file: FileText, startedMs: number) {
-    const changedMs = Math.max(Number(st.mtimeNs / 1_000_000n), Number(st.ctimeNs / 1_000_000n))
-    if (startedMs - changedMs < this.#racyMs || file.text.length > this.#maxChars) return
+    if (startedMs - changedMs(st) < this.#racyMs || file.text.length > this.#maxChars) return
     this.#delete(name)
     const { dev, ino, size, mtimeNs, ctimeNs } = st
     this.#entries.set(name, { file, maxLineLength, dev, ino, size, mtimeNs, ctimeNs })
@@ -101,6 +113,32 @@ export class ReadCache {
     return value
   }
 
+  /**
+   * What `list()` made of directory `dir` (its names), made again only when a `stat` of `dir`
+   * no longer shows the very directory listed, unchanged: creating, removing or renaming an
+   * entry moves a directory's modification and change times. A directory changed within
+   * {@link RACY_MS} of the listing is listed again next time.
+   */
+  async listing<T>(dir: string, list: () => Promise<T>): Promise<T> {
+    const st = statQuiet(dir)
+    const known = this.#listings.get(dir)
+    if (known !== undefined && st !== undefined && sameDirectory(known, st)) {
+      return known.value as T
+    }
+    this.#listings.delete(dir)
+    const startedMs = Date.now()
+    const value = await list()
+    if (st?.isDirectory() && startedMs - changedMs(st) >= this.#racyMs) {
+      const { dev, ino, mtimeNs, ctimeNs } = st
+      this.#listings.set(dir, { value, dev, ino, mtimeNs, ctimeNs })
+      for (const oldest of this.#listings.keys()) {
+        if (this.#listings.size <= MAX_LISTINGS) break
+        this.#listings.delete(oldest)
+      }
+    }
+    return value
+  }
+
   #delete(name: string): void {
     const entry = this.#entries.get(name)
     if (entry === undefined) return
@@ -117,4 +155,37 @@ function sameFile(entry: Entry, st: BigIntStats): boolean {
     st.mtimeNs === entry.mtimeNs &&
     st.ctimeNs === entry.ctimeNs
   )
+}
+
+/** `lstat` of `name` (`undefined` when it cannot be taken). */
+function lstatQuiet(name: string): BigIntStats | undefined {
+  try {
+    return lstatSync(name, { bigint: true, throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+}
+
+function sameDirectory(entry: Listing, st: BigIntStats): boolean {
+  return (
+    st.isDirectory() &&
+    st.dev === entry.dev &&
+    st.ino === entry.ino &&
+    st.mtimeNs === entry.mtimeNs &&
+    st.ctimeNs === entry.ctimeNs
+  )
+}
+
+/** `stat` of `name` (`undefined` when it cannot be taken). */
+function statQuiet(name: string): BigIntStats | undefined {
+  try {
+    return statSync(name, { bigint: true, throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+}
+
+/** When `st`'s file last changed (its modification or change time, the later), in ms. */
+function changedMs(st: BigIntStats): number {
+  return Math.max(Number(st.mtimeNs / 1_000_000n), Number(st.ctimeNs / 1_000_000n))
 }

@@ -1,4 +1,4 @@
-import { type BigIntStats, constants, type Stats } from 'node:fs'
+import { type BigIntStats, constants, realpathSync, type Stats, statSync } from 'node:fs'
 import { type FileHandle, open, readlink, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { assertString, errnoCode, parseWith } from '@contextkit/core'
@@ -152,8 +152,8 @@ export function resolveLimits(limits: ReadLimits, what: string): ResolvedLimits 
 /** The real path of `root`, or why it cannot be read from. Never throws. @internal */
 export async function resolveRoot(root: string): Promise<string | RootUnavailableError> {
   try {
-    const realRoot = await realpath(root)
-    if (!(await stat(realRoot)).isDirectory()) throw new Error('not a directory')
+    const realRoot = realpathSync.native(root)
+    if (!statSync(realRoot).isDirectory()) throw new Error('not a directory')
     return realRoot
   } catch (cause) {
     return new RootUnavailableError('The root directory cannot be resolved', {

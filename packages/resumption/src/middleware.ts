@@ -22,6 +22,7 @@ import { ResumptionOptionsSchema } from './options.js'
 import { emptySelfState, type SelfState } from './self-state.js'
 import { loadState, type StateAccess, updateState } from './state-access.js'
 import type { StateFileOptions } from './state-file.js'
+import { StateReadCache } from './state-read-cache.js'
 import { buildResumptionMessage, buildResumptionSection, resumptionContextFrom } from './wake-up.js'
 
 /** A value given directly or computed per run (e.g. the current git branch). */
@@ -98,8 +99,14 @@ function stateFileOptions(options: ResumptionOptions): StateFileOptions {
   ) as StateFileOptions
 }
 
-function stateAccess(options: ResumptionOptions, run: RunInfo, source: string): StateAccess {
+function stateAccess(
+  options: ResumptionOptions,
+  run: RunInfo,
+  source: string,
+  cache: StateReadCache,
+): StateAccess {
   return {
+    cache,
     store: options.store,
     agentId: options.agentId ?? 'default',
     path: () => statePath(options, run),
@@ -135,6 +142,8 @@ function injectedOf(run: RunInfo): string[] {
 export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
   parseWith(ResumptionOptionsSchema, options, 'resumption options')
   const placement = options.placement ?? 'system'
+  // the last state file read, reused while a stat shows it unchanged (one per middleware)
+  const cache = new StateReadCache()
   const counterFor = (turn: TurnContext) =>
     options.counter ?? createTokenCounter({ model: turn.model })
 
@@ -144,7 +153,7 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
     async prepare(turn, run) {
       setRunState(run, RESUMPTION_STATE_KEY, undefined)
       try {
-        const loaded = await loadState(stateAccess(options, run, 'resumption.prepare'))
+        const loaded = await loadState(stateAccess(options, run, 'resumption.prepare', cache))
         const resolved = resumptionContextFrom(loaded.state, {
           now: options.now ?? Date.now,
           maxAgeMs: options.maxAgeMs ?? 24 * 60 * 60 * 1000,
@@ -214,7 +223,7 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
         const branch = await resolveLazy(options.branch)
         const clock = options.now ? { now: options.now } : {}
         const saved = await updateState(
-          stateAccess(options, run, 'resumption.finalize'),
+          stateAccess(options, run, 'resumption.finalize', cache),
           (current) =>
             recordStreamTail(current ?? emptySelfState(sessionKey, clock), text, {
               sessionKey,

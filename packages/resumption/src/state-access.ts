@@ -2,6 +2,7 @@ import { RevisionConflictError, type StateStore, ValidationError } from '@contex
 import { fileStateStore } from './file-state-store.js'
 import { migrateSelfState, type SelfState } from './self-state.js'
 import { loadSelfStateChecked, type StateFileOptions } from './state-file.js'
+import type { StateReadCache } from './state-read-cache.js'
 
 /** Where the middleware's state comes from, for its trace. */
 export type StateSource = 'file' | 'backup' | 'store' | 'none'
@@ -23,6 +24,8 @@ export interface StateAccess {
   fileOptions: StateFileOptions
   /** Where problems go (the run's warnings). */
   warn: (problem: unknown) => void
+  /** The middleware's last read of the state file, reused while the file is unchanged. */
+  cache?: StateReadCache
 }
 
 /**
@@ -34,7 +37,7 @@ export async function loadState(access: StateAccess): Promise<LoadedState> {
   if (!access.store) {
     // the state file, read directly: its options were checked with the middleware's, and a
     // state read from it is already validated (and migrated) once
-    const result = await loadSelfStateChecked(access.path(), access.fileOptions)
+    const result = await loadSelfStateChecked(access.path(), access.fileOptions, access.cache)
     for (const problem of result.problems) access.warn(problem)
     const { state, source } = result
     return state

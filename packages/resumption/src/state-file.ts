@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { Stats } from 'node:fs'
 import { mkdir, rename } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import {
@@ -29,6 +30,7 @@ import {
 import { checkState, optionsOf } from './guards.js'
 import { StateFileOptionsSchema } from './options.js'
 import { migrateSelfState, type SelfState, SelfStateSchema } from './self-state.js'
+import type { StateReadCache } from './state-read-cache.js'
 
 /** Options of {@link loadSelfState}, {@link saveSelfState} and {@link updateSelfState}. */
 export interface StateFileOptions {
@@ -89,7 +91,7 @@ export interface LoadResult {
  */
 type ReadOutcome =
   | { kind: 'missing' }
-  | { kind: 'ok'; state: SelfState; bytes: Buffer }
+  | { kind: 'ok'; state: SelfState; bytes: Buffer; stats: Stats }
   | { kind: 'bad'; error: ContextkitError; corrupt: boolean; bytes?: Buffer }
 
 const DEFAULT_MAX_BYTES = 1024 * 1024
@@ -138,7 +140,8 @@ async function readStateFile(path: string, maxBytes: number): Promise<ReadOutcom
   }
   const { bytes } = read
   try {
-    return { kind: 'ok', state: migrateSelfState(JSON.parse(read.text)), bytes }
+    const state = migrateSelfState(JSON.parse(read.text))
+    return { kind: 'ok', state, bytes, stats: read.stats }
   } catch (error) {
     if (StateVersionError.isInstance(error)) return { kind: 'bad', error, corrupt: false, bytes }
     const why = ValidationError.isInstance(error)
@@ -262,7 +265,10 @@ export async function loadSelfState(
 export async function loadSelfStateChecked(
   path: string,
   options: StateFileOptions,
+  cache?: StateReadCache,
 ): Promise<LoadResult> {
+  const known = cache?.lookup(path)
+  if (known) return { state: known, source: 'file', problems: [], quarantined: [] }
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
   const backupPath = options.backupPath ?? `${path}.bak`
   const problems: ContextkitError[] = []
@@ -270,8 +276,13 @@ export async function loadSelfStateChecked(
   const { lockPath, lock } = lockOptions(path, options)
 
   const tryOne = async (file: string): Promise<SelfState | null> => {
+    const startedMs = Date.now()
     const outcome = await readStateFile(file, maxBytes)
-    if (outcome.kind === 'ok') return outcome.state
+    if (outcome.kind === 'ok') {
+      return cache && file === path
+        ? cache.store(path, outcome.stats, outcome.state, startedMs)
+        : outcome.state
+    }
     if (outcome.kind === 'missing') return null
     problems.push(outcome.error)
     if (outcome.corrupt) {
