@@ -12,6 +12,7 @@ import {
   utf16LengthOfValid,
 } from './byte-counters.js'
 import { NdjsonRecordCounter } from './record-counters.js'
+import { memoryReader } from './test-support.js'
 
 /** Bytes: valid UTF-8, invalid sequences, cut sequences, BOMs, brackets and line breaks. */
 const pieces = fc.constantFrom(
@@ -53,18 +54,7 @@ function textCounts(bytes: Buffer) {
 
 /** Run `countBytes` over `bytes`, read `chunk` bytes at a time after a `sniff`-byte window. */
 async function byteCounts(bytes: Buffer, sniff: number, chunk: number, wasm: boolean) {
-  const made = byteCountBuffer(Math.max(sniff, chunk + 3))
-  const { buffer } = made
-  const counts = wasm
-    ? made.counts
-    : new ByteCounts(buffer, undefined, new Int32Array(buffer.length), 0)
-  let at = 0
-  const read = async (length: number, offset: number): Promise<number> => {
-    const n = Math.min(length, bytes.length - at)
-    bytes.copy(buffer, offset, at, at + n)
-    at += n
-    return n
-  }
+  const { buffer, counts, read, atEnd } = memoryReader(bytes, sniff, chunk, wasm)
   let filled = 0
   while (filled < sniff) {
     const n = await read(sniff - filled, filled)
@@ -72,7 +62,7 @@ async function byteCounts(bytes: Buffer, sniff: number, chunk: number, wasm: boo
     filled += n
   }
   const tally = new ByteTally(true)
-  const eof = at === bytes.length && filled < sniff
+  const eof = atEnd() && filled < sniff
   const size = await countBytes(tally, { buffer, counts, filled, eof, chunkBytes: chunk, read })
   return {
     size,

@@ -5,10 +5,11 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { analyzeContext } from './analyze-context.js'
 import { analyzeFile, countBytes } from './analyze-file.js'
-import { ByteCounts, ByteTally, byteCountBuffer } from './byte-counters.js'
+import { ByteTally } from './byte-counters.js'
 import { type CsvCountSpec, countsOnBytes, hasContentBytes } from './byte-csv-counter.js'
 import { referenceCsvCount } from './csv-reference.js'
 import { CsvRecordCounter } from './record-counters.js'
+import { memoryReader } from './test-support.js'
 
 /** CSV pieces as bytes: quotes, `""`, delimiters, CR/LF, multi-byte UTF-8, BOMs, bad bytes. */
 const piece = fc.constantFrom(
@@ -52,18 +53,7 @@ async function byteCount(
   chunk: number,
   wasm: boolean,
 ) {
-  const made = byteCountBuffer(Math.max(sniff, chunk + 3))
-  const { buffer } = made
-  const counts = wasm
-    ? made.counts
-    : new ByteCounts(buffer, undefined, new Int32Array(buffer.length), 0)
-  let at = 0
-  const read = async (length: number, offset: number): Promise<number> => {
-    const n = Math.min(length, bytes.length - at)
-    bytes.copy(buffer, offset, at, at + n)
-    at += n
-    return n
-  }
+  const { buffer, counts, read } = memoryReader(bytes, sniff, chunk, wasm)
   const filled = await read(sniff, 0)
   const tally = new ByteTally(false, spec)
   const eof = filled < sniff
