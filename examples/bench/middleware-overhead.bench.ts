@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, bench, describe } from 'vitest'
 import {
+  aiSdkRun,
+  aiSdkTools,
+  instantModel,
+  toModelMessages,
+} from '../../packages/agent-loop/bench/ai-sdk-peer.js'
+import {
   instantProvider,
   loopInputs,
   type MiddlewareWorkspace,
@@ -30,4 +36,12 @@ describe('runAgent per run of 10 model calls, 200 messages, 20 tools', () => {
     () => runOnce(inputs, full, 10, ws.dir, ws.middleware),
     { time: 3000, warmupIterations: 20 },
   )
+  // the peer, with none of the four: the AI SDK's generateText over the same messages and tools
+  const peer = instantModel(10)
+  const peerMessages = toModelMessages([...inputs.past, inputs.question])
+  const peerTools = aiSdkTools(20)
+  bench('AI SDK 7 generateText alone', () => aiSdkRun(peer, peerMessages, peerTools, 10), {
+    time: 3000,
+    warmupIterations: 20,
+  })
 })
