@@ -1,4 +1,3 @@
-import { type BigIntStats, statSync } from 'node:fs'
 import {
   assertString,
   ContextkitError,
@@ -7,6 +6,7 @@ import {
   recordWarning,
   type Section,
 } from '@contextkit/core'
+import { type FileStamp, sameFileStamp, stampIsRacy, statStamp } from '@contextkit/core/node'
 import { analyzeContext } from './analyze-context.js'
 import { type AnalyzeFileOptions, analyzeFile } from './analyze-file.js'
 import { formatContextHint, type HintOptions } from './hint.js'
@@ -59,32 +59,6 @@ export function varsRef(name: string): string {
 }
 
 /**
- * A file changed closer than this to the start of its analysis is analyzed again on the next run:
- * a write in the same tick of the file system's clock could leave every `stat` field as it was.
- */
-const RACY_MS = 2000
-
-/**
- * What names the very file at `path` as it is now (device, inode, size, modification and change
- * times to the nanosecond), or `undefined` when it cannot be stat'ed or changed within
- * {@link RACY_MS} of `startedMs` (then it is not remembered). A file replaced by rename is a new
- * inode, and its change time moves even when its modification time is set back. One synchronous
- * `stat` (microseconds on a local disk) instead of a thread-pool round trip on every run.
- */
-function fileIdentity(path: string, startedMs: number): string | undefined {
-  let s: BigIntStats | undefined
-  try {
-    s = statSync(path, { bigint: true, throwIfNoEntry: false })
-  } catch {
-    return undefined
-  }
-  if (s === undefined) return undefined
-  const changedMs = Math.max(Number(s.mtimeNs / 1_000_000n), Number(s.ctimeNs / 1_000_000n))
-  if (startedMs - changedMs < RACY_MS) return undefined
-  return [path, s.dev, s.ino, s.size, s.mtimeNs, s.ctimeNs].join('\u0000')
-}
-
-/**
  * Middleware that describes the context to the model. On `prepare` it analyzes the context
  * (a file, the `content` option, or the string in `turn.vars[contextVar]`), appends the hint as
  * a user section, and stores the metadata object in `turn.vars[metaVar]`. The hint names where
@@ -109,20 +83,25 @@ export function contextMetadata(options: ContextMetadataOptions = {}): ContextMi
     ...(chunkBytes !== undefined ? { chunkBytes } : {}),
     ...(o.fileName !== undefined ? { fileName: o.fileName } : {}),
   }
-  let cached: { key: unknown; meta: ContextMetadata } | undefined
+  // the last analysis: of a file while one synchronous `stat` shows the very file analyzed
+  // (core's FileStamp: device, inode, size, both times), or of the same text
+  let cachedFile: { path: string; stamp: FileStamp; meta: ContextMetadata } | undefined
+  let cachedText: { text: string; meta: ContextMetadata } | undefined
 
   const fromFile = async (path: string, signal: AbortSignal | undefined) => {
     const startedMs = Date.now()
-    const key = fileIdentity(path, startedMs)
-    if (key !== undefined && cached?.key === key) return cached.meta
+    const stamp = statStamp(path)
+    const known = cachedFile
+    if (stamp && known?.path === path && sameFileStamp(stamp, known.stamp)) return known.meta
     const meta = await analyzeFile(path, { ...fileRead, ...(signal ? { signal } : {}) })
-    if (key !== undefined) cached = { key, meta }
+    // a file changed within the racy window is analyzed again next run
+    cachedFile = stamp && !stampIsRacy(stamp, startedMs) ? { path, stamp, meta } : undefined
     return meta
   }
   const fromText = (text: string) => {
-    if (cached?.key === text) return cached.meta
+    if (cachedText?.text === text) return cachedText.meta
     const meta = analyzeContext(text, o.fileName, analyzeText)
-    cached = { key: text, meta }
+    cachedText = { text, meta }
     return meta
   }
 

@@ -12,6 +12,14 @@ export {
   UNREADABLE_LOCK_GRACE_MS,
   withFileLock,
 } from './file-lock.js'
+export type { FileStamp } from './file-stamp.js'
+export {
+  FILE_STAMP_RACY_MS,
+  fileStamp,
+  sameFileStamp,
+  stampIsRacy,
+  statStamp,
+} from './file-stamp.js'
 export type { JsonlTrace, JsonlTraceOptions } from './jsonl-trace.js'
 export { jsonlTrace } from './jsonl-trace.js'
 export { ownerAlive, processAlive, processStartTime } from './process-identity.js'

@@ -1,7 +1,8 @@
-import { constants, type Stats } from 'node:fs'
+import { type BigIntStats, constants } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { errnoCode } from './errno.js'
 import { assertObject } from './errors.js'
+import { type FileStamp, fileStamp } from './file-stamp.js'
 
 /** Options of {@link readTextFile}. */
 export interface ReadTextFileOptions {
@@ -44,8 +45,10 @@ export type TextFileRead =
       bytes: Buffer
       /** Whether the file started with a UTF-8 byte order mark. */
       bom: boolean
-      /** `fstat` of the handle the bytes were read from. */
-      stats: Stats
+      /** `fstat` of the handle the bytes were read from (`bigint: true`). */
+      stats: BigIntStats
+      /** The file's {@link FileStamp}, from that `fstat` (taken before the read). */
+      stamp: FileStamp
     }
   | {
       ok: false
@@ -54,8 +57,8 @@ export type TextFileRead =
       errno?: string
       /** Bytes on disk (or read so far), for `too-large`. */
       size?: number
-      /** Present once the file was opened. */
-      stats?: Stats
+      /** Present once the file was opened (`bigint: true`). */
+      stats?: BigIntStats
       /** The bytes read, for `binary` and `not-utf8` (e.g. to move a corrupt file aside). */
       bytes?: Buffer
       /** The underlying error, if any. */
@@ -93,14 +96,15 @@ export async function readTextFile(
   } else {
     handle = file
   }
-  let stats: Stats | undefined
+  let stats: BigIntStats | undefined
   try {
-    stats = await handle.stat()
+    stats = await handle.stat({ bigint: true })
     if (!stats.isFile()) return { ok: false, problem: 'not-a-file', stats }
-    if (stats.size > maxBytes) return { ok: false, problem: 'too-large', size: stats.size, stats }
-    const bytes = await readCapped(handle, maxBytes + 1, stats.size)
+    const size = Number(stats.size)
+    if (size > maxBytes) return { ok: false, problem: 'too-large', size, stats }
+    const bytes = await readCapped(handle, maxBytes + 1, size)
     if (bytes.length > maxBytes) {
-      return { ok: false, problem: 'too-large', size: Math.max(stats.size, bytes.length), stats }
+      return { ok: false, problem: 'too-large', size: Math.max(size, bytes.length), stats }
     }
     const sniff = options.binarySniffBytes ?? 0
     if (sniff > 0 && bytes.subarray(0, sniff).includes(0)) {
@@ -113,7 +117,14 @@ export async function readTextFile(
       return { ok: false, problem: 'not-utf8', stats, bytes, cause }
     }
     const bom = text.charCodeAt(0) === 0xfeff
-    return { ok: true, text: bom ? text.slice(1) : text, bytes, bom, stats }
+    return {
+      ok: true,
+      text: bom ? text.slice(1) : text,
+      bytes,
+      bom,
+      stats,
+      stamp: fileStamp(stats),
+    }
   } catch (cause) {
     const errno = errnoCode(cause)
     return {

@@ -1,6 +1,7 @@
-import type { Stats } from 'node:fs'
+import type { BigIntStats } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { describeError, type Message, type ModelInfo, TIMED_OUT, within } from '@contextkit/core'
+import { fileStamp } from '@contextkit/core/node'
 import * as z from 'zod'
 import { PrefillGenerateError, PrefillTimeoutError } from './errors.js'
 
@@ -60,14 +61,16 @@ function findGenerator(mod: unknown): PrefillGenerator | undefined {
 
 /**
  * Loads dynamic prefill modules. Node caches every imported URL for the life of the process, so
- * the import URL carries the file's mtime and size: an edited module is imported afresh (each
- * version stays in memory; edit rarely), an unchanged one is imported once.
+ * the import URL carries the file's stamp (core's `FileStamp`: device, inode, size, both times):
+ * an edited or replaced module is imported afresh (each version stays in memory; edit rarely),
+ * an unchanged one is imported once.
  */
 export class DynamicPrefillLoader {
   readonly #modules = new Map<string, { key: string; module: Promise<unknown> }>()
 
-  #load(path: string, st: Stats): Promise<unknown> {
-    const key = `${st.mtimeMs}-${st.size}`
+  #load(path: string, st: BigIntStats): Promise<unknown> {
+    const { dev, ino, size, mtimeNs, ctimeNs } = fileStamp(st)
+    const key = `${dev}-${ino}-${size}-${mtimeNs}-${ctimeNs}`
     const known = this.#modules.get(path)
     if (known?.key === key) return known.module
     const url = `${pathToFileURL(path).href}?v=${encodeURIComponent(key)}`
@@ -86,7 +89,7 @@ export class DynamicPrefillLoader {
    */
   async run(
     path: string,
-    st: Stats,
+    st: BigIntStats,
     input: Omit<PrefillGenerateInput, 'context'> & {
       context: Omit<PrefillGenerateContext, 'signal'>
     },

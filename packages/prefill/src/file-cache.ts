@@ -1,13 +1,20 @@
-import { type Stats, statSync } from 'node:fs'
+import { type BigIntStats, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { assertOptions, errnoCode } from '@contextkit/core'
-import { readTextFile, type TextFileRead } from '@contextkit/core/node'
+import { assertOptions, errnoCode, invalidArgument } from '@contextkit/core'
+import {
+  FILE_STAMP_RACY_MS,
+  type FileStamp,
+  fileStamp,
+  readTextFile,
+  sameFileStamp,
+  stampIsRacy,
+  type TextFileRead,
+} from '@contextkit/core/node'
 import { PrefillReadError } from './errors.js'
 
-/** One cached file: its trimmed text and the identity it was read with. */
+/** One cached file: its trimmed text and the stamp of the handle it was read from. */
 interface CacheEntry {
-  mtimeMs: number
-  size: number
+  stamp: FileStamp
   text: string
 }
 
@@ -21,11 +28,18 @@ export type FileRead =
 export interface PrefillCacheOptions {
   /** How many files to remember; the oldest is forgotten first. Default `64`. */
   maxEntries?: number
+  /**
+   * A file changed less than this many milliseconds before its read is not remembered (read
+   * again next time): a write in the same tick of a coarse file system clock could leave its
+   * stamp as it was. Default core's `FILE_STAMP_RACY_MS` (2,000).
+   */
+  racyMs?: number
 }
 
 /**
- * A cache of prefill file contents keyed by path, modification time and size: a repeated read
- * of an unchanged file costs one `stat` and no read. Each `prefill()` middleware owns one; the
+ * A cache of prefill file contents keyed by path and core's `FileStamp` (device, inode, size,
+ * modification and change times): a repeated read of an unchanged file costs one `stat` and no
+ * read, and a file replaced by one of the same size and modification time is read again. Each `prefill()` middleware owns one; the
  * plain {@link readPrefillContent} shares a module-wide one unless given its own.
  */
 export interface PrefillCache {
@@ -38,8 +52,8 @@ export interface PrefillCache {
   /** Forget everything. */
   clear(): void
   /**
-   * Read the trimmed UTF-8 text of `path` (at most `maxBytes`), served from the cache when the
-   * file's mtime and size are unchanged. Never throws: a missing file is `missing`, any other
+   * Read the trimmed UTF-8 text of `path` (at most `maxBytes`), served from the cache while a
+   * `stat` shows the very file read, unchanged. Never throws: a missing file is `missing`, any other
    * problem a `failed` result carrying a {@link PrefillReadError}.
    */
   read(path: string, maxBytes: number): Promise<FileRead>
@@ -49,9 +63,9 @@ export interface PrefillCache {
  * Stat without throwing for a missing path; other errors are returned, ENOTDIR (a file where a
  * folder of the path should be) included on every Node version.
  */
-export function statQuiet(path: string): Stats | undefined | NodeJS.ErrnoException {
+export function statQuiet(path: string): BigIntStats | undefined | NodeJS.ErrnoException {
   try {
-    return statSync(path, { throwIfNoEntry: false }) ?? notADirectory(path)
+    return statSync(path, { bigint: true, throwIfNoEntry: false }) ?? notADirectory(path)
   } catch (error) {
     return error as NodeJS.ErrnoException
   }
@@ -110,11 +124,16 @@ export function isMissing(error: unknown): boolean {
 export function createPrefillCache(options: PrefillCacheOptions = {}): PrefillCache {
   assertOptions(options, 'createPrefillCache')
   const maxEntries = Math.max(1, options.maxEntries ?? 64)
+  const racyMs = options.racyMs ?? FILE_STAMP_RACY_MS
+  if (typeof racyMs !== 'number' || !(racyMs >= 0)) {
+    invalidArgument('createPrefillCache', 'options.racyMs', 'a number ≥ 0', racyMs)
+  }
   const entries = new Map<string, CacheEntry>()
   let hits = 0
   let misses = 0
 
   async function readFresh(path: string, maxBytes: number): Promise<FileRead> {
+    const startedMs = Date.now()
     // core's small-file reader: O_NONBLOCK (a FIFO never hangs), regular files only, at most
     // maxBytes + 1 bytes read, strict UTF-8, one BOM removed
     const read = await readTextFile(path, { maxBytes })
@@ -127,7 +146,9 @@ export function createPrefillCache(options: PrefillCacheOptions = {}): PrefillCa
       const oldest = entries.keys().next().value
       if (oldest !== undefined) entries.delete(oldest)
     }
-    entries.set(path, { mtimeMs: read.stats.mtimeMs, size: read.stats.size, text })
+    // a file changed within the racy window of its read is read again next time
+    if (stampIsRacy(read.stamp, startedMs, racyMs)) entries.delete(path)
+    else entries.set(path, { stamp: read.stamp, text })
     return { kind: 'text', text, path, cached: false }
   }
 
@@ -155,7 +176,7 @@ export function createPrefillCache(options: PrefillCacheOptions = {}): PrefillCa
         return Promise.resolve({ kind: 'failed', error: readError(path, errnoOf(st), st) })
       }
       const hit = entries.get(path)
-      if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size && hit.size <= maxBytes) {
+      if (hit && sameFileStamp(hit.stamp, fileStamp(st)) && hit.stamp.size <= BigInt(maxBytes)) {
         hits++
         return Promise.resolve({ kind: 'text', text: hit.text, path, cached: true })
       }

@@ -192,7 +192,7 @@ describe('readPrefillContent', () => {
 
 describe('file cache', () => {
   it('does not re-read an unchanged file and re-reads when mtime or size changes', async () => {
-    const cache = createPrefillCache()
+    const cache = createPrefillCache({ racyMs: 0 })
     const file = join(ws, 'PREFILL.md')
     await writeFile(file, 'one')
     const opts = { cache, loader: new DynamicPrefillLoader() }
@@ -215,23 +215,37 @@ describe('file cache', () => {
     expect(cache.size).toBe(0)
   })
 
-  it('keys the cache on mtime and size only: same size and restored mtime is not re-read', async () => {
-    const cache = createPrefillCache()
+  it('a file replaced by one of the same size and restored modification time is read again', async () => {
+    const cache = createPrefillCache({ racyMs: 0 })
     const file = join(ws, 'PREFILL.md')
     await writeFile(file, 'alpha')
     const stamp = new Date('2024-01-01T00:00:00Z')
     await utimes(file, stamp, stamp)
     expect(await readPrefillContent(ws, { cache })).toBe('alpha')
-    await writeFile(file, 'gamma') // same size
-    await utimes(file, stamp, stamp) // same mtime: indistinguishable by design
     expect(await readPrefillContent(ws, { cache })).toBe('alpha')
-    expect(cache.misses).toBe(1)
-    await utimes(file, stamp, new Date('2024-01-01T00:00:01Z'))
+    expect(cache.hits).toBe(1)
+    // same size, same modification time (as `cp -p` leaves it): the change time still moved
+    await writeFile(file, 'gamma')
+    await utimes(file, stamp, stamp)
     expect(await readPrefillContent(ws, { cache })).toBe('gamma')
+    expect(cache.misses).toBe(2)
+  })
+
+  it('a file read within racyMs of its last change is read again next time', async () => {
+    const cache = createPrefillCache()
+    await writeFile(join(ws, 'PREFILL.md'), 'fresh')
+    expect(await readPrefillContent(ws, { cache })).toBe('fresh')
+    expect(await readPrefillContent(ws, { cache })).toBe('fresh')
+    expect({ hits: cache.hits, misses: cache.misses, size: cache.size }).toEqual({
+      hits: 0,
+      misses: 2,
+      size: 0,
+    })
+    expect(() => createPrefillCache({ racyMs: -1 })).toThrow(ValidationError)
   })
 
   it('evicts the oldest file beyond maxEntries', async () => {
-    const cache = createPrefillCache({ maxEntries: 2 })
+    const cache = createPrefillCache({ maxEntries: 2, racyMs: 0 })
     for (const name of ['a', 'b', 'c']) {
       await mkdir(join(ws, name))
       await writeFile(join(ws, name, 'PREFILL.md'), name)

@@ -1,31 +1,23 @@
-import type { BigIntStats } from 'node:fs'
-import { lstatSync, statSync } from 'node:fs'
+import {
+  FILE_STAMP_RACY_MS,
+  type FileStamp,
+  sameFileStamp,
+  stampIsRacy,
+  statStamp,
+} from '@contextkit/core/node'
 import type { FileText } from './read-within-root.js'
-
-/**
- * A file whose last change is closer than this to the start of its read is not cached: a write
- * in the same tick of the file system's clock (coarse on Linux, 1–2 s on FAT and HFS+) could
- * leave every stat field as it was.
- */
-export const RACY_MS = 2000
 
 interface Entry {
   file: FileText
   maxLineLength: number
-  dev: bigint
-  ino: bigint
-  size: bigint
-  mtimeNs: bigint
-  ctimeNs: bigint
+  /** The stamp of the handle read (core's `FileStamp`). */
+  stamp: FileStamp
 }
 
-/** A directory listing, and the `stat` of the directory taken before it was listed. */
+/** A directory listing, and the stamp of the directory taken before it was listed. */
 interface Listing {
   value: unknown
-  dev: bigint
-  ino: bigint
-  mtimeNs: bigint
-  ctimeNs: bigint
+  stamp: FileStamp
 }
 
 /** Directories whose listings are kept at most (oldest out first). */
@@ -54,12 +46,12 @@ export class ReadCache {
 
   /**
    * At most `maxEntries` files (default 256) of `maxChars` characters together (default 16 Mi);
-   * `racyMs` (default {@link RACY_MS}) is for tests.
+   * `racyMs` (default core's `FILE_STAMP_RACY_MS`) is for tests.
    */
   constructor(limits: { maxEntries?: number; maxChars?: number; racyMs?: number } = {}) {
     this.#maxEntries = limits.maxEntries ?? 256
     this.#maxChars = limits.maxChars ?? 16 * 1024 * 1024
-    this.#racyMs = limits.racyMs ?? RACY_MS
+    this.#racyMs = limits.racyMs ?? FILE_STAMP_RACY_MS
   }
 
   /** The cached read of `name`, if `name` still names the same unchanged regular file. */
@@ -71,8 +63,8 @@ export class ReadCache {
     const entry = this.#entries.get(name)
     if (entry === undefined) return undefined
     if (entry.maxLineLength !== maxLineLength || entry.file.bytes > maxBytes) return undefined
-    const st = lstatQuiet(name)
-    if (st === undefined || !st.isFile() || !sameFile(entry, st)) {
+    const now = statStamp(name, false)
+    if (now === undefined || now.kind !== 'file' || !sameFileStamp(now, entry.stamp)) {
       this.#delete(name)
       return undefined
     }
@@ -82,14 +74,14 @@ export class ReadCache {
   }
 
   /**
-   * Keep the read of `name`: `st` is the `fstat` of the handle read, taken before the read, and
-   * `startedMs` the clock before that `fstat` (see {@link RACY_MS}).
+   * Keep the read of `name`: `stamp` is the stamp of the handle read, taken before the read, and
+   * `startedMs` the clock before it (a stamp changed within the racy window is not kept: core's
+   * `stampIsRacy`).
    */
-  store(name: string, maxLineLength: number, st: BigIntStats, file: FileText, startedMs: number) {
-    if (startedMs - changedMs(st) < this.#racyMs || file.text.length > this.#maxChars) return
+  store(name: string, maxLineLength: number, stamp: FileStamp, file: FileText, startedMs: number) {
+    if (stampIsRacy(stamp, startedMs, this.#racyMs) || file.text.length > this.#maxChars) return
     this.#delete(name)
-    const { dev, ino, size, mtimeNs, ctimeNs } = st
-    this.#entries.set(name, { file, maxLineLength, dev, ino, size, mtimeNs, ctimeNs })
+    this.#entries.set(name, { file, maxLineLength, stamp })
     this.#chars += file.text.length
     for (const [oldest] of this.#entries) {
       if (this.#entries.size <= this.#maxEntries && this.#chars <= this.#maxChars) break
@@ -116,21 +108,20 @@ export class ReadCache {
   /**
    * What `list()` made of directory `dir` (its names), made again only when a `stat` of `dir`
    * no longer shows the very directory listed, unchanged: creating, removing or renaming an
-   * entry moves a directory's modification and change times. A directory changed within
-   * {@link RACY_MS} of the listing is listed again next time.
+   * entry moves a directory's modification and change times. A directory changed within the
+   * racy window of the listing is listed again next time.
    */
   async listing<T>(dir: string, list: () => Promise<T>): Promise<T> {
-    const st = statQuiet(dir)
+    const now = statStamp(dir)
     const known = this.#listings.get(dir)
-    if (known !== undefined && st !== undefined && sameDirectory(known, st)) {
+    if (known !== undefined && now?.kind === 'directory' && sameFileStamp(known.stamp, now)) {
       return known.value as T
     }
     this.#listings.delete(dir)
     const startedMs = Date.now()
     const value = await list()
-    if (st?.isDirectory() && startedMs - changedMs(st) >= this.#racyMs) {
-      const { dev, ino, mtimeNs, ctimeNs } = st
-      this.#listings.set(dir, { value, dev, ino, mtimeNs, ctimeNs })
+    if (now?.kind === 'directory' && !stampIsRacy(now, startedMs, this.#racyMs)) {
+      this.#listings.set(dir, { value, stamp: now })
       for (const oldest of this.#listings.keys()) {
         if (this.#listings.size <= MAX_LISTINGS) break
         this.#listings.delete(oldest)
@@ -145,47 +136,4 @@ export class ReadCache {
     this.#chars -= entry.file.text.length
     this.#entries.delete(name)
   }
-}
-
-function sameFile(entry: Entry, st: BigIntStats): boolean {
-  return (
-    st.dev === entry.dev &&
-    st.ino === entry.ino &&
-    st.size === entry.size &&
-    st.mtimeNs === entry.mtimeNs &&
-    st.ctimeNs === entry.ctimeNs
-  )
-}
-
-/** `lstat` of `name` (`undefined` when it cannot be taken). */
-function lstatQuiet(name: string): BigIntStats | undefined {
-  try {
-    return lstatSync(name, { bigint: true, throwIfNoEntry: false })
-  } catch {
-    return undefined
-  }
-}
-
-function sameDirectory(entry: Listing, st: BigIntStats): boolean {
-  return (
-    st.isDirectory() &&
-    st.dev === entry.dev &&
-    st.ino === entry.ino &&
-    st.mtimeNs === entry.mtimeNs &&
-    st.ctimeNs === entry.ctimeNs
-  )
-}
-
-/** `stat` of `name` (`undefined` when it cannot be taken). */
-function statQuiet(name: string): BigIntStats | undefined {
-  try {
-    return statSync(name, { bigint: true, throwIfNoEntry: false })
-  } catch {
-    return undefined
-  }
-}
-
-/** When `st`'s file last changed (its modification or change time, the later), in ms. */
-function changedMs(st: BigIntStats): number {
-  return Math.max(Number(st.mtimeNs / 1_000_000n), Number(st.ctimeNs / 1_000_000n))
 }

@@ -2,7 +2,7 @@ import { type BigIntStats, constants, realpathSync, type Stats, statSync } from 
 import { type FileHandle, open, readlink, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { assertString, errnoCode, parseWith } from '@contextkit/core'
-import { readTextFile, type TextFileRead } from '@contextkit/core/node'
+import { fileStamp, readTextFile, type TextFileRead } from '@contextkit/core/node'
 import * as z from 'zod'
 import { compileDenyList, DEFAULT_DENY_LIST, type DenyMatcher } from './deny-list.js'
 import {
@@ -284,7 +284,7 @@ export async function readResolved(
       bom: read.bom,
     }
     // only a file opened at its name (not through a final symlink) is looked up by that name
-    if (opened.name === name) cache?.store(name, maxLineLength, st, file, startedMs)
+    if (opened.name === name) cache?.store(name, maxLineLength, fileStamp(st), file, startedMs)
     return { ok: true, file }
   } catch (cause) {
     return refuse(

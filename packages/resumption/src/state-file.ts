@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import type { Stats } from 'node:fs'
 import { mkdir, rename } from 'node:fs/promises'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import {
@@ -13,6 +12,7 @@ import {
 import {
   type FileLockError,
   FileLockTimeoutError,
+  type FileStamp,
   mkdirWithinRoot,
   readTextFile,
   replaceWithinRoot,
@@ -91,7 +91,7 @@ export interface LoadResult {
  */
 type ReadOutcome =
   | { kind: 'missing' }
-  | { kind: 'ok'; state: SelfState; bytes: Buffer; stats: Stats }
+  | { kind: 'ok'; state: SelfState; bytes: Buffer; stamp: FileStamp }
   | { kind: 'bad'; error: ContextkitError; corrupt: boolean; bytes?: Buffer }
 
 const DEFAULT_MAX_BYTES = 1024 * 1024
@@ -141,7 +141,7 @@ async function readStateFile(path: string, maxBytes: number): Promise<ReadOutcom
   const { bytes } = read
   try {
     const state = migrateSelfState(JSON.parse(read.text))
-    return { kind: 'ok', state, bytes, stats: read.stats }
+    return { kind: 'ok', state, bytes, stamp: read.stamp }
   } catch (error) {
     if (StateVersionError.isInstance(error)) return { kind: 'bad', error, corrupt: false, bytes }
     const why = ValidationError.isInstance(error)
@@ -280,7 +280,7 @@ export async function loadSelfStateChecked(
     const outcome = await readStateFile(file, maxBytes)
     if (outcome.kind === 'ok') {
       return cache && file === path
-        ? cache.store(path, outcome.stats, outcome.state, startedMs)
+        ? cache.store(path, outcome.stamp, outcome.state, startedMs)
         : outcome.state
     }
     if (outcome.kind === 'missing') return null

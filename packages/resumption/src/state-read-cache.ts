@@ -1,21 +1,16 @@
-import { type Stats, statSync } from 'node:fs'
+import {
+  FILE_STAMP_RACY_MS,
+  type FileStamp,
+  sameFileStamp,
+  stampIsRacy,
+  statStamp,
+} from '@contextkit/core/node'
 import type { SelfState } from './self-state.js'
-
-/**
- * A state file changed closer than this to the start of its read is not remembered: a write in
- * the same tick of the file system's clock (coarse on some file systems) could leave every
- * `stat` field as it was.
- */
-export const STATE_RACY_MS = 2000
 
 interface Entry {
   path: string
   state: SelfState
-  dev: number
-  ino: number
-  size: number
-  mtimeMs: number
-  ctimeMs: number
+  stamp: FileStamp
 }
 
 /**
@@ -29,8 +24,8 @@ export class StateReadCache {
   #entry: Entry | undefined
   readonly #racyMs: number
 
-  /** `racyMs` (default {@link STATE_RACY_MS}) is for tests. */
-  constructor(racyMs: number = STATE_RACY_MS) {
+  /** `racyMs` (default core's `FILE_STAMP_RACY_MS`) is for tests. */
+  constructor(racyMs: number = FILE_STAMP_RACY_MS) {
     this.#racyMs = racyMs
   }
 
@@ -38,21 +33,8 @@ export class StateReadCache {
   lookup(path: string): SelfState | undefined {
     const entry = this.#entry
     if (entry === undefined || entry.path !== path) return undefined
-    let st: Stats | undefined
-    try {
-      st = statSync(path, { throwIfNoEntry: false })
-    } catch {
-      st = undefined
-    }
-    if (
-      st === undefined ||
-      !st.isFile() ||
-      st.dev !== entry.dev ||
-      st.ino !== entry.ino ||
-      st.size !== entry.size ||
-      st.mtimeMs !== entry.mtimeMs ||
-      st.ctimeMs !== entry.ctimeMs
-    ) {
+    const now = statStamp(path)
+    if (now === undefined || now.kind !== 'file' || !sameFileStamp(now, entry.stamp)) {
       this.#entry = undefined
       return undefined
     }
@@ -60,18 +42,18 @@ export class StateReadCache {
   }
 
   /**
-   * Keep the state read from `path`: `st` is the `fstat` of the handle it was read from and
-   * `startedMs` the clock before that read (see {@link STATE_RACY_MS}). Returns the state to use
-   * (frozen when kept).
+   * Keep the state read from `path`: `stamp` is the stamp of the handle it was read from (core's
+   * `readTextFile` gives it) and `startedMs` the clock before that read (a stamp changed within
+   * the racy window is not kept: core's `stampIsRacy`). Returns the state to use (frozen when
+   * kept).
    */
-  store(path: string, st: Stats, state: SelfState, startedMs: number): SelfState {
-    if (startedMs - Math.max(st.mtimeMs, st.ctimeMs) < this.#racyMs) {
+  store(path: string, stamp: FileStamp, state: SelfState, startedMs: number): SelfState {
+    if (stampIsRacy(stamp, startedMs, this.#racyMs)) {
       this.#entry = undefined
       return state
     }
     const frozen = deepFreeze(state)
-    const { dev, ino, size, mtimeMs, ctimeMs } = st
-    this.#entry = { path, state: frozen, dev, ino, size, mtimeMs, ctimeMs }
+    this.#entry = { path, state: frozen, stamp }
     return frozen
   }
 }
