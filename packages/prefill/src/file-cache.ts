@@ -176,7 +176,7 @@ export function createPrefillCache(options: PrefillCacheOptions = {}): PrefillCa
         return Promise.resolve({ kind: 'failed', error: readError(path, errnoOf(st), st) })
       }
       const hit = entries.get(path)
-      if (hit && sameFileStamp(hit.stamp, fileStamp(st)) && hit.stamp.size <= BigInt(maxBytes)) {
+      if (hit && sameFileStamp(hit.stamp, fileStamp(st)) && Number(hit.stamp.size) <= maxBytes) {
         hits++
         return Promise.resolve({ kind: 'text', text: hit.text, path, cached: true })
       }

@@ -231,6 +231,17 @@ describe('file cache', () => {
     expect(cache.misses).toBe(2)
   })
 
+  it('cache.read takes any number as maxBytes on a hit (a fraction, Infinity), never throws', async () => {
+    const cache = createPrefillCache({ racyMs: 0 })
+    const file = join(ws, 'PREFILL.md')
+    await writeFile(file, 'cached')
+    expect(await cache.read(file, 100)).toMatchObject({ kind: 'text', text: 'cached' })
+    expect(await cache.read(file, 100.5)).toMatchObject({ kind: 'text', cached: true })
+    expect(await cache.read(file, Number.POSITIVE_INFINITY)).toMatchObject({ cached: true })
+    // too small for the cached file: read again and refused as too large
+    expect(await cache.read(file, 3)).toMatchObject({ kind: 'failed' })
+  })
+
   it('a file read within racyMs of its last change is read again next time', async () => {
     const cache = createPrefillCache()
     await writeFile(join(ws, 'PREFILL.md'), 'fresh')
