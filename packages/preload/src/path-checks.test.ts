@@ -26,6 +26,11 @@ describe('checkRelativePath', () => {
       const r = checkRelativePath(`dir/${name}`)
       expect(InvalidPathError.isInstance(r) && r.details.reason, name).toBe('device_name')
     }
+    // names that only start with two dots are file names, not the parent
+    for (const name of ['..#', '..foo', 'src/..x']) {
+      const r = checkRelativePath(name)
+      expect('segments' in r && r.path, name).toBe(name)
+    }
     for (const name of ['console.ts', 'nullable.ts', 'com10.txt', 'lpt.txt', 'auxiliary']) {
       expect('segments' in checkRelativePath(name), name).toBe(true)
     }
@@ -48,7 +53,8 @@ describe('checkRelativePath', () => {
         const resolved = path.posix.resolve(root, r.path)
         const rel = path.posix.relative(root, resolved)
         expect(rel).toBe(r.path)
-        expect(rel.startsWith('..')).toBe(false)
+        // inside the root: not the parent itself nor under it (a name like `..#` is a file name)
+        expect(rel === '..' || rel.startsWith('../')).toBe(false)
         expect(r.path.includes('\\')).toBe(false)
         expect(r.path.includes(':')).toBe(false)
         expect(r.segments.every((s) => s !== '.' && s !== '..' && s !== '')).toBe(true)
