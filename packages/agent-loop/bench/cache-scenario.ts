@@ -15,12 +15,12 @@ import {
 } from '@contextkit/testkit'
 import { z } from 'zod'
 import { anthropicProvider } from '../src/anthropic/anthropic-provider.js'
-import { defineTool } from '../src/define-tool.js'
-import type { AgentCallUsage, AgentResult } from '../src/events.js'
-import type { ModelProvider } from '../src/provider.js'
-import { runAgent } from '../src/run-agent.js'
+import type { AgentCallUsage, AgentResult } from '../src/events/events.js'
+import type { ModelProvider } from '../src/provider/contract.js'
+import { runAgent } from '../src/run/run-agent.js'
 import { jsonlSessionStore } from '../src/session/jsonl-store.js'
-import { maxSteps } from '../src/stop-conditions.js'
+import { maxSteps } from '../src/stop/stop-conditions.js'
+import { defineTool } from '../src/tools/define-tool.js'
 
 /**
  * How the scenario's calls are marked: `'naive'` is one breakpoint on the system prompt (what a

@@ -4,7 +4,7 @@ import { getModelInfo } from '@contextkit/core'
 import { afterAll, beforeAll, bench, describe } from 'vitest'
 import { openAICompatibleCompletionsProvider } from '../src/completions/completions-provider.js'
 import { openAIChatProvider } from '../src/openai/chat-provider.js'
-import type { ModelProvider, ProviderRequest } from '../src/provider.js'
+import type { ModelProvider, ProviderRequest } from '../src/provider/contract.js'
 
 // The same 64 KB reply in 4,096 SSE events of 16 characters, as each API shapes its chunks, from
 // one loopback server: the per-event cost of the two providers side by side.

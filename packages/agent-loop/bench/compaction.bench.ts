@@ -4,10 +4,10 @@
 // second call of a run on.
 import { createTokenCounter, createTurnContext, getModelInfo, textMessage } from '@contextkit/core'
 import { bench, describe } from 'vitest'
-import { RunTokenCounter } from '../src/budget.js'
+import { RunTokenCounter } from '../src/budget/budget.js'
+import { ToolResultClipper } from '../src/budget/tool-result-clip.js'
 import { compactionDue, estimateRequest } from '../src/compaction/select-cut.js'
-import { ToolResultClipper } from '../src/compaction/tool-result-clip.js'
-import { toolDefinition } from '../src/define-tool.js'
+import { toolDefinition } from '../src/tools/define-tool.js'
 import { history, tools } from './fixtures.js'
 
 const model = getModelInfo('claude-haiku-4-5')

@@ -4,7 +4,7 @@ import { getModelInfo } from '@contextkit/core'
 import { afterAll, beforeAll, bench, describe } from 'vitest'
 import { openAICompatibleCompletionsProvider } from '../src/completions/completions-provider.js'
 import { StopScanner } from '../src/completions/stop-scanner.js'
-import type { ProviderRequest } from '../src/provider.js'
+import type { ProviderRequest } from '../src/provider/contract.js'
 
 // 1 MB of model output in 16-character deltas (what a local server streams), four ChatML stops.
 const STOPS = ['<|im_end|>', '<|endoftext|>', '\nUser:', '</tool_call>\n<|im_end|>']

@@ -1,8 +1,8 @@
 import { type Message, textMessage } from '@contextkit/core'
 import { z } from 'zod'
-import { type AgentTool, defineTool } from '../src/define-tool.js'
-import type { ProviderRequest } from '../src/provider.js'
+import type { ProviderRequest } from '../src/provider/contract.js'
 import { type ScriptedReply, scriptedProvider } from '../src/testing/scripted-provider.js'
+import { type AgentTool, defineTool } from '../src/tools/define-tool.js'
 
 const words =
   'the quick brown fox jumps over the lazy dog while parsing orders from ndjson files '.split(' ')

@@ -1,6 +1,6 @@
 import { textMessage } from '@contextkit/core'
 import { bench, describe } from 'vitest'
-import { runAgent } from '../src/run-agent.js'
+import { runAgent } from '../src/run/run-agent.js'
 import { aiSdkRun, aiSdkTools, instantModel, toModelMessages } from './ai-sdk-peer.js'
 import { history, instantProvider, tools } from './fixtures.js'
 

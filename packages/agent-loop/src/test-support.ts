@@ -16,8 +16,8 @@ import {
 } from '@contextkit/testkit'
 import { afterEach } from 'vitest'
 import { type AnthropicProviderOptions, anthropicProvider } from './anthropic/anthropic-provider.js'
-import type { AgentEvent } from './events.js'
-import type { ModelProvider } from './provider.js'
+import type { AgentEvent } from './events/events.js'
+import type { ModelProvider } from './provider/contract.js'
 
 const cleanups: Array<() => Promise<void> | void> = []
 afterEach(async () => {

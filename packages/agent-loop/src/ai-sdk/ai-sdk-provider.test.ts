@@ -6,10 +6,10 @@ import { type Script, startAnthropicEmulator } from '@contextkit/testkit'
 import { MockLanguageModelV4 } from 'ai/test'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool } from '../define-tool.js'
-import type { ProviderEvent, ProviderRequest } from '../provider.js'
-import { runAgent } from '../run-agent.js'
+import type { ProviderEvent, ProviderRequest } from '../provider/contract.js'
+import { runAgent } from '../run/run-agent.js'
 import { collect, onCleanup } from '../test-support.js'
+import { defineTool } from '../tools/define-tool.js'
 import { type AiSdkLanguageModel, aiSdkProvider } from './ai-sdk-provider.js'
 
 const model = getModelInfo('claude-haiku-4-5')

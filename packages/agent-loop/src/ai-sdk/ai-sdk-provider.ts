@@ -1,7 +1,7 @@
 import { invalidArgument } from '@contextkit/core'
-import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
-import { type AttemptOutcome, withRetries } from '../provider-retry.js'
-import { aiSdkToolChoice } from '../tool-choice.js'
+import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider/contract.js'
+import { type AttemptOutcome, withRetries } from '../provider/retry.js'
+import { aiSdkToolChoice } from '../provider/tool-choice.js'
 import { toAiSdkPrompt, toAiSdkTools } from './ai-sdk-prompt.js'
 import { AiSdkPartMapper, aiSdkError } from './ai-sdk-stream.js'
 

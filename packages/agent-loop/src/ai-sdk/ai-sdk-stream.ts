@@ -1,6 +1,6 @@
 import type { StopReason, Usage } from '@contextkit/core'
-import { ProviderError } from '../errors.js'
-import type { ProviderEvent } from '../provider.js'
+import type { ProviderEvent } from '../provider/contract.js'
+import { ProviderError } from '../provider/errors.js'
 
 /** AI SDK finish reasons (v2 strings, v3/v4 `unified`) → core stop reasons. */
 export const AI_SDK_FINISH_REASONS: Readonly<Record<string, StopReason>> = Object.freeze({

@@ -1,8 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import { parseWith } from '@contextkit/core'
 import * as z from 'zod'
-import type { ModelProvider, ProviderEvent } from '../provider.js'
-import { abortedProviderError, sleepUnlessAborted } from '../provider-retry.js'
+import type { ModelProvider, ProviderEvent } from '../provider/contract.js'
+import { abortedProviderError, sleepUnlessAborted } from '../provider/retry.js'
 import { toProviderError } from './provider-errors.js'
 import {
   type AnthropicStreamParams,

@@ -2,7 +2,7 @@
 // emulator's limit agree) and a tool whose results are ~3,000 tokens each, so a run outgrows it.
 import { getModelInfo } from '@contextkit/core'
 import * as z from 'zod'
-import { defineTool } from '../define-tool.js'
+import { defineTool } from '../tools/define-tool.js'
 
 /** The context window of the runs. */
 export const WINDOW = 20_000

@@ -2,8 +2,8 @@ import { createServer } from 'node:net'
 import Anthropic from '@anthropic-ai/sdk'
 import { getModelInfo, textMessage } from '@contextkit/core'
 import { expect, test } from 'vitest'
-import { ProviderError } from '../errors.js'
-import { runAgent } from '../run-agent.js'
+import { ProviderError } from '../provider/errors.js'
+import { runAgent } from '../run/run-agent.js'
 import { anthropicProvider } from './anthropic-provider.js'
 
 /** A port nothing listens on (bound, then closed). */

@@ -5,12 +5,12 @@ import { readFile } from 'node:fs/promises'
 import { MAX_JSON_DEPTH, memoryTrace, sessionMessages, textMessage } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool } from '../define-tool.js'
-import type { AgentEvent } from '../events.js'
-import { runAgent } from '../run-agent.js'
+import type { AgentEvent } from '../events/events.js'
+import { runAgent } from '../run/run-agent.js'
 import { jsonlSessionStore } from '../session/jsonl-store.js'
 import { tempDir } from '../session/test-support.js'
 import { collect, emulated, onCleanup } from '../test-support.js'
+import { defineTool } from '../tools/define-tool.js'
 
 function nested(depth: number): Record<string, unknown> {
   let value: Record<string, unknown> = { leaf: true }

@@ -12,11 +12,11 @@ import {
 import type { ScriptRequest } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { type ApprovalPolicy, defineTool } from '../define-tool.js'
-import type { AgentEvent } from '../events.js'
-import { runAgent } from '../run-agent.js'
+import type { AgentEvent } from '../events/events.js'
+import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
+import { runAgent } from '../run/run-agent.js'
 import { collect, emulated, memorySessionStore } from '../test-support.js'
-import { AGENT_LOOP_WARNINGS } from '../warnings.js'
+import { type ApprovalPolicy, defineTool } from '../tools/define-tool.js'
 
 type Store = ReturnType<typeof memorySessionStore>
 

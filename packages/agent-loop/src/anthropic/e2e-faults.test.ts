@@ -2,11 +2,11 @@
 import { textMessage } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool } from '../define-tool.js'
-import { ProviderError } from '../errors.js'
-import type { AgentEvent } from '../events.js'
-import { runAgent } from '../run-agent.js'
+import type { AgentEvent } from '../events/events.js'
+import { ProviderError } from '../provider/errors.js'
+import { runAgent } from '../run/run-agent.js'
 import { collect, emulated } from '../test-support.js'
+import { defineTool } from '../tools/define-tool.js'
 import { anthropicProvider } from './anthropic-provider.js'
 
 let runs = 0

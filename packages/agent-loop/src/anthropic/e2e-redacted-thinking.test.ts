@@ -1,9 +1,9 @@
 import { getModelInfo, textMessage } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool } from '../define-tool.js'
-import { runAgent } from '../run-agent.js'
+import { runAgent } from '../run/run-agent.js'
 import { collect, emulated } from '../test-support.js'
+import { defineTool } from '../tools/define-tool.js'
 
 const model = getModelInfo('claude-haiku-4-5')
 const ENCRYPTED = 'EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfHXTDUAs'

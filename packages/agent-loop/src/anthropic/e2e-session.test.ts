@@ -3,12 +3,12 @@ import { readFile } from 'node:fs/promises'
 import { sessionMessages, textMessage } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool } from '../define-tool.js'
-import { repairOrphans } from '../history.js'
-import { runAgent } from '../run-agent.js'
+import { repairOrphans } from '../budget/history.js'
+import { runAgent } from '../run/run-agent.js'
 import { jsonlSessionStore } from '../session/jsonl-store.js'
 import { tempDir } from '../session/test-support.js'
 import { emulated, onCleanup } from '../test-support.js'
+import { defineTool } from '../tools/define-tool.js'
 
 let runs = 0
 const weather = defineTool({

@@ -3,12 +3,12 @@ import { type ContextMiddleware, sessionMessages, textMessage } from '@contextki
 import type { ScriptRequest } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
+import { repairOrphans } from '../budget/history.js'
 import { SUMMARY_SYSTEM_PROMPT } from '../compaction/summarize.js'
-import { defineTool } from '../define-tool.js'
-import { repairOrphans } from '../history.js'
-import { runAgent } from '../run-agent.js'
-import { maxSteps } from '../stop-conditions.js'
+import { runAgent } from '../run/run-agent.js'
+import { maxSteps } from '../stop/stop-conditions.js'
 import { collect, emulated, memorySessionStore } from '../test-support.js'
+import { defineTool } from '../tools/define-tool.js'
 import { emulatorModels, model, readChunk } from './compaction-fixtures.js'
 
 const STEPS = 16

@@ -4,10 +4,10 @@ import { AnthropicXmlFormatter, NativeFormatter } from '@contextkit/formatters'
 import type { ScriptRequest } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool } from '../define-tool.js'
-import type { AgentEvent } from '../events.js'
-import { runAgent } from '../run-agent.js'
+import type { AgentEvent } from '../events/events.js'
+import { runAgent } from '../run/run-agent.js'
 import { collect, emulated, wireText } from '../test-support.js'
+import { defineTool } from '../tools/define-tool.js'
 
 const calls: string[] = []
 const weather = defineTool({

@@ -5,11 +5,11 @@ import { getEventListeners } from 'node:events'
 import { textMessage } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool } from '../define-tool.js'
-import type { ModelProvider, ProviderEvent } from '../provider.js'
-import { runAgent } from '../run-agent.js'
-import { maxSteps } from '../stop-conditions.js'
+import type { ModelProvider, ProviderEvent } from '../provider/contract.js'
+import { runAgent } from '../run/run-agent.js'
+import { maxSteps } from '../stop/stop-conditions.js'
 import { emulated } from '../test-support.js'
+import { defineTool } from '../tools/define-tool.js'
 
 const CALLS = 50
 

@@ -1,6 +1,6 @@
 import { assertObject, describeError } from '@contextkit/core'
-import { asContextTooLong } from '../compaction/context-too-long.js'
-import { ProviderError } from '../errors.js'
+import { ProviderError } from '../provider/errors.js'
+import { asContextTooLong } from '../provider/overflow.js'
 
 /**
  * Error types worth sending the same request again for: inside a 200 stream the SDK never

@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import { getModelInfo, ModelRegistry, ValidationError } from '@contextkit/core'
 import { DEFAULT_MODELS, startAnthropicEmulator } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
-import { ProviderError } from '../errors.js'
+import { ProviderError } from '../provider/errors.js'
 import { onCleanup } from '../test-support.js'
 import { refreshModels } from './refresh-models.js'
 

@@ -5,8 +5,8 @@ import {
   NativeFormatter,
 } from '@contextkit/formatters'
 import { describe, expect, test } from 'vitest'
-import { ProviderError } from '../errors.js'
-import type { ProviderEvent, ProviderRequest } from '../provider.js'
+import type { ProviderEvent, ProviderRequest } from '../provider/contract.js'
+import { ProviderError } from '../provider/errors.js'
 import { emulated } from '../test-support.js'
 import {
   ANTHROPIC_REQUEST_WARNINGS,

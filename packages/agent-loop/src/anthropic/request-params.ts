@@ -2,9 +2,9 @@ import type Anthropic from '@anthropic-ai/sdk'
 import type { ModelInfo } from '@contextkit/core'
 import { assertArray, assertObject, assertOptions } from '@contextkit/core'
 import type { FormattedBlock, FormattedMessage, NativeToolDefinition } from '@contextkit/formatters'
-import { ProviderError } from '../errors.js'
-import type { ProviderRequest } from '../provider.js'
-import { anthropicToolChoice } from '../tool-choice.js'
+import type { ProviderRequest } from '../provider/contract.js'
+import { ProviderError } from '../provider/errors.js'
+import { anthropicToolChoice } from '../provider/tool-choice.js'
 
 /** What the provider sends: the SDK's streaming create params. */
 export type AnthropicStreamParams = Anthropic.Messages.MessageCreateParamsStreaming

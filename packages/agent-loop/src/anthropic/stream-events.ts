@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import { type StopReason, StopReasonSchema, type Usage } from '@contextkit/core'
-import type { ProviderEvent } from '../provider.js'
-import { AGENT_LOOP_WARNINGS } from '../warnings.js'
+import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
+import type { ProviderEvent } from '../provider/contract.js'
 
 interface OpenBlock {
   kind: 'text' | 'thinking' | 'tool_use' | 'other'

@@ -10,11 +10,11 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
-import { runAgent } from '../run-agent.js'
+import { isAsyncTokenCounter } from '../budget/token-count-prepass.js'
+import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
+import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
+import { runAgent } from '../run/run-agent.js'
 import { emulated, wireText } from '../test-support.js'
-import { isAsyncTokenCounter } from '../token-count-prepass.js'
-import { AGENT_TRACE_STAGES } from '../trace-stages.js'
-import { AGENT_LOOP_WARNINGS } from '../warnings.js'
 import { anthropicTokenCounter } from './token-counter.js'
 
 const haiku = getModelInfo('claude-haiku-4-5')

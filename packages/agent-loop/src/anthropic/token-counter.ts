@@ -13,8 +13,8 @@ import type {
   AsyncTokenCounter,
   TokenCountPrepareInput,
   TokenCountPrepareResult,
-} from '../token-count-prepass.js'
-import { AGENT_LOOP_WARNINGS } from '../warnings.js'
+} from '../budget/token-count-prepass.js'
+import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import { toProviderError } from './provider-errors.js'
 
 /** Options of {@link anthropicTokenCounter}. */

@@ -9,17 +9,17 @@ import {
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool } from '../define-tool.js'
-import { repairOrphans } from '../history.js'
-import { runAgent } from '../run-agent.js'
+import { repairOrphans } from '../budget/history.js'
+import { clipText, ToolResultClipper } from '../budget/tool-result-clip.js'
+import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
+import { runAgent } from '../run/run-agent.js'
 import { applyCompaction } from '../session/apply-compaction.js'
 import { sessionMessageEntries } from '../session/entries.js'
 import { emulated, memorySessionStore, wireText } from '../test-support.js'
-import { AGENT_LOOP_WARNINGS } from '../warnings.js'
+import { defineTool } from '../tools/define-tool.js'
 import { resolveCompaction } from './compaction-options.js'
 import { isCutPoint, selectCut } from './select-cut.js'
 import { serializeConversation, summaryMessage, summaryOf } from './summarize.js'
-import { clipText, ToolResultClipper } from './tool-result-clip.js'
 
 const call = (id: string): Message => ({
   role: 'assistant',

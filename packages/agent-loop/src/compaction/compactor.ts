@@ -5,13 +5,13 @@ import {
   type Message,
   type TurnContext,
 } from '@contextkit/core'
-import { ContextIrreducibleError, ContextTooLongError } from '../errors.js'
-import type { CompactionReason } from '../events.js'
-import { type CallContext, type CallResult, type CallSpec, callModel } from '../model-call.js'
-import type { ModelProvider } from '../provider.js'
-import type { SessionRun } from '../session-run.js'
-import { AGENT_TRACE_STAGES } from '../trace-stages.js'
-import { AGENT_LOOP_WARNINGS } from '../warnings.js'
+import { type CallContext, type CallResult, type CallSpec, callModel } from '../call/model-call.js'
+import type { CompactionReason } from '../events/events.js'
+import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
+import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
+import type { ModelProvider } from '../provider/contract.js'
+import { ContextIrreducibleError, ContextTooLongError } from '../provider/errors.js'
+import type { SessionRun } from '../session/session-run.js'
 import { MIN_COMPACTION_GAIN, type ResolvedCompaction } from './compaction-options.js'
 import { compactionDue, estimateRequest, selectCut } from './select-cut.js'
 import {

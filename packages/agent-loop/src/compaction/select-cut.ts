@@ -1,5 +1,5 @@
 import type { Message, Section, TurnContext } from '@contextkit/core'
-import type { RunTokenCounter } from '../budget.js'
+import type { RunTokenCounter } from '../budget/budget.js'
 import { summaryOf } from './summarize.js'
 
 /** A message holding tool results: it continues the step of the call it answers. */

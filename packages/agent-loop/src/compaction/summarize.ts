@@ -11,8 +11,8 @@ import {
   type Usage,
 } from '@contextkit/core'
 import { formatterFor } from '@contextkit/formatters'
-import { ProviderError } from '../errors.js'
-import type { ModelProvider } from '../provider.js'
+import type { ModelProvider } from '../provider/contract.js'
+import { ProviderError } from '../provider/errors.js'
 import type { SummarizeInput } from './compaction-options.js'
 
 /**

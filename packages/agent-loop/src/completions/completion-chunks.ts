@@ -1,7 +1,7 @@
 import type { StopReason, Usage } from '@contextkit/core'
-import type { ProviderError } from '../errors.js'
-import type { ProviderEvent } from '../provider.js'
-import { AGENT_LOOP_WARNINGS } from '../warnings.js'
+import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
+import type { ProviderEvent } from '../provider/contract.js'
+import type { ProviderError } from '../provider/errors.js'
 import { malformedError, streamError } from './completion-errors.js'
 import { StopScanner } from './stop-scanner.js'
 

@@ -1,5 +1,5 @@
 import { describeError } from '@contextkit/core'
-import { ProviderError } from '../errors.js'
+import { ProviderError } from '../provider/errors.js'
 
 /** `errorType`s the completions provider gives its own failures. */
 export const COMPLETIONS_ERROR_TYPES = Object.freeze({

@@ -1,8 +1,9 @@
 import { TIMED_OUT, within } from '@contextkit/core'
-import { asContextTooLong } from '../compaction/context-too-long.js'
-import { ProviderError } from '../errors.js'
-import type { ProviderEvent, ProviderRequest } from '../provider.js'
-import { abortedProviderError } from '../provider-retry.js'
+import type { ProviderEvent, ProviderRequest } from '../provider/contract.js'
+import { ProviderError } from '../provider/errors.js'
+import { asContextTooLong } from '../provider/overflow.js'
+import { abortedProviderError } from '../provider/retry.js'
+import { SseReader } from '../provider/sse-reader.js'
 import { CompletionAssembler } from './completion-chunks.js'
 import {
   COMPLETIONS_ERROR_TYPES,
@@ -10,7 +11,6 @@ import {
   httpError,
   malformedError,
 } from './completion-errors.js'
-import { SseReader } from './sse-reader.js'
 
 /** What one completions request needs: where, how long to wait, headers and the body. */
 export interface Exchange {

@@ -1,8 +1,8 @@
 import { parseWith } from '@contextkit/core'
 import * as z from 'zod'
-import { ProviderError } from '../errors.js'
-import type { ModelProvider, ProviderEvent } from '../provider.js'
-import { abortedProviderError } from '../provider-retry.js'
+import type { ModelProvider, ProviderEvent } from '../provider/contract.js'
+import { ProviderError } from '../provider/errors.js'
+import { abortedProviderError } from '../provider/retry.js'
 import { COMPLETIONS_ERROR_TYPES } from './completion-errors.js'
 import { completionExchange, type Exchange } from './completion-exchange.js'
 

@@ -3,9 +3,9 @@ import { ChatMLFormatter } from '@contextkit/formatters'
 import { startAnthropicEmulator } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool } from '../define-tool.js'
-import { runAgent } from '../run-agent.js'
+import { runAgent } from '../run/run-agent.js'
 import { collect, onCleanup } from '../test-support.js'
+import { defineTool } from '../tools/define-tool.js'
 import { openAICompatibleCompletionsProvider } from './completions-provider.js'
 
 let runs = 0

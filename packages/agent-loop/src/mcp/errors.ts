@@ -1,4 +1,4 @@
-import { AgentLoopError } from '../errors.js'
+import { AgentLoopError } from '../provider/errors.js'
 
 /**
  * The MCP server answered a tool call with `isError: true`: the tool ran and failed. The

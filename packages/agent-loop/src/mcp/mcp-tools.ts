@@ -3,8 +3,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 // types only: importing this entry never loads @modelcontextprotocol/sdk (an optional peer)
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import * as z from 'zod'
-import { type AgentTool, DEFAULT_TOOL_TIMEOUT_MS } from '../define-tool.js'
-import { jsonSchemaTool } from '../json-schema-tool.js'
+import { type AgentTool, DEFAULT_TOOL_TIMEOUT_MS } from '../tools/define-tool.js'
+import { jsonSchemaTool } from '../tools/json-schema-tool.js'
 import { McpConnectionError, McpRequestError } from './errors.js'
 import { mcpResultContent } from './mcp-result.js'
 

@@ -1,10 +1,10 @@
 import { TIMED_OUT, within } from '@contextkit/core'
-import { asContextTooLong } from '../compaction/context-too-long.js'
 import { connectionError, httpError } from '../completions/completion-errors.js'
-import { SseReader } from '../completions/sse-reader.js'
-import { ProviderError } from '../errors.js'
-import type { ProviderEvent } from '../provider.js'
-import type { AttemptOutcome } from '../provider-retry.js'
+import type { ProviderEvent } from '../provider/contract.js'
+import { ProviderError } from '../provider/errors.js'
+import { asContextTooLong } from '../provider/overflow.js'
+import type { AttemptOutcome } from '../provider/retry.js'
+import { SseReader } from '../provider/sse-reader.js'
 import { CHAT_SERVER, ChatAssembler } from './chat-chunks.js'
 
 /** One HTTP exchange: where, what, and how long to wait for silence. */

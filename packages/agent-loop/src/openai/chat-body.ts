@@ -4,7 +4,7 @@ import type {
   FormattedMessage,
   FormattedTextBlock,
 } from '@contextkit/formatters'
-import type { ProviderRequest } from '../provider.js'
+import type { ProviderRequest } from '../provider/contract.js'
 
 /** An OpenAI chat message as sent in `messages`. */
 export type ChatMessage =

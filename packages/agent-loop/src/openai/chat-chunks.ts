@@ -1,8 +1,8 @@
 import type { StopReason, Usage } from '@contextkit/core'
 import { malformedError, streamError } from '../completions/completion-errors.js'
-import type { ProviderError } from '../errors.js'
-import type { ProviderEvent } from '../provider.js'
-import { AGENT_LOOP_WARNINGS } from '../warnings.js'
+import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
+import type { ProviderEvent } from '../provider/contract.js'
+import type { ProviderError } from '../provider/errors.js'
 
 /**
  * `finish_reason` of an OpenAI chat completion → core stop reason: `stop` → `end_turn`,

@@ -2,11 +2,11 @@ import { getModelInfo, type ModelInfo, textMessage, ValidationError } from '@con
 import { type Script, startAnthropicEmulator, type TransportOptions } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool } from '../define-tool.js'
-import { ProviderError } from '../errors.js'
-import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
-import { runAgent } from '../run-agent.js'
+import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider/contract.js'
+import { ProviderError } from '../provider/errors.js'
+import { runAgent } from '../run/run-agent.js'
 import { collect, onCleanup } from '../test-support.js'
+import { defineTool } from '../tools/define-tool.js'
 import { type OpenAIChatProviderOptions, openAIChatProvider } from './chat-provider.js'
 
 const model: ModelInfo = getModelInfo('claude-haiku-4-5')

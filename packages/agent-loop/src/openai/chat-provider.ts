@@ -1,9 +1,9 @@
 import { parseWith } from '@contextkit/core'
 import * as z from 'zod'
-import { ProviderError } from '../errors.js'
-import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
-import { withRetries } from '../provider-retry.js'
-import { chatToolChoice } from '../tool-choice.js'
+import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider/contract.js'
+import { ProviderError } from '../provider/errors.js'
+import { withRetries } from '../provider/retry.js'
+import { chatToolChoice } from '../provider/tool-choice.js'
 import { chatAttempt } from './chat-attempt.js'
 import { type ChatBodyWarning, toChatMessages, toChatTools } from './chat-body.js'
 

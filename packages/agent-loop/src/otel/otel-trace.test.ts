@@ -12,9 +12,9 @@ import {
 import * as semconv from '@opentelemetry/semantic-conventions/incubating'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { defineTool } from '../define-tool.js'
-import { runAgent } from '../run-agent.js'
+import { runAgent } from '../run/run-agent.js'
 import { collect, emulated } from '../test-support.js'
+import { defineTool } from '../tools/define-tool.js'
 import { GEN_AI, OPERATION } from './attributes.js'
 import { otelTrace } from './otel-trace.js'
 

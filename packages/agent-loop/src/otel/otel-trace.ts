@@ -2,7 +2,7 @@ import { assertOptions, CORE_TRACE_STAGES, invalidArgument, type Trace } from '@
 // types only: importing this entry never loads @opentelemetry/api (an optional peer), so it
 // works, and requires, wherever the tracer came from
 import type { Attributes, Context, Span, SpanOptions, Tracer } from '@opentelemetry/api'
-import { AGENT_TRACE_STAGES } from '../trace-stages.js'
+import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { GEN_AI, OPERATION, usageAttributes } from './attributes.js'
 import { contextWithSpan, SPAN_KIND, STATUS_ERROR } from './otel-context.js'
 

@@ -7,8 +7,8 @@ import {
   textMessage,
   textOf,
 } from '@contextkit/core'
-import { OutputValidationError } from '../errors.js'
-import { type CallContext, type CallSpec, callModel } from '../model-call.js'
+import { type CallContext, type CallSpec, callModel } from '../call/model-call.js'
+import { OutputValidationError } from '../provider/errors.js'
 import {
   OUTPUT_TOOL_NAME,
   type OutputMode,

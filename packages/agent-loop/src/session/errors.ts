@@ -1,4 +1,4 @@
-import { AgentLoopError } from '../errors.js'
+import { AgentLoopError } from '../provider/errors.js'
 
 /**
  * The lock file of a session could not be taken within `lockTimeoutMs`: another writer held it

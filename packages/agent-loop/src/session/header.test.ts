@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url'
 import { defaultTokenCounter, textMessage } from '@contextkit/core'
 import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { SessionRun } from '../session-run.js'
 import { jsonlSessionStore } from './jsonl-store.js'
+import { SessionRun } from './session-run.js'
 import { tempDir } from './test-support.js'
 
 let work: Awaited<ReturnType<typeof tempDir>>

@@ -8,8 +8,8 @@ import {
   textMessage,
 } from '@contextkit/core'
 import * as z from 'zod'
-import { defineTool } from '../define-tool.js'
-import { runAgent } from '../run-agent.js'
+import { runAgent } from '../run/run-agent.js'
+import { defineTool } from '../tools/define-tool.js'
 import { scriptedProvider } from './scripted-provider.js'
 import { normalized } from './session-fixtures.js'
 

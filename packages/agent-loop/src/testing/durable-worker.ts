@@ -10,9 +10,9 @@ import {
   textMessage,
 } from '@contextkit/core'
 import * as z from 'zod'
-import { defineTool } from '../define-tool.js'
-import type { ApprovalAnswer } from '../options.js'
-import { runAgent } from '../run-agent.js'
+import type { ApprovalAnswer } from '../run/options.js'
+import { runAgent } from '../run/run-agent.js'
+import { defineTool } from '../tools/define-tool.js'
 
 /** The user's message of the durable-run scenario. */
 export const DURABLE_USER_MESSAGE = 'Do the task.'

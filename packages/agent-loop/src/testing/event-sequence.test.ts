@@ -8,11 +8,11 @@ import { z } from 'zod'
 import { type AiSdkLanguageModel, aiSdkProvider } from '../ai-sdk/ai-sdk-provider.js'
 import { anthropicProvider } from '../anthropic/anthropic-provider.js'
 import { openAICompatibleCompletionsProvider } from '../completions/completions-provider.js'
-import { defineTool } from '../define-tool.js'
-import type { AgentEvent } from '../events.js'
+import type { AgentEvent } from '../events/events.js'
 import { openAIChatProvider } from '../openai/chat-provider.js'
-import type { ModelProvider } from '../provider.js'
-import { runAgent } from '../run-agent.js'
+import type { ModelProvider } from '../provider/contract.js'
+import { runAgent } from '../run/run-agent.js'
+import { defineTool } from '../tools/define-tool.js'
 
 const model = getModelInfo('claude-haiku-4-5')
 const weather = defineTool({

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { ContextkitError, type Message } from '@contextkit/core'
-import type { AgentEvent } from '../events.js'
+import type { AgentEvent } from '../events/events.js'
 import {
   type ConformanceEmulator,
   type ConformanceHarness,

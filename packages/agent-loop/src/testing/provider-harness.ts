@@ -7,10 +7,10 @@ import {
 } from '@contextkit/core'
 import type { Formatter } from '@contextkit/formatters'
 import * as z from 'zod'
-import { type AgentTool, defineTool } from '../define-tool.js'
-import type { AgentEvent, AgentResult } from '../events.js'
-import type { ModelProvider } from '../provider.js'
-import { runAgent } from '../run-agent.js'
+import type { AgentEvent, AgentResult } from '../events/events.js'
+import type { ModelProvider } from '../provider/contract.js'
+import { runAgent } from '../run/run-agent.js'
+import { type AgentTool, defineTool } from '../tools/define-tool.js'
 
 /** A request as the emulator recorded it (testkit's `RecordedRequest`, the fields read here). */
 export interface ConformanceRequest {

@@ -1,7 +1,7 @@
 import type { StopReason, Usage } from '@contextkit/core'
 import { assertOptions, invalidArgument } from '@contextkit/core'
-import { ProviderError } from '../errors.js'
-import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider.js'
+import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider/contract.js'
+import { ProviderError } from '../provider/errors.js'
 
 /** One scripted reply of {@link scriptedProvider}. A string is a text reply. */
 export type ScriptedReply =

@@ -1,0 +1,361 @@
+import {
+  type AssistantMessage,
+  type ContextkitError,
+  type ContextMiddleware,
+  describeError,
+  type Message,
+  type Omission,
+  type RunInfo,
+  runRecover,
+  type TurnContext,
+  type Usage,
+} from '@contextkit/core'
+import { type Formatter, formatterFor, MAX_CACHE_MARKERS } from '@contextkit/formatters'
+import { type FittedSections, fitRequestSections, type RunTokenCounter } from '../budget/budget.js'
+import {
+  CACHE_BREAKPOINTS_DROPPED,
+  type CachePlacement,
+  type CacheState,
+  finishCacheMarkers,
+  hasStableSystem,
+  placeCacheBreakpoints,
+  stableFirst,
+} from '../budget/cache-breakpoints.js'
+import { prepareSectionCounts } from '../budget/token-count-prepass.js'
+import type { ToolResultClipper } from '../budget/tool-result-clip.js'
+import type { AgentEvent, AgentPhase, AgentWarning } from '../events/events.js'
+import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
+import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
+import type { ResponseFormat } from '../output/output-schema.js'
+import type { ModelProvider, ProviderRequest } from '../provider/contract.js'
+import { type ProviderError, RequestBuildError } from '../provider/errors.js'
+import { type ToolChoice, textToolChoice } from '../provider/tool-choice.js'
+import { type StreamReplyOutcome, streamReply } from './stream-reply.js'
+import {
+  continueTrailingTurn,
+  TRAILING_TURN_FALLBACK,
+  withoutTrailingTurn,
+} from './trailing-turn.js'
+
+/** What every model call of a run shares. */
+export interface CallContext {
+  provider: ModelProvider
+  /** The preferred formatter (`formatterFor` may swap it per call). */
+  formatter: Formatter | undefined
+  middleware: readonly ContextMiddleware[]
+  run: RunInfo
+  signal: AbortSignal
+  counter: RunTokenCounter
+  budgetTokens: number | undefined
+  emit(event: AgentEvent): void
+  warn(warning: AgentWarning): void
+  /** Backpressure from the run's event readers (see `StreamReplyInput.backpressure`). */
+  backpressure?: () => Promise<void> | undefined
+  /** Adds a call's usage to the run's figures. */
+  addUsage(usage: Usage, step: number, phase: AgentPhase): void
+  /** Prompt-cache placement across the run's calls. */
+  cache: CacheState
+  /** Ids of sections already reported as dropped in this run (one warning each). */
+  droppedWarned?: Set<string>
+  /** Cuts oversized tool results in requests (`toolResultMaxTokens`); none: sent whole. */
+  clip?: ToolResultClipper
+}
+
+/** One model call to make. */
+export interface CallSpec {
+  /** The prepared turn: model, system, base messages, user sections, prefill, tools, thinking. */
+  turn: TurnContext
+  /** Messages of this run after the turn's own (raw replies and tool results so far). */
+  extra: readonly Message[]
+  /** Open the reply with `turn.prefill` (the first call of a run only: later steps continue
+   * from tool results). */
+  opensReply: boolean
+  maxTokens: number
+  /** The step the call belongs to (`0`: the plan phase), and its phase. */
+  step: number
+  phase: AgentPhase
+  /** The call's tool choice (`runAgent`'s `toolChoice` or the step's); absent: `'auto'`. */
+  toolChoice?: ToolChoice
+  /** The JSON Schema the reply must match (the output phase, `outputMode: 'json-schema'`). */
+  responseFormat?: ResponseFormat
+}
+
+/**
+ * How a call ended, with the turn it ended on (a `recover` hook may have replaced it: then
+ * `recovered` is set).
+ */
+export type CallResult = (
+  | { kind: 'done'; reply: AssistantMessage; invalidCalls: Map<string, string>; turn: TurnContext }
+  | { kind: 'aborted'; reply: AssistantMessage; turn: TurnContext }
+  | { kind: 'failed'; reply: AssistantMessage; turn: TurnContext; error: ContextkitError }
+) & { recovered?: true }
+
+/** A built request, with how its sections were fitted and where its breakpoints went. */
+interface BuiltRequest {
+  request: ProviderRequest
+  formatter: Formatter
+  fitted: FittedSections
+  placement: CachePlacement
+}
+
+function buildRequest(ctx: CallContext, spec: CallSpec, turn: TurnContext): BuiltRequest {
+  const formatter = formatterFor(turn.model, ctx.formatter)
+  const messages = spec.extra.length > 0 ? [...turn.messages, ...spec.extra] : turn.messages
+  const fitted = fitRequestSections({
+    system: turn.system,
+    userSections: turn.userSections,
+    omitted: turn.omitted,
+    messages: turn.messages,
+    extra: spec.extra,
+    tools: turn.tools,
+    contextWindow: turn.model.contextWindow,
+    maxTokens: spec.maxTokens,
+    ...(ctx.budgetTokens === undefined ? {} : { budgetTokens: ctx.budgetTokens }),
+    counter: ctx.counter,
+  })
+  // formats that write the model's turn themselves open thinking in text; others use the API's
+  const textThinking = formatter.usesPrefill && turn.thinking?.enabled === true
+  const prefill = spec.opensReply ? turn.prefill : undefined
+  // stable sections first: the formatter's breakpoint after them never has volatile text before it
+  const system = stableFirst(fitted.system)
+  const mode = ctx.cache.mode
+  const toolText = formatter.formatToolDefinitions?.(turn.tools)
+  const placement = placeCacheBreakpoints({
+    mode,
+    messages,
+    stableSystem: mode === 'auto' && hasStableSystem(system, toolText),
+    toolTokens: toolText === undefined ? ctx.counter.tools(turn.tools) : 0,
+    ...(ctx.cache.previous ? { previous: ctx.cache.previous } : {}),
+  })
+  let formatted: ReturnType<Formatter['buildMessages']>
+  try {
+    formatted = formatter.buildMessages(placement.messages, {
+      system,
+      userSections: fitted.userSections,
+      tools: turn.tools,
+      model: turn.model,
+      ...(prefill ? { prefill } : {}),
+      ...(textThinking ? { thinking: true } : {}),
+    })
+  } catch (error) {
+    throw new RequestBuildError(
+      `Formatter "${formatter.name}" could not render the turn: ${describeError(error)}`,
+      { cause: error, details: { formatter: formatter.name, model: turn.model.id } },
+    )
+  }
+  const request: ProviderRequest = { ...formatted, model: turn.model, maxTokens: spec.maxTokens }
+  if (spec.toolChoice && request.nativeTools?.length) request.toolChoice = spec.toolChoice
+  if (spec.responseFormat) request.responseFormat = spec.responseFormat
+  if (turn.thinking?.enabled && !textThinking) request.thinking = turn.thinking
+  const breakpoints = finishCacheMarkers(request, mode, placement)
+  ctx.cache.previous = messages[messages.length - 1]
+  return { request, formatter, fitted, placement: { ...placement, breakpoints } }
+}
+
+/**
+ * Make one model call, with recovery: build the request (fit sections, pick the format, render),
+ * stream the reply; when the provider fails, offer the error to each middleware's `recover` once
+ * (then the loop's trailing-turn rule) and retry the same call with the turn returned.
+ */
+export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallResult> {
+  let turn = spec.turn
+  const tried = new Set<string>()
+  for (let attempt = 1; ; attempt++) {
+    const { reply, outcome, request } = await attemptCall(ctx, spec, turn)
+    const recovered = attempt > 1 ? { recovered: true as const } : {}
+    if (outcome.kind === 'done')
+      return { kind: 'done', reply, invalidCalls: outcome.invalidCalls, turn, ...recovered }
+    if (outcome.kind === 'aborted') return { kind: 'aborted', reply, turn, ...recovered }
+    const recovery = await recover(ctx, outcome.error, turn, tried, request)
+    if (!recovery) return { kind: 'failed', reply, turn, error: outcome.error }
+    tried.add(recovery.by)
+    turn = recovery.turn
+    reportRecovery(ctx, spec, outcome.error, recovery.by, attempt)
+  }
+}
+
+/** One attempt: count, build, trace and send the request; the reply continues a trailing turn. */
+async function attemptCall(
+  ctx: CallContext,
+  given: CallSpec,
+  givenTurn: TurnContext,
+): Promise<{ reply: AssistantMessage; outcome: StreamReplyOutcome; request: ProviderRequest }> {
+  const { spec, turn: clippedTurn } = clipped(ctx, given, givenTurn)
+  const turn = spec.toolChoice
+    ? textToolChoice(clippedTurn, spec.toolChoice, formatterFor(clippedTurn.model, ctx.formatter))
+    : clippedTurn
+  await countSections(ctx, spec, turn)
+  const built = buildRequest(ctx, spec, turn)
+  const { request, formatter } = built
+  traceRequest(ctx, spec, turn, built)
+  const outcome = await streamReply({
+    provider: ctx.provider,
+    request,
+    parser: formatter.createStreamParser({ tools: turn.tools }),
+    signal: ctx.signal,
+    step: spec.step,
+    emit: ctx.emit,
+    warn: ctx.warn,
+    ...(ctx.backpressure ? { backpressure: ctx.backpressure } : {}),
+  })
+  // an interrupted reply that said nothing stays empty: an opening alone is not a reply
+  const said = outcome.kind === 'done' || outcome.reply.content.length > 0
+  const opening = spec.opensReply && said ? turn.prefill : undefined
+  const reply: AssistantMessage = {
+    ...outcome.reply,
+    content: continueTrailingTurn(outcome.reply.content, opening, request.assistantPrefill),
+  }
+  ctx.addUsage(reply.usage, spec.step, spec.phase)
+  return { reply, outcome, request }
+}
+
+/**
+ * The call with oversized tool results cut (`ctx.clip`): only the request carries the clipped
+ * text; the run's messages and the session keep it whole.
+ */
+function clipped(
+  ctx: CallContext,
+  spec: CallSpec,
+  turn: TurnContext,
+): { spec: CallSpec; turn: TurnContext } {
+  const clip = ctx.clip
+  if (!clip) return { spec, turn }
+  return {
+    spec: { ...spec, extra: spec.extra.map((m) => clip.message(m)) },
+    turn: { ...turn, messages: clip.messages(turn.messages) as Message[] },
+  }
+}
+
+/** The budget, cache and request trace records of one attempt, and the formatter's warnings. */
+function traceRequest(
+  ctx: CallContext,
+  spec: CallSpec,
+  turn: TurnContext,
+  { request, formatter, fitted, placement }: BuiltRequest,
+): void {
+  ctx.run.trace.record(AGENT_TRACE_STAGES.budget, {
+    step: spec.step,
+    phase: spec.phase,
+    budget: fitted.budget,
+    tokens: fitted.tokens,
+    kept: [...fitted.system, ...fitted.userSections].map((s) => s.id),
+    omissions: fitted.omitted,
+  })
+  warnDropped(ctx, fitted.omitted)
+  recordCache(ctx, spec, request, placement)
+  ctx.run.trace.record(AGENT_TRACE_STAGES.request, {
+    step: spec.step,
+    phase: spec.phase,
+    formatter: formatter.name,
+    model: turn.model.id,
+    messages: request.messages.length,
+    roles: request.messages.map((m) => m.role),
+    endsWith: request.messages[request.messages.length - 1]?.role,
+    prefilled: request.assistantPrefill !== undefined,
+    tools: request.nativeTools?.length ?? 0,
+  })
+  for (const w of request.warnings)
+    ctx.warn({ code: w.code, message: w.message, source: 'formatter' })
+}
+
+/** One warning per section the run's fitting dropped, besides the notice the model reads. */
+function warnDropped(ctx: CallContext, omitted: readonly Omission[]): void {
+  for (const o of omitted) {
+    if (o.reason !== 'dropped') continue
+    ctx.droppedWarned ??= new Set()
+    if (ctx.droppedWarned.has(o.id)) continue
+    ctx.droppedWarned.add(o.id)
+    const size = Number.isFinite(o.tokensSaved) ? ` (~${o.tokensSaved} tokens)` : ''
+    ctx.warn({
+      code: AGENT_LOOP_WARNINGS.sectionDropped,
+      message: `Section "${o.id}"${size} was left out to fit the token budget`,
+      source: 'loop',
+    })
+  }
+}
+
+/** A recovered failure: its trace record and the `retry` event (`source: 'middleware'`). */
+function reportRecovery(
+  ctx: CallContext,
+  spec: CallSpec,
+  error: ProviderError,
+  by: string,
+  attempt: number,
+): void {
+  ctx.run.trace.record(AGENT_TRACE_STAGES.recovered, {
+    step: spec.step,
+    by,
+    error: describeError(error),
+    status: error.status,
+    errorType: error.errorType,
+  })
+  ctx.emit({ type: 'retry', step: spec.step, source: 'middleware', attempt, delayMs: 0, error, by })
+}
+
+/** Trace where the breakpoints went; warn once per run when messages' own ones were left out. */
+function recordCache(
+  ctx: CallContext,
+  spec: CallSpec,
+  request: ProviderRequest,
+  placement: CachePlacement,
+): void {
+  ctx.run.trace.record(AGENT_TRACE_STAGES.cache, {
+    step: spec.step,
+    phase: spec.phase,
+    mode: ctx.cache.mode,
+    breakpoints: placement.breakpoints,
+    dropped: placement.dropped,
+    applied: request.cacheMarkersApplied,
+  })
+  if (placement.dropped.length === 0 || ctx.cache.warnedDropped) return
+  ctx.cache.warnedDropped = true
+  ctx.warn({
+    code: CACHE_BREAKPOINTS_DROPPED,
+    message: `${placement.dropped.length} message cache breakpoint(s) not sent: a request carries at most ${MAX_CACHE_MARKERS}, and the loop's own come first`,
+    source: 'loop',
+  })
+}
+
+async function recover(
+  ctx: CallContext,
+  error: ProviderError,
+  turn: TurnContext,
+  tried: ReadonlySet<string>,
+  request: ProviderRequest,
+): Promise<{ turn: TurnContext; by: string } | undefined> {
+  if (ctx.signal.aborted) return undefined
+  const recovered = await runRecover(ctx.middleware, error, turn, ctx.run, tried)
+  if (recovered || tried.has(TRAILING_TURN_FALLBACK)) return recovered
+  const fallback = withoutTrailingTurn(error, turn, request)
+  if (!fallback) return undefined
+  if (fallback.dropped) {
+    ctx.warn({
+      code: AGENT_LOOP_WARNINGS.trailingTurnDropped,
+      message: `Model ${turn.model.id} refused the request's trailing assistant turn; it is sent again without it`,
+      source: 'loop',
+    })
+  }
+  return { turn: fallback.turn, by: TRAILING_TURN_FALLBACK }
+}
+
+/** The asynchronous token-count pre-pass (see `AsyncTokenCounter`), traced; never throws. */
+async function countSections(ctx: CallContext, spec: CallSpec, turn: TurnContext): Promise<void> {
+  const counts = await prepareSectionCounts({
+    counter: ctx.counter,
+    turn,
+    extra: spec.extra,
+    maxTokens: spec.maxTokens,
+    budgetTokens: ctx.budgetTokens,
+    signal: ctx.signal,
+  })
+  if (!counts) return
+  for (const w of counts.warnings) ctx.warn({ ...w, source: 'token-counter' })
+  const { counted: _counted, warnings, ...data } = counts
+  ctx.run.trace.record(AGENT_TRACE_STAGES.tokenCount, {
+    step: spec.step,
+    phase: spec.phase,
+    counter: ctx.counter.counter.id,
+    ...data,
+    warnings: warnings.length,
+  })
+}

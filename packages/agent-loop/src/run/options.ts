@@ -1,0 +1,338 @@
+import {
+  type ContextMiddleware,
+  getModelInfo,
+  type Message,
+  MessageSchema,
+  type ModelInfo,
+  ModelInfoSchema,
+  parseWith,
+  type Section,
+  SectionSchema,
+  SessionIdSchema,
+  type SessionStore,
+  type TokenCounter,
+  type Trace,
+  ValidationError,
+} from '@contextkit/core'
+import type { Formatter } from '@contextkit/formatters'
+import * as z from 'zod'
+import { CACHE_MODES, type CacheMode } from '../budget/cache-breakpoints.js'
+import {
+  CompactionOptionsSchema,
+  defaultToolResultMaxTokens,
+  type ResolvedCompaction,
+  resolveCompaction,
+} from '../compaction/compaction-options.js'
+import { isZodSchema, type OutputSpec, outputSpec } from '../output/output-schema.js'
+import type { PlanOptions } from '../plan/plan.js'
+import type { ModelProvider, ThinkingOptions } from '../provider/contract.js'
+import { type ToolChoice, ToolChoiceSchema } from '../provider/tool-choice.js'
+import type { SessionOptions } from '../session/session-run.js'
+import { checkToolChoice, type PrepareStep, systemSections } from '../step/step-control.js'
+import { type StopCondition, type StopWhen, stopConditions } from '../stop/stop-conditions.js'
+import type { AgentTool } from '../tools/define-tool.js'
+import type { LoopGuardOptions } from '../tools/loop-guard.js'
+
+/** A value of type `T` that passes `check` (zod cannot describe it, so the type comes from here). */
+const shaped = <T>(what: string, check: (v: Record<string, unknown>) => boolean) =>
+  z.custom<T>(
+    (v) =>
+      (typeof v === 'object' || typeof v === 'function') &&
+      v !== null &&
+      check(v as Record<string, unknown>),
+    `expected ${what}`,
+  )
+
+const positiveInt = () => z.number().int().positive()
+
+/**
+ * The options of `runAgent`: the single source of both the check and the type
+ * ({@link RunAgentOptions} is inferred from it). Unknown keys are refused, so a typo or an option
+ * of another version is an error rather than silently ignored.
+ */
+export const RunAgentOptionsSchema = z.strictObject({
+  /** The model behind an API (`anthropicProvider({ client })`, or your own `ModelProvider`). */
+  provider: shaped<ModelProvider>('a ModelProvider', (p) => typeof p.stream === 'function'),
+  /** Model id (capabilities from core's table) or a core `ModelInfo`. */
+  model: z.union([z.string().min(1), ModelInfoSchema]),
+  /** System prompt: a string (one stable section) or core `Section`s. Default: none. */
+  system: z.union([z.string(), SectionSchema.array()]).optional(),
+  /**
+   * The conversation: history plus the new user turn. With `session`, only the new messages
+   * (the stored history is loaded and put in front); they are saved with the run's replies.
+   */
+  messages: MessageSchema.array(),
+  /** Tools the model may call (`defineTool`). Default: none. */
+  tools: shaped<AgentTool>(
+    'a tool made with defineTool',
+    (t) =>
+      typeof t.name === 'string' && typeof t.execute === 'function' && typeof t.input === 'object',
+  )
+    .array()
+    .optional(),
+  /** Core middleware, `prepare` in order, `finalize` in reverse. Default: none. */
+  middleware: shaped<ContextMiddleware>('a ContextMiddleware', (m) => typeof m.name === 'string')
+    .array()
+    .optional(),
+  /**
+   * The preferred prompt format; `formatterFor` swaps in `NativeFormatter` for a model that cannot
+   * take it. Default: `NativeFormatter`.
+   */
+  formatter: shaped<Formatter>(
+    'a formatter',
+    (f) => typeof f.buildMessages === 'function',
+  ).optional(),
+  /** When to stop, any of them ("or"). `maxSteps(20)` is added unless a `maxSteps` is given. */
+  stopWhen: z
+    .custom<StopWhen>(
+      (v) => typeof v === 'function' || (typeof v === 'object' && v !== null),
+      'expected a stop condition, a function, or a list of them',
+    )
+    .optional(),
+  /** `max_tokens` of each call. Default `4096`, capped at the model's output limit. */
+  maxTokens: positiveInt().optional(),
+  /** Extended thinking for every call. Default: off. */
+  thinking: z
+    .strictObject({ enabled: z.boolean(), budgetTokens: positiveInt().optional() })
+    .optional() as z.ZodOptional<z.ZodType<ThinkingOptions>>,
+  /** The agent's workspace directory (core `RunInfo.workspace`, read by middleware). */
+  workspace: z.string().min(1).optional(),
+  /** Load the history from, and save the new messages to, a core `SessionStore`. */
+  session: z
+    .strictObject({
+      store: shaped<SessionStore>(
+        'a SessionStore',
+        (s) => typeof s.load === 'function' && typeof s.append === 'function',
+      ),
+      id: SessionIdSchema,
+      history: z
+        .strictObject({
+          turns: positiveInt().optional(),
+          tokens: z.number().nonnegative().optional(),
+        })
+        .optional(),
+    })
+    .optional() as z.ZodOptional<z.ZodType<SessionOptions>>,
+  /**
+   * Take up the session's unfinished last run (needs `session`): `true` after a crash, or
+   * `{ approvals }` to decide the calls it paused on (`stopReason: 'awaiting_approval'`), by
+   * tool call id: `{ approve: true }` runs the call, `{ approve: false, reason? }` sends the
+   * model an error result with the reason. A run given new messages on a session whose last run
+   * is unfinished takes it up first anyway (calls still waiting are then denied). Default: off.
+   */
+  resume: z
+    .union([
+      z.literal(true),
+      z.strictObject({
+        approvals: z
+          .record(
+            z.string().min(1),
+            z.union([
+              z.strictObject({ approve: z.literal(true) }),
+              z.strictObject({ approve: z.literal(false), reason: z.string().optional() }),
+            ]),
+          )
+          .optional(),
+      }),
+    ])
+    .optional(),
+  /** Where the loop and the middleware record what happens. Default: no trace. */
+  trace: shaped<Trace>('a Trace', (t) => typeof t.record === 'function').optional(),
+  /** Aborts the run (same as `abort()`). */
+  signal: z
+    .custom<AbortSignal>((v) => v instanceof AbortSignal, 'expected an AbortSignal')
+    .optional(),
+  /** Tool calls of one reply run at the same time. Default: all of them (parallel). */
+  toolConcurrency: positiveInt().or(z.literal(Number.POSITIVE_INFINITY)).optional(),
+  /** Stop (or nudge) when the same call repeats. Default `{ maxRepeats: 3, action: 'stop' }`; `false` turns it off. */
+  loopGuard: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        maxRepeats: z.number().int().min(2).optional(),
+        action: z.enum(['stop', 'nudge']).optional(),
+        nudge: z
+          .union([
+            z.string().min(1),
+            z.custom<NonNullable<LoopGuardOptions['nudge']>>((v) => typeof v === 'function'),
+          ])
+          .optional(),
+      }),
+    ])
+    .optional() as z.ZodOptional<z.ZodType<LoopGuardOptions | false>>,
+  /** Plan phase: one call first that proceeds with a plan or asks the user. `true` for defaults. Default: off. */
+  plan: z
+    .union([
+      z.literal(true),
+      z.strictObject({
+        system: z.string().min(1).optional(),
+        model: z.union([z.string().min(1), ModelInfoSchema]).optional(),
+        maxTokens: positiveInt().optional(),
+      }),
+    ])
+    .optional() as z.ZodOptional<z.ZodType<PlanOptions | true>>,
+  /** Token budget for system + user sections. Default: the context window minus the reply, messages and tools. */
+  budgetTokens: z.number().int().nonnegative().optional(),
+  /** Token counter for budgets and history limits. Default: core `createTokenCounter({ model })`. */
+  tokenCounter: shaped<TokenCounter>(
+    'a TokenCounter',
+    (c) => typeof c.count === 'function',
+  ).optional(),
+  /** Data for tools and sandboxes (core `TurnContext.vars`). Default `{}`. */
+  vars: z.record(z.string(), z.unknown()).optional(),
+  /** The run's id (core `RunInfo.runId`). Default: a random `run_…` id. */
+  runId: z.string().min(1).optional(),
+  /**
+   * Prompt-cache breakpoints. `'auto'` (default): one after the stable system sections (stable
+   * sections are sent before volatile ones), one on the tool definitions when they reach
+   * `TOOLS_CACHE_MIN_TOKENS`, and a rolling one on the last message, so each call reads what the
+   * previous one wrote; at most four per request, the messages' own `cacheBreakpoint`s included
+   * (see `placeCacheBreakpoints` for the precedence). `'off'`: the loop sends no breakpoint of
+   * its own (only the messages' own `cacheBreakpoint`s).
+   */
+  cache: z.enum(CACHE_MODES).optional(),
+  /**
+   * Summarize older history when a request nears the context window (see `CompactionOptions`).
+   * Default: on for runs with a `session`, off otherwise; `false` turns it off.
+   */
+  compaction: CompactionOptionsSchema.optional(),
+  /**
+   * A tool result longer than this many tokens is sent as its head and tail with a marker saying
+   * how much was left out (the run's messages and the session keep it whole). Default: a quarter
+   * of the context window.
+   */
+  toolResultMaxTokens: positiveInt().optional(),
+  /**
+   * Which tools the model may or must call in every step: `'auto'` (default), `'any'`, `'none'`
+   * or `{ tool: name }` (one of `tools`). A forced choice applies to every step; force one step
+   * with `prepareStep`. See the README for what each provider and format sends.
+   */
+  toolChoice: ToolChoiceSchema.optional(),
+  /**
+   * Called before every model call of the agent phase (`step` from 0): return the call's `model`,
+   * `activeTools`, `toolChoice`, `system` or `messages` (for that call only), or `undefined`.
+   */
+  prepareStep: z
+    .custom<PrepareStep>((v) => typeof v === 'function', 'expected a function')
+    .optional(),
+  /**
+   * A zod schema for the run's final structured output: after the model's last reply, it is
+   * asked for the answer in this shape (the provider's `outputMode`), validated (one repair
+   * call), and returned as `result.output`. Default: none.
+   */
+  output: z.custom<z.ZodType>(isZodSchema, 'expected a zod schema').optional(),
+})
+
+/** A person's decision on a call that waits for approval (`resume: { approvals }`). */
+export type ApprovalAnswer = { approve: true } | { approve: false; reason?: string }
+
+/** Options of `runAgent`. Only `provider`, `model` and `messages` are required. */
+export type RunAgentOptions = z.input<typeof RunAgentOptionsSchema>
+
+/** Options after checking, with every default resolved: the loop reads only these. */
+export interface ResolvedOptions {
+  provider: ModelProvider
+  model: ModelInfo
+  system: Section[]
+  messages: readonly Message[]
+  tools: Map<string, AgentTool>
+  middleware: readonly ContextMiddleware[]
+  formatter: Formatter | undefined
+  conditions: StopCondition[]
+  maxTokens: number
+  thinking: ThinkingOptions | undefined
+  workspace: string | undefined
+  session: SessionOptions | undefined
+  /** The decisions given with `resume`, by tool call id (`{}` for `resume: true`); off: `undefined`. */
+  resume: { approvals: Readonly<Record<string, ApprovalAnswer>> } | undefined
+  trace: Trace | undefined
+  concurrency: number
+  loopGuard: LoopGuardOptions | false | undefined
+  plan: PlanOptions | undefined
+  budgetTokens: number | undefined
+  tokenCounter: TokenCounter | undefined
+  vars: Record<string, unknown>
+  cache: CacheMode
+  compaction: ResolvedCompaction | undefined
+  toolResultMaxTokens: number
+  toolChoice: ToolChoice | undefined
+  prepareStep: PrepareStep | undefined
+  output: OutputSpec | undefined
+}
+
+function toolMap(tools: readonly AgentTool[] | undefined): Map<string, AgentTool> {
+  const map = new Map<string, AgentTool>()
+  for (const tool of tools ?? []) {
+    if (map.has(tool.name)) {
+      throw new ValidationError(
+        `Invalid runAgent options: tools: the name "${tool.name}" is used twice`,
+        [{ path: 'tools', message: `duplicate tool name "${tool.name}"` }],
+      )
+    }
+    map.set(tool.name, tool)
+  }
+  return map
+}
+
+/**
+ * Check `runAgent`'s options against {@link RunAgentOptionsSchema} (a `ValidationError` naming
+ * every bad path and every unknown key) and resolve the defaults. Tool names must be unique.
+ */
+export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
+  const o = parseWith(RunAgentOptionsSchema, options, 'runAgent options')
+  if (o.resume !== undefined && o.session === undefined) {
+    throw new ValidationError(
+      'Invalid runAgent options: resume: a run can only be resumed from a session (give `session`)',
+      [{ path: 'resume', message: 'needs the session option' }],
+    )
+  }
+  // the caller's own model, system and messages are used as given (the check does not copy them)
+  const tools = toolMap(o.tools)
+  checkToolChoice(o.toolChoice, [...tools.keys()], 'runAgent options: toolChoice')
+  const model =
+    typeof options.model === 'string' ? getModelInfo(options.model) : (options.model as ModelInfo)
+  return {
+    provider: o.provider,
+    model,
+    system: systemSections(options.system as string | Section[] | undefined),
+    messages: options.messages as Message[],
+    tools,
+    middleware: o.middleware ?? [],
+    formatter: o.formatter,
+    conditions: stopConditions(o.stopWhen),
+    maxTokens: Math.min(o.maxTokens ?? 4096, model.maxOutput),
+    thinking: o.thinking,
+    workspace: o.workspace,
+    session: o.session,
+    resume:
+      o.resume === undefined
+        ? undefined
+        : { approvals: o.resume === true ? {} : (o.resume.approvals ?? {}) },
+    trace: o.trace,
+    concurrency: o.toolConcurrency ?? Number.POSITIVE_INFINITY,
+    loopGuard: o.loopGuard,
+    plan: o.plan === true ? {} : o.plan,
+    budgetTokens: o.budgetTokens,
+    tokenCounter: o.tokenCounter,
+    vars: { ...(o.vars ?? {}) },
+    cache: o.cache ?? 'auto',
+    compaction: resolveCompaction(options.compaction, model, o.session !== undefined),
+    toolResultMaxTokens: o.toolResultMaxTokens ?? defaultToolResultMaxTokens(model),
+    toolChoice: o.toolChoice,
+    prepareStep: o.prepareStep,
+    output: o.output ? resolveOutput(o.output) : undefined,
+  }
+}
+
+/** The output schema as JSON Schema; one zod cannot convert is a `ValidationError`. */
+function resolveOutput(schema: z.ZodType): OutputSpec {
+  try {
+    return outputSpec(schema)
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    throw new ValidationError(
+      `Invalid runAgent options: output: the schema has no JSON Schema form (${message})`,
+      [{ path: 'output', message }],
+    )
+  }
+}

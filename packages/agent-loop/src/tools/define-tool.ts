@@ -1,0 +1,248 @@
+import {
+  assertObject,
+  describeError,
+  type ImageBlock,
+  ImageBlockSchema,
+  invalidArgument,
+  type JsonSchemaObject,
+  parseWith,
+  type TextBlock,
+  TextBlockSchema,
+  type ToolDefinition,
+  ToolDefinitionSchema,
+  ValidationError,
+} from '@contextkit/core'
+import * as z from 'zod'
+import { ToolOutputError } from '../provider/errors.js'
+
+/** What a tool's `execute` learns about its call. */
+export interface ToolContext {
+  /** Fires when the run is aborted or the tool's `timeoutMs` passes: stop work and return. */
+  signal: AbortSignal
+  /** The id of the call being answered. */
+  toolCallId: string
+  /** The run's id. */
+  runId: string
+}
+
+/**
+ * What `execute` may return: a string (one text block), text/image content blocks, or any other
+ * value, sent as JSON text (`undefined` sends an empty result).
+ */
+export type ToolOutput = string | ReadonlyArray<TextBlock | ImageBlock> | unknown
+
+/** What an approval callback decides for one call: run it, pause for a person, or refuse it. */
+export type ApprovalDecision = 'allow' | 'ask' | 'deny'
+
+/** What an approval callback learns about the call besides its input. */
+export interface ApprovalContext {
+  /** The id of the call being decided. */
+  toolCallId: string
+  /** The run's id. */
+  runId: string
+}
+
+/**
+ * Whether a call may run without a person: `'allow'` (run it), `'ask'` (pause the run with
+ * `stopReason: 'awaiting_approval'` until `resume: { approvals }` decides), or a function of the
+ * validated input deciding per call (`'deny'` refuses it at once with an error result).
+ */
+export type ApprovalPolicy<Input = unknown> = 'allow' | 'ask' | ApprovalCallback<Input>
+
+/**
+ * An approval callback (written as a method type so a tool of a narrower input still is an
+ * `AgentTool`, as with `execute`).
+ */
+export type ApprovalCallback<Input = unknown> = {
+  decide(input: Input, context: ApprovalContext): ApprovalDecision | Promise<ApprovalDecision>
+}['decide']
+
+/** A tool the loop can run: a core `ToolDefinition` plus its zod input schema and executor. */
+export interface AgentTool<Input = unknown> extends ToolDefinition {
+  /** Validates the model's input before `execute` sees it. */
+  readonly input: z.ZodType<Input>
+  /**
+   * Milliseconds a call may take; then its signal fires and the model gets an error result.
+   * Absent: {@link DEFAULT_TOOL_TIMEOUT_MS}; `Infinity`: no limit.
+   */
+  readonly timeoutMs?: number
+  /**
+   * Running the same call twice does no harm (a read, a lookup). After a crash, a call of an
+   * idempotent tool that has no saved result is run again; any other such call gets an error
+   * result saying it was interrupted and may have run. Absent: `false`.
+   */
+  readonly idempotent?: boolean
+  /** Whether a call needs a person's approval first. Absent: `'allow'`. */
+  readonly approval?: ApprovalPolicy<Input>
+  /**
+   * Run the tool on the checked input; what it returns (or throws) is the tool result the model
+   * sees.
+   */
+  execute(input: Input, context: ToolContext): ToolOutput | Promise<ToolOutput>
+}
+
+/** What {@link defineTool} takes. */
+export interface DefineToolOptions<S extends z.ZodType> {
+  /** 1–64 characters of `[a-zA-Z0-9_-]`. */
+  name: string
+  /** What the tool does and when to use it: the model reads this. */
+  description: string
+  /** zod 4 schema of the input; its top level must be an object. */
+  input: S
+  /**
+   * Run the tool on the checked input; what it returns (or throws) is the tool result the model
+   * sees.
+   */
+  execute(input: z.output<S>, context: ToolContext): ToolOutput | Promise<ToolOutput>
+  /**
+   * Milliseconds a call may take before its signal fires and it becomes an error result.
+   * Default {@link DEFAULT_TOOL_TIMEOUT_MS} (10 minutes), so a tool that never settles cannot
+   * hang a run; `Infinity` turns the limit off.
+   */
+  timeoutMs?: number
+  /**
+   * `true` when running a call twice does no harm: after a crash, a call left without a result
+   * is run again instead of being reported as interrupted. Default `false`.
+   */
+  idempotent?: boolean
+  /**
+   * `'ask'` pauses the run before a call until a person decides (`resume: { approvals }`); a
+   * function decides per call from the validated input (`'allow'`, `'ask'` or `'deny'`).
+   * Default `'allow'`.
+   */
+  approval?: ApprovalPolicy<z.output<S>>
+}
+
+/** The time limit of a tool call when its tool gives none: 10 minutes. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 600_000
+
+const OptionsSchema = z.strictObject({
+  name: z.string(),
+  description: z.string(),
+  input: z.custom<z.ZodType>(
+    (v) =>
+      typeof v === 'object' &&
+      v !== null &&
+      '_zod' in v &&
+      typeof (v as { safeParseAsync?: unknown }).safeParseAsync === 'function',
+    'expected a zod 4 schema',
+  ),
+  execute: z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function'),
+  timeoutMs: z.number().int().positive().or(z.literal(Number.POSITIVE_INFINITY)).optional(),
+  idempotent: z.boolean().optional(),
+  approval: z
+    .union([
+      z.literal('allow'),
+      z.literal('ask'),
+      z.custom<(...args: never[]) => unknown>(
+        (v) => typeof v === 'function',
+        'expected a function',
+      ),
+    ])
+    .optional(),
+})
+
+/**
+ * Define a tool from a zod 4 schema: the JSON Schema the model sees comes from zod's own
+ * `z.toJSONSchema` (input side, so defaulted fields are optional), and the loop validates every
+ * call's input with the schema before `execute` runs. Throws a `ValidationError` for a bad name,
+ * a schema whose top level is not an object, or one JSON Schema cannot express.
+ *
+ * @example
+ * ```ts
+ * const weather = defineTool({
+ *   name: 'get_weather',
+ *   description: 'Current weather for a city',
+ *   input: z.object({ city: z.string() }),
+ *   execute: async ({ city }) => `Sunny in ${city}`,
+ * })
+ * ```
+ */
+export function defineTool<S extends z.ZodType>(
+  options: DefineToolOptions<S>,
+): AgentTool<z.output<S>> {
+  if (typeof options !== 'object' || options === null) {
+    invalidArgument('defineTool', 'options', 'an object', options)
+  }
+  const parsed = parseWith(OptionsSchema, options, `tool options`)
+  let schema: Record<string, unknown>
+  try {
+    schema = z.toJSONSchema(options.input, { io: 'input' }) as Record<string, unknown>
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    throw new ValidationError(
+      `Tool "${parsed.name}": input cannot be expressed as JSON Schema: ${message}`,
+      [{ path: 'input', message }],
+    )
+  }
+  const { $schema: _dialect, ...inputSchema } = schema
+  const definition = parseWith(
+    ToolDefinitionSchema,
+    { name: parsed.name, description: parsed.description, inputSchema },
+    `tool "${parsed.name}" (its input must be a zod object schema)`,
+  )
+  return Object.freeze({
+    name: definition.name,
+    description: definition.description,
+    inputSchema: definition.inputSchema as JsonSchemaObject,
+    input: options.input as z.ZodType<z.output<S>>,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.idempotent === undefined ? {} : { idempotent: options.idempotent }),
+    ...(options.approval === undefined ? {} : { approval: options.approval }),
+    execute: options.execute,
+  })
+}
+
+/** The core `ToolDefinition` of a tool (what formatters and providers see). */
+export function toolDefinition(tool: AgentTool): ToolDefinition {
+  assertObject(tool, 'toolDefinition', 'tool')
+  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
+}
+
+const ContentListSchema = z.array(z.discriminatedUnion('type', [TextBlockSchema, ImageBlockSchema]))
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+
+function isBase64(data: string): boolean {
+  return data.length % 4 === 0 && BASE64.test(data)
+}
+
+/**
+ * The content of a tool result for what `execute` returned: a string as one text block, valid
+ * text/image blocks as they are, `undefined` as nothing, anything else as JSON text (bigints as
+ * their digits).
+ *
+ * @throws ToolOutputError for a value that cannot be sent faithfully: a function or symbol, a
+ * cyclic object or one whose `toJSON` throws, or an image block whose data is not base64. The
+ * loop turns it into an error result the model sees; nothing of it is sent or saved.
+ */
+export function toolOutputContent(output: unknown): Array<TextBlock | ImageBlock> {
+  if (typeof output === 'string') return [{ type: 'text', text: output }]
+  if (output === undefined) return []
+  if (typeof output === 'function' || typeof output === 'symbol') {
+    throw new ToolOutputError(`the tool returned a ${typeof output}, which cannot be sent`)
+  }
+  if (Array.isArray(output) && output.length > 0) {
+    const blocks = ContentListSchema.safeParse(output)
+    if (blocks.success) {
+      for (const b of blocks.data) {
+        if (b.type === 'image' && !isBase64(b.data)) {
+          throw new ToolOutputError('the tool returned an image whose data is not base64')
+        }
+      }
+      return blocks.data
+    }
+  }
+  let text: string
+  try {
+    text = JSON.stringify(output, (_key, value: unknown) =>
+      typeof value === 'bigint' ? value.toString() : value,
+    )
+  } catch (error) {
+    throw new ToolOutputError(
+      `the tool returned a value that cannot be written as JSON: ${describeError(error)}`,
+      { cause: error },
+    )
+  }
+  return [{ type: 'text', text }]
+}
