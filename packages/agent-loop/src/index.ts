@@ -14,18 +14,14 @@ export {
   placeCacheBreakpoints,
   TOOLS_CACHE_MIN_TOKENS,
 } from './budget/cache-breakpoints.js'
+export { RequiredSectionsError } from './budget/errors.js'
 export type { LimitHistoryOptions } from './budget/history.js'
 export {
   limitHistory,
   messageTokens,
   repairOrphans,
 } from './budget/history.js'
-export type {
-  AsyncTokenCounter,
-  TokenCountPrepareInput,
-  TokenCountPrepareResult,
-} from './budget/token-count-prepass.js'
-export { isAsyncTokenCounter } from './budget/token-count-prepass.js'
+export { RequestBuildError } from './call/errors.js'
 export { TRAILING_TURN_FALLBACK } from './call/trailing-turn.js'
 export type {
   CompactionOptions,
@@ -38,6 +34,7 @@ export {
   DEFAULT_KEEP_RECENT_TOKENS,
   MIN_COMPACTION_GAIN,
 } from './compaction/compaction-options.js'
+export { ContextIrreducibleError } from './compaction/errors.js'
 export {
   COMPACTION_SUMMARY_PREFIX,
   SUMMARY_SYSTEM_PROMPT,
@@ -62,8 +59,10 @@ export type { AgentStopReason } from './events/stop-reasons.js'
 export { AGENT_STOP_REASONS } from './events/stop-reasons.js'
 export { AGENT_TRACE_STAGES } from './events/trace-stages.js'
 export { AGENT_LOOP_WARNINGS } from './events/warnings.js'
+export { OutputValidationError } from './output/errors.js'
 export type { OutputMode, ResponseFormat } from './output/output-schema.js'
 export { OUTPUT_TOOL_NAME } from './output/output-schema.js'
+export { PlanError } from './plan/errors.js'
 export type { PlanAnswer, PlanOptions } from './plan/plan.js'
 export { PLAN_SECTION_ID, PLAN_SYSTEM_PROMPT, PlanAnswerSchema } from './plan/plan.js'
 export type {
@@ -74,28 +73,16 @@ export type {
   ThinkingOptions,
 } from './provider/contract.js'
 export type { ProviderErrorOptions } from './provider/errors.js'
-export {
-  AgentAbortedError,
-  AgentLoopError,
-  ContextIrreducibleError,
-  ContextTooLongError,
-  OutputValidationError,
-  PlanError,
-  ProviderError,
-  RepeatedToolCallError,
-  RequestBuildError,
-  RequiredSectionsError,
-  ToolAbortedError,
-  ToolDeniedError,
-  ToolExecutionError,
-  ToolInputError,
-  ToolInterruptedError,
-  ToolOutputError,
-  ToolTimeoutError,
-  UnknownToolError,
-} from './provider/errors.js'
+export { AgentLoopError, ContextTooLongError, ProviderError } from './provider/errors.js'
 export { asContextTooLong, isContextTooLong } from './provider/overflow.js'
+export type {
+  AsyncTokenCounter,
+  TokenCountPrepareInput,
+  TokenCountPrepareResult,
+} from './provider/token-count.js'
+export { isAsyncTokenCounter } from './provider/token-count.js'
 export type { ToolChoice } from './provider/tool-choice.js'
+export { AgentAbortedError } from './run/errors.js'
 export type { ApprovalAnswer, RunAgentOptions } from './run/options.js'
 export { RunAgentOptionsSchema } from './run/options.js'
 export type { AgentRun } from './run/run-agent.js'
@@ -127,6 +114,17 @@ export type {
   ToolOutput,
 } from './tools/define-tool.js'
 export { DEFAULT_TOOL_TIMEOUT_MS, defineTool, toolDefinition } from './tools/define-tool.js'
+export {
+  RepeatedToolCallError,
+  ToolAbortedError,
+  ToolDeniedError,
+  ToolExecutionError,
+  ToolInputError,
+  ToolInterruptedError,
+  ToolOutputError,
+  ToolTimeoutError,
+  UnknownToolError,
+} from './tools/errors.js'
 export type { JsonSchemaToolOptions } from './tools/json-schema-tool.js'
 export { jsonSchemaTool } from './tools/json-schema-tool.js'
 export type { LoopGuardOptions, LoopGuardVerdict } from './tools/loop-guard.js'

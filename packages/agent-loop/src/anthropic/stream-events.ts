@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import { type StopReason, StopReasonSchema, type Usage } from '@contextkit/core'
-import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import type { ProviderEvent } from '../provider/contract.js'
+import { PROVIDER_WARNINGS } from '../provider/warnings.js'
 
 interface OpenBlock {
   kind: 'text' | 'thinking' | 'tool_use' | 'other'
@@ -61,7 +61,7 @@ export class AnthropicEventMapper {
         if (event.delta.stop_reason !== null && !reason.success) {
           events.push({
             type: 'warning',
-            code: AGENT_LOOP_WARNINGS.unknownStopReason,
+            code: PROVIDER_WARNINGS.unknownStopReason,
             message: `Unknown stop reason ${JSON.stringify(event.delta.stop_reason)}; read as end_turn`,
           })
         }
@@ -111,7 +111,7 @@ export class AnthropicEventMapper {
     return [
       {
         type: 'warning',
-        code: AGENT_LOOP_WARNINGS.blockDropped,
+        code: PROVIDER_WARNINGS.blockDropped,
         message: `A ${block.type} block was left out of the reply (the loop has no block type for it)`,
       },
     ]

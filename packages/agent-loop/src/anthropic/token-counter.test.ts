@@ -10,9 +10,9 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
-import { isAsyncTokenCounter } from '../budget/token-count-prepass.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
+import { isAsyncTokenCounter } from '../provider/token-count.js'
 import { runAgent } from '../run/run-agent.js'
 import { emulated, wireText } from '../test-support.js'
 import { anthropicTokenCounter } from './token-counter.js'

@@ -13,8 +13,8 @@ import type {
   AsyncTokenCounter,
   TokenCountPrepareInput,
   TokenCountPrepareResult,
-} from '../budget/token-count-prepass.js'
-import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
+} from '../provider/token-count.js'
+import { PROVIDER_WARNINGS } from '../provider/warnings.js'
 import { toProviderError } from './provider-errors.js'
 
 /** Options of {@link anthropicTokenCounter}. */
@@ -187,7 +187,7 @@ async function prepareExact(
   await Promise.all(Array.from({ length: Math.min(settings.concurrency, wanted.length) }, worker))
   if (failures.length > 0 && !input.signal?.aborted) {
     result.warnings.push({
-      code: AGENT_LOOP_WARNINGS.tokenCountFailed,
+      code: PROVIDER_WARNINGS.tokenCountFailed,
       message: `Exact token counting failed, so the estimate is used: ${failures[0]}`,
     })
   }
@@ -205,7 +205,7 @@ async function prepareExact(
  * estimate could keep or drop the wrong section. A text is counted as one user message; the
  * message overhead (counted once, with a one-character text) is subtracted. When the endpoint
  * fails, the estimate is used and `prepare` reports a `agent_loop_token_count_failed` warning
- * (`AGENT_LOOP_WARNINGS.tokenCountFailed`; the loop turns it into a run warning); later calls try again.
+ * (`PROVIDER_WARNINGS.tokenCountFailed`; the loop turns it into a run warning); later calls try again.
  */
 export function anthropicTokenCounter(
   options: AnthropicTokenCounterOptions,

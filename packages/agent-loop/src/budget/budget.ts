@@ -12,7 +12,7 @@ import {
   type TokenCounter,
   type ToolDefinition,
 } from '@contextkit/core'
-import { RequiredSectionsError } from '../provider/errors.js'
+import { RequiredSectionsError } from './errors.js'
 import { messageTokens } from './history.js'
 
 /** Id of the system section that tells the model what budget fitting left out. */

@@ -1,10 +1,10 @@
 import { getModelInfo, textMessage } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { RequiredSectionsError } from '../provider/errors.js'
 import { runAgent } from '../run/run-agent.js'
 import { emulated } from '../test-support.js'
 import { defineTool } from '../tools/define-tool.js'
+import { RequiredSectionsError } from './errors.js'
 
 const hello = [textMessage('user', 'Hello')]
 

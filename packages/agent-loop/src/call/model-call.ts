@@ -28,9 +28,11 @@ import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import type { ResponseFormat } from '../output/output-schema.js'
 import type { ModelProvider, ProviderRequest } from '../provider/contract.js'
-import { type ProviderError, RequestBuildError } from '../provider/errors.js'
-import { type ToolChoice, textToolChoice } from '../provider/tool-choice.js'
+import type { ProviderError } from '../provider/errors.js'
+import type { ToolChoice } from '../provider/tool-choice.js'
+import { RequestBuildError } from './errors.js'
 import { type StreamReplyOutcome, streamReply } from './stream-reply.js'
+import { textToolChoice } from './text-tool-choice.js'
 import {
   continueTrailingTurn,
   TRAILING_TURN_FALLBACK,

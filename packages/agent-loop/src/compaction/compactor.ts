@@ -10,9 +10,10 @@ import type { CompactionReason } from '../events/events.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import type { ModelProvider } from '../provider/contract.js'
-import { ContextIrreducibleError, ContextTooLongError } from '../provider/errors.js'
+import { ContextTooLongError } from '../provider/errors.js'
 import type { SessionRun } from '../session/session-run.js'
 import { MIN_COMPACTION_GAIN, type ResolvedCompaction } from './compaction-options.js'
+import { ContextIrreducibleError } from './errors.js'
 import { compactionDue, estimateRequest, selectCut } from './select-cut.js'
 import {
   clipToTokens,

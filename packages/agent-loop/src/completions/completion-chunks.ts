@@ -1,7 +1,7 @@
 import type { StopReason, Usage } from '@contextkit/core'
-import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import type { ProviderEvent } from '../provider/contract.js'
 import type { ProviderError } from '../provider/errors.js'
+import { PROVIDER_WARNINGS } from '../provider/warnings.js'
 import { malformedError, streamError } from './completion-errors.js'
 import { StopScanner } from './stop-scanner.js'
 
@@ -123,7 +123,7 @@ export class CompletionAssembler {
       if (known === undefined && this.#finish !== undefined) {
         events.push({
           type: 'warning',
-          code: AGENT_LOOP_WARNINGS.unknownFinishReason,
+          code: PROVIDER_WARNINGS.unknownFinishReason,
           message: `Unknown finish_reason ${JSON.stringify(this.#finish)}; read as end_turn`,
         })
       }

@@ -1,3 +1,5 @@
+import { PROVIDER_WARNINGS } from '../provider/warnings.js'
+
 /**
  * Codes of the warnings the loop itself reports (`AgentWarning.code`, `result.warnings`), for
  * comparisons without string literals. Providers add their own (`ANTHROPIC_REQUEST_WARNINGS`,
@@ -5,20 +7,13 @@
  * warnings (a plan answer that never parsed) carry their error class's `code`.
  */
 export const AGENT_LOOP_WARNINGS = Object.freeze({
+  ...PROVIDER_WARNINGS,
   /** A model refused the request's trailing assistant turn; it was sent again without it. */
   trailingTurnDropped: 'agent_loop_trailing_turn_dropped',
   /** A section was left out to fit the token budget (once per section and run). */
   sectionDropped: 'agent_loop_section_dropped',
   /** Message cache breakpoints over the per-request limit were not sent. */
   cacheBreakpointsDropped: 'agent_loop_cache_breakpoints_dropped',
-  /** The asynchronous token counter failed; the estimate was used. */
-  tokenCountFailed: 'agent_loop_token_count_failed',
-  /** A tool call's input stopped mid-stream (the call is refused with an error result). */
-  incompleteToolCall: 'agent_loop_incomplete_tool_call',
-  /** The Anthropic API sent a stop reason this version does not know (kept as `end_turn`). */
-  unknownStopReason: 'agent_loop_unknown_stop_reason',
-  /** The Anthropic API sent a content block this version does not know (left out). */
-  blockDropped: 'agent_loop_block_dropped',
   /**
    * A tool's approval callback threw or returned something other than `'allow'`, `'ask'` or
    * `'deny'`: the call waits for a person (`'ask'`), the safe side.
@@ -26,10 +21,6 @@ export const AGENT_LOOP_WARNINGS = Object.freeze({
   approvalFailed: 'agent_loop_approval_failed',
   /** `resume: { approvals }` named a call that is not waiting for approval (ignored). */
   approvalUnmatched: 'agent_loop_approval_unmatched',
-  /** A completions server sent a `finish_reason` this version does not know. */
-  unknownFinishReason: 'agent_loop_unknown_finish_reason',
-  /** An OpenAI-compatible chat server sent a `finish_reason` this version does not know. */
-  chatUnknownFinishReason: 'openai_unknown_finish_reason',
   /**
    * A compaction freed less than a tenth of the context window: threshold compaction is off for
    * the rest of the run (overflow compaction still applies).

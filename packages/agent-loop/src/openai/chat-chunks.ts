@@ -1,8 +1,8 @@
 import type { StopReason, Usage } from '@contextkit/core'
 import { malformedError, streamError } from '../completions/completion-errors.js'
-import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import type { ProviderEvent } from '../provider/contract.js'
 import type { ProviderError } from '../provider/errors.js'
+import { PROVIDER_WARNINGS } from '../provider/warnings.js'
 
 /**
  * `finish_reason` of an OpenAI chat completion → core stop reason: `stop` → `end_turn`,
@@ -181,7 +181,7 @@ export class ChatAssembler {
     if (this.#finish !== undefined && known === undefined) {
       events.push({
         type: 'warning',
-        code: AGENT_LOOP_WARNINGS.chatUnknownFinishReason,
+        code: PROVIDER_WARNINGS.chatUnknownFinishReason,
         message: `Unknown finish_reason ${JSON.stringify(this.#finish)} read as end_turn`,
       })
     }

@@ -8,7 +8,7 @@ import {
   textOf,
 } from '@contextkit/core'
 import { type CallContext, type CallSpec, callModel } from '../call/model-call.js'
-import { OutputValidationError } from '../provider/errors.js'
+import { OutputValidationError } from './errors.js'
 import {
   OUTPUT_TOOL_NAME,
   type OutputMode,

@@ -13,7 +13,7 @@ import {
 import * as z from 'zod'
 import { type CallContext, callModel } from '../call/model-call.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
-import { PlanError } from '../provider/errors.js'
+import { PlanError } from './errors.js'
 
 /** Options of the plan phase (`runAgent({ plan })`). */
 export interface PlanOptions {

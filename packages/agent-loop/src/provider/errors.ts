@@ -1,4 +1,4 @@
-import { ContextkitError, type ContextkitErrorOptions, describeError } from '@contextkit/core'
+import { ContextkitError, type ContextkitErrorOptions } from '@contextkit/core'
 
 /** Base class of the errors the agent loop raises on purpose (codes start with `agent_loop_`). */
 export class AgentLoopError extends ContextkitError {
@@ -54,125 +54,6 @@ export class ProviderError extends AgentLoopError {
   }
 }
 
-/** A tool call's input failed the tool's zod schema (or was not valid JSON). */
-export class ToolInputError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_tool_input`. */
-  static override readonly code: string = 'agent_loop_tool_input'
-}
-
-/** The model called a tool that is not in the run's `tools`. */
-export class UnknownToolError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_unknown_tool`. */
-  static override readonly code: string = 'agent_loop_unknown_tool'
-}
-
-/** A tool's `execute` threw or rejected. The thrown value is the `cause`. */
-export class ToolExecutionError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_tool_failed`. */
-  static override readonly code: string = 'agent_loop_tool_failed'
-}
-
-/** A tool ran longer than its `timeoutMs`; its abort signal fired. */
-export class ToolTimeoutError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_tool_timeout`. */
-  static override readonly code: string = 'agent_loop_tool_timeout'
-}
-
-/** The run was aborted (`abort()` or the `signal` option) before the tool call finished. */
-export class ToolAbortedError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_tool_aborted`. */
-  static override readonly code: string = 'agent_loop_tool_aborted'
-}
-
-/**
- * A person (`resume: { approvals }`), a tool's approval callback (`'deny'`), or a new user
- * message sent instead of a decision refused the call: it never ran, and the model gets this
- * error result with the reason. Code `agent_loop_tool_denied`.
- */
-export class ToolDeniedError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_tool_denied`. */
-  static override readonly code: string = 'agent_loop_tool_denied'
-}
-
-/**
- * The process stopped (a crash, a kill) while this call was running, and its tool is not
- * `idempotent`, so a resumed run does not run it again: the model gets this error result
- * saying the call may or may not have taken effect. Code `agent_loop_tool_interrupted`.
- */
-export class ToolInterruptedError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_tool_interrupted`. */
-  static override readonly code: string = 'agent_loop_tool_interrupted'
-}
-
-/** The loop guard refused a call identical to the ones before it. */
-export class RepeatedToolCallError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_repeated_call`. */
-  static override readonly code: string = 'agent_loop_repeated_call'
-}
-
-/**
- * The plan phase (`analyze`) got no valid JSON answer, even after one repair request. The run
- * goes on without a plan and this becomes a warning.
- */
-export class PlanError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_plan_invalid`. */
-  static override readonly code: string = 'agent_loop_plan_invalid'
-}
-
-/**
- * A tool returned a value that cannot be sent faithfully (a function, a cyclic object, a throwing
- * `toJSON`, an image that is not base64): the call becomes an error result. Code
- * `agent_loop_tool_output`.
- */
-export class ToolOutputError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_tool_output`. */
-  static override readonly code: string = 'agent_loop_tool_output'
-}
-
-/**
- * The sections marked `required` (the system prompt given as a string is) do not fit in the
- * token budget left for sections, so the request would go without them: the run ends with this
- * error instead, before the call. Code `agent_loop_required_sections`.
- */
-export class RequiredSectionsError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_required_sections`. */
-  static override readonly code: string = 'agent_loop_required_sections'
-}
-
-/**
- * The run's final structured output (`runAgent({ output })`) did not match the output schema
- * (or was no JSON, or the model did not give it), even after one repair call that showed the
- * model the error. `details.error` lists what was wrong. Code `agent_loop_output_invalid`.
- */
-export class OutputValidationError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_output_invalid`. */
-  static override readonly code: string = 'agent_loop_output_invalid'
-}
-
-/** A formatter could not render the turn (bad content for the format, a refused prefill). */
-export class RequestBuildError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_request_build`. */
-  static override readonly code: string = 'agent_loop_request_build'
-}
-
-/** The run was aborted; `result.error` holds this when the abort came with a reason. */
-export class AgentAbortedError extends AgentLoopError {
-  /** The `code` of every error of this class: `agent_loop_aborted`. */
-  static override readonly code: string = 'agent_loop_aborted'
-}
-
-/**
- * The error a run aborted by `signal` reports: the reason itself when it is a `ContextkitError`,
- * none for a plain abort, else an {@link AgentAbortedError} naming the reason.
- */
-export function abortError(signal: AbortSignal): ContextkitError | undefined {
-  const reason: unknown = signal.reason
-  if (ContextkitError.isInstance(reason)) return reason
-  if (reason === undefined || (reason instanceof Error && reason.name === 'AbortError'))
-    return undefined
-  return new AgentAbortedError(`The run was aborted: ${describeError(reason)}`, { cause: reason })
-}
-
 /**
  * The provider refused the request because the prompt is longer than the model's context window:
  * the Anthropic API's 400 `invalid_request_error` whose message starts `prompt is too long`, or an
@@ -183,15 +64,4 @@ export function abortError(signal: AbortSignal): ContextkitError | undefined {
 export class ContextTooLongError extends ProviderError {
   /** The `code` of every error of this class: `context_too_long`. */
   static override readonly code: string = 'context_too_long'
-}
-
-/**
- * What cannot be left out of a request (system prompt, tool definitions and the user message
- * that opens the newest turn) is already larger than the model's context window, so no
- * compaction can make the request fit; the run ends with this error without a call, or after at
- * most one compaction attempt. Code `context_irreducible`.
- */
-export class ContextIrreducibleError extends AgentLoopError {
-  /** The `code` of every error of this class: `context_irreducible`. */
-  static override readonly code: string = 'context_irreducible'
 }

@@ -6,14 +6,11 @@ import { type Script, startAnthropicEmulator } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { type AiSdkLanguageModel, aiSdkProvider } from '../ai-sdk/ai-sdk-provider.js'
+import { TOOL_CHOICE_SECTION_ID, toolChoiceInstruction } from '../call/text-tool-choice.js'
 import { openAICompatibleCompletionsProvider } from '../completions/completions-provider.js'
 import { openAIChatProvider } from '../openai/chat-provider.js'
 import type { ModelProvider } from '../provider/contract.js'
-import {
-  TOOL_CHOICE_SECTION_ID,
-  type ToolChoice,
-  toolChoiceInstruction,
-} from '../provider/tool-choice.js'
+import type { ToolChoice } from '../provider/tool-choice.js'
 import { runAgent } from '../run/run-agent.js'
 import { collect, emulated, onCleanup } from '../test-support.js'
 import { defineTool } from '../tools/define-tool.js'

@@ -1,8 +1,8 @@
 import { describeError, type ToolCallBlock } from '@contextkit/core'
 import type { AgentWarning } from '../events/events.js'
 import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
-import { ToolDeniedError } from '../provider/errors.js'
 import type { AgentTool, ApprovalDecision } from './define-tool.js'
+import { ToolDeniedError } from './errors.js'
 
 const DECISIONS: ReadonlySet<unknown> = new Set(['allow', 'ask', 'deny'])
 

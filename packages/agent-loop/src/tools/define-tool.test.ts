@@ -2,8 +2,8 @@ import { ToolDefinitionSchema, ValidationError } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { ToolOutputError } from '../provider/errors.js'
 import { defineTool, toolDefinition, toolOutputContent } from './define-tool.js'
+import { ToolOutputError } from './errors.js'
 
 describe('defineTool', () => {
   test('the JSON Schema comes from zod 4 (input side: defaulted fields are optional)', () => {

@@ -13,7 +13,7 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import * as z from 'zod'
-import { ToolOutputError } from '../provider/errors.js'
+import { ToolOutputError } from './errors.js'
 
 /** What a tool's `execute` learns about its call. */
 export interface ToolContext {

@@ -2,9 +2,9 @@ import { textMessage, ValidationError } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import type { AgentEvent } from '../events/events.js'
-import { ToolInputError } from '../provider/errors.js'
 import { runAgent } from '../run/run-agent.js'
 import { collect, emulated } from '../test-support.js'
+import { ToolInputError } from './errors.js'
 import { jsonSchemaTool } from './json-schema-tool.js'
 
 const schema = {

@@ -1,6 +1,6 @@
 import type { ToolCallBlock } from '@contextkit/core'
 import { assertOptions } from '@contextkit/core'
-import { RepeatedToolCallError } from '../provider/errors.js'
+import { RepeatedToolCallError } from './errors.js'
 
 /** Options of the loop guard (`runAgent({ loopGuard })`). */
 export interface LoopGuardOptions {

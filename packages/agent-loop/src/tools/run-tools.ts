@@ -9,16 +9,16 @@ import {
   whenAborted,
   within,
 } from '@contextkit/core'
+import type { AgentLoopError } from '../provider/errors.js'
+import { type AgentTool, DEFAULT_TOOL_TIMEOUT_MS, toolOutputContent } from './define-tool.js'
 import {
-  type AgentLoopError,
   ToolAbortedError,
   ToolExecutionError,
   ToolInputError,
   ToolOutputError,
   ToolTimeoutError,
   UnknownToolError,
-} from '../provider/errors.js'
-import { type AgentTool, DEFAULT_TOOL_TIMEOUT_MS, toolOutputContent } from './define-tool.js'
+} from './errors.js'
 
 /** How one tool call ended. */
 export interface ToolOutcome {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { ToolOutputError } from '../provider/errors.js'
 import { defineTool } from './define-tool.js'
+import { ToolOutputError } from './errors.js'
 import { runToolCalls } from './run-tools.js'
 
 async function outcomeOf(value: () => unknown) {

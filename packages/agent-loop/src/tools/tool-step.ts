@@ -1,8 +1,9 @@
 import type { Message, RunInfo, TextBlock, ToolCallBlock } from '@contextkit/core'
 import type { AgentEvent } from '../events/events.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
-import { type AgentLoopError, RepeatedToolCallError, ToolInputError } from '../provider/errors.js'
+import type { AgentLoopError } from '../provider/errors.js'
 import type { AgentTool } from './define-tool.js'
+import { RepeatedToolCallError, ToolInputError } from './errors.js'
 import type { LoopGuard, LoopGuardVerdict } from './loop-guard.js'
 import { runToolCalls } from './run-tools.js'
 

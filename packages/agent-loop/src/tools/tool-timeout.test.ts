@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { z } from 'zod'
-import { ToolTimeoutError } from '../provider/errors.js'
 import { DEFAULT_TOOL_TIMEOUT_MS, defineTool } from './define-tool.js'
+import { ToolTimeoutError } from './errors.js'
 import { runToolCalls } from './run-tools.js'
 
 const never = (timeoutMs?: number) =>
