@@ -60,16 +60,17 @@ export { AGENT_STOP_REASONS } from './events/stop-reasons.js'
 export { AGENT_TRACE_STAGES } from './events/trace-stages.js'
 export { AGENT_LOOP_WARNINGS } from './events/warnings.js'
 export { OutputValidationError } from './output/errors.js'
-export type { OutputMode, ResponseFormat } from './output/output-schema.js'
 export { OUTPUT_TOOL_NAME } from './output/output-schema.js'
 export { PlanError } from './plan/errors.js'
 export type { PlanAnswer, PlanOptions } from './plan/plan.js'
 export { PLAN_SECTION_ID, PLAN_SYSTEM_PROMPT, PlanAnswerSchema } from './plan/plan.js'
 export type {
   ModelProvider,
+  OutputMode,
   ProviderEvent,
   ProviderRequest,
   ProviderStreamOptions,
+  ResponseFormat,
   ThinkingOptions,
 } from './provider/contract.js'
 export type { ProviderErrorOptions } from './provider/errors.js'

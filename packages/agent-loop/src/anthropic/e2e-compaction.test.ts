@@ -13,7 +13,7 @@ import { jsonlSessionStore } from '../session/jsonl-store.js'
 import { tempDir } from '../session/test-support.js'
 import { maxSteps } from '../stop/stop-conditions.js'
 import { collect, emulated, memorySessionStore, onCleanup, wireText } from '../test-support.js'
-import { emulatorModels, model, readChunk, WINDOW } from './compaction-fixtures.js'
+import { emulatorModels, model, readChunk, WINDOW } from './compaction.fixture.js'
 
 const isSummaryCall = (r: ScriptRequest) => r.system.startsWith(SUMMARY_SYSTEM_PROMPT.slice(0, 40))
 

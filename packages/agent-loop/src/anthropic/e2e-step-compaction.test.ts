@@ -9,7 +9,7 @@ import { runAgent } from '../run/run-agent.js'
 import { maxSteps } from '../stop/stop-conditions.js'
 import { collect, emulated, memorySessionStore } from '../test-support.js'
 import { defineTool } from '../tools/define-tool.js'
-import { emulatorModels, model, readChunk } from './compaction-fixtures.js'
+import { emulatorModels, model, readChunk } from './compaction.fixture.js'
 
 const STEPS = 16
 

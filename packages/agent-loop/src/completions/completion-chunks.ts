@@ -1,8 +1,8 @@
 import type { StopReason, Usage } from '@contextkit/core'
 import type { ProviderEvent } from '../provider/contract.js'
 import type { ProviderError } from '../provider/errors.js'
+import { malformedError, streamError } from '../provider/http-errors.js'
 import { PROVIDER_WARNINGS } from '../provider/warnings.js'
-import { malformedError, streamError } from './completion-errors.js'
 import { StopScanner } from './stop-scanner.js'
 
 /**

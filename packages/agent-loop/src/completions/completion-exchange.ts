@@ -1,16 +1,16 @@
 import { TIMED_OUT, within } from '@contextkit/core'
 import type { ProviderEvent, ProviderRequest } from '../provider/contract.js'
 import { ProviderError } from '../provider/errors.js'
+import {
+  connectionError,
+  HTTP_ERROR_TYPES,
+  httpError,
+  malformedError,
+} from '../provider/http-errors.js'
 import { asContextTooLong } from '../provider/overflow.js'
 import { abortedProviderError } from '../provider/retry.js'
 import { SseReader } from '../provider/sse-reader.js'
 import { CompletionAssembler } from './completion-chunks.js'
-import {
-  COMPLETIONS_ERROR_TYPES,
-  connectionError,
-  httpError,
-  malformedError,
-} from './completion-errors.js'
 
 /** What one completions request needs: where, how long to wait, headers and the body. */
 export interface Exchange {
@@ -23,7 +23,7 @@ export interface Exchange {
 
 function stalled(ms: number, requestId: string | undefined): ProviderError {
   return new ProviderError(`The completions server sent nothing for ${ms} ms`, {
-    errorType: COMPLETIONS_ERROR_TYPES.idle,
+    errorType: HTTP_ERROR_TYPES.idle,
     retryable: true,
     ...(requestId ? { requestId } : {}),
   })
@@ -107,7 +107,7 @@ async function* wholeAnswer(
   } catch {
     const error = new ProviderError(
       `The completions server answered ${type || 'no content type'}, not an event stream: ${text.slice(0, 200)}`,
-      { errorType: COMPLETIONS_ERROR_TYPES.badResponse, ...withRequestId(requestId) },
+      { errorType: HTTP_ERROR_TYPES.badResponse, ...withRequestId(requestId) },
     )
     yield { type: 'error', error }
     return
@@ -164,7 +164,7 @@ async function* streamedAnswer(
     const error = new ProviderError(
       'The completions stream ended before [DONE] or a finish_reason',
       {
-        errorType: COMPLETIONS_ERROR_TYPES.incomplete,
+        errorType: HTTP_ERROR_TYPES.incomplete,
         retryable: true,
         ...withRequestId(requestId),
       },
@@ -186,7 +186,7 @@ function brokenOff(
     `The completions stream broke off: ${thrown instanceof Error ? thrown.message : String(thrown)}`,
     {
       cause: thrown,
-      errorType: COMPLETIONS_ERROR_TYPES.incomplete,
+      errorType: HTTP_ERROR_TYPES.incomplete,
       retryable: true,
       ...withRequestId(requestId),
     },

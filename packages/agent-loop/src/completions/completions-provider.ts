@@ -2,8 +2,8 @@ import { parseWith } from '@contextkit/core'
 import * as z from 'zod'
 import type { ModelProvider, ProviderEvent } from '../provider/contract.js'
 import { ProviderError } from '../provider/errors.js'
+import { HTTP_ERROR_TYPES } from '../provider/http-errors.js'
 import { abortedProviderError } from '../provider/retry.js'
-import { COMPLETIONS_ERROR_TYPES } from './completion-errors.js'
 import { completionExchange, type Exchange } from './completion-exchange.js'
 
 /** Options of {@link openAICompatibleCompletionsProvider}. */
@@ -98,7 +98,7 @@ export function openAICompatibleCompletionsProvider(
       if (request.prompt === undefined) {
         const error = new ProviderError(
           'The completions provider sends a prompt string; a chat format (NativeFormatter, AnthropicXmlFormatter) needs a chat provider such as anthropicProvider',
-          { errorType: COMPLETIONS_ERROR_TYPES.unsupported },
+          { errorType: HTTP_ERROR_TYPES.unsupported },
         )
         yield { type: 'error', error }
         return

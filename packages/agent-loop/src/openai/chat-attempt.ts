@@ -1,7 +1,7 @@
 import { TIMED_OUT, within } from '@contextkit/core'
-import { connectionError, httpError } from '../completions/completion-errors.js'
 import type { ProviderEvent } from '../provider/contract.js'
 import { ProviderError } from '../provider/errors.js'
+import { connectionError, httpError } from '../provider/http-errors.js'
 import { asContextTooLong } from '../provider/overflow.js'
 import type { AttemptOutcome } from '../provider/retry.js'
 import { SseReader } from '../provider/sse-reader.js'

@@ -1,7 +1,7 @@
 import type { StopReason, Usage } from '@contextkit/core'
-import { malformedError, streamError } from '../completions/completion-errors.js'
 import type { ProviderEvent } from '../provider/contract.js'
 import type { ProviderError } from '../provider/errors.js'
+import { malformedError, streamError } from '../provider/http-errors.js'
 import { PROVIDER_WARNINGS } from '../provider/warnings.js'
 
 /**

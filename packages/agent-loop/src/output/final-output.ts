@@ -8,10 +8,10 @@ import {
   textOf,
 } from '@contextkit/core'
 import { type CallContext, type CallSpec, callModel } from '../call/model-call.js'
+import type { OutputMode } from '../provider/contract.js'
 import { OutputValidationError } from './errors.js'
 import {
   OUTPUT_TOOL_NAME,
-  type OutputMode,
   type OutputSpec,
   outputTool,
   parseJsonText,

@@ -4,23 +4,6 @@ import * as z from 'zod'
 /** Name of the tool a final structured output is asked for with (`outputMode: 'tool'`). */
 export const OUTPUT_TOOL_NAME = 'final_output'
 
-/**
- * How a provider is asked for the run's final structured output (`runAgent({ output })`):
- * `'tool'` — a forced call of the {@link OUTPUT_TOOL_NAME} tool (Anthropic; the default);
- * `'json-schema'` — the request's `responseFormat` (OpenAI chat `response_format`, the AI SDK's
- * `responseFormat`); `'prompt'` — an instruction with the JSON Schema, the reply parsed as JSON
- * (base models).
- */
-export type OutputMode = 'tool' | 'json-schema' | 'prompt'
-
-/** A JSON Schema the reply must match, as a request carries it (`ProviderRequest.responseFormat`). */
-export interface ResponseFormat {
-  /** A name for the schema (`final_output`). */
-  name: string
-  /** The JSON Schema: always an object at the top (other values are wrapped as `{ value }`). */
-  schema: Record<string, unknown>
-}
-
 /** The output schema as JSON Schema for the model, and how to read a value back. */
 export interface OutputSpec {
   /** The schema the model is given: an object at the top level. */

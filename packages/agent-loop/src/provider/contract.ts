@@ -1,6 +1,5 @@
 import type { ModelInfo, StopReason, Usage } from '@contextkit/core'
 import type { FormattedRequest } from '@contextkit/formatters'
-import type { OutputMode, ResponseFormat } from '../output/output-schema.js'
 import type { ProviderError } from './errors.js'
 import type { ToolChoice } from './tool-choice.js'
 
@@ -103,4 +102,21 @@ export interface ModelProvider {
   readonly outputMode?: OutputMode
   /** Stream one reply. Must end with a `finish` or an `error` event, and stop on `signal`. */
   stream(request: ProviderRequest, options: ProviderStreamOptions): AsyncIterable<ProviderEvent>
+}
+
+/**
+ * How a provider is asked for the run's final structured output (`runAgent({ output })`):
+ * `'tool'` — a forced call of the {@link OUTPUT_TOOL_NAME} tool (Anthropic; the default);
+ * `'json-schema'` — the request's `responseFormat` (OpenAI chat `response_format`, the AI SDK's
+ * `responseFormat`); `'prompt'` — an instruction with the JSON Schema, the reply parsed as JSON
+ * (base models).
+ */
+export type OutputMode = 'tool' | 'json-schema' | 'prompt'
+
+/** A JSON Schema the reply must match, as a request carries it (`ProviderRequest.responseFormat`). */
+export interface ResponseFormat {
+  /** A name for the schema (`final_output`). */
+  name: string
+  /** The JSON Schema: always an object at the top (other values are wrapped as `{ value }`). */
+  schema: Record<string, unknown>
 }

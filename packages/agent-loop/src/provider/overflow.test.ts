@@ -5,11 +5,11 @@ import { startAnthropicEmulator } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
 import { anthropicProvider } from '../anthropic/anthropic-provider.js'
 import { withoutTrailingTurn } from '../call/trailing-turn.js'
-import { httpError } from '../completions/completion-errors.js'
 import { openAIChatProvider } from '../openai/chat-provider.js'
 import { onCleanup } from '../test-support.js'
 import type { ModelProvider, ProviderEvent, ProviderRequest } from './contract.js'
 import { ContextTooLongError, ProviderError } from './errors.js'
+import { httpError } from './http-errors.js'
 import { asContextTooLong, isContextTooLong } from './overflow.js'
 
 const tooLongBody = {

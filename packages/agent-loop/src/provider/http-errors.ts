@@ -1,8 +1,11 @@
 import { describeError } from '@contextkit/core'
-import { ProviderError } from '../provider/errors.js'
+import { ProviderError } from './errors.js'
 
-/** `errorType`s the completions provider gives its own failures. */
-export const COMPLETIONS_ERROR_TYPES = Object.freeze({
+/**
+ * `errorType`s the fetch-based providers (`/openai`, `/completions`) give their own failures;
+ * an HTTP error keeps the server's own type (or `http_<status>`).
+ */
+export const HTTP_ERROR_TYPES = Object.freeze({
   /** The server could not be reached (refused, reset before a response, DNS). */
   connection: 'connection',
   /** An SSE line that is not a field, or `data:` that is not JSON. */
@@ -44,7 +47,7 @@ export function connectionError(
     `Could not reach the ${server} at ${url}${code ? ` (${code})` : ''}: ${what}`,
     {
       cause: thrown,
-      errorType: COMPLETIONS_ERROR_TYPES.connection,
+      errorType: HTTP_ERROR_TYPES.connection,
       retryable: true,
       details: { url, ...(code ? { code } : {}) },
     },
@@ -129,7 +132,7 @@ export function malformedError(
   return new ProviderError(
     `Malformed line in the ${server}'s event stream: ${JSON.stringify(shown)}`,
     {
-      errorType: COMPLETIONS_ERROR_TYPES.malformed,
+      errorType: HTTP_ERROR_TYPES.malformed,
       details: { line: shown },
       ...(requestId ? { requestId } : {}),
     },
