@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk'
 import { parseWith } from '@contextkit/core'
 import * as z from 'zod'
 import type { ModelProvider, ProviderEvent } from '../provider/contract.js'
-import { abortedProviderError, sleepUnlessAborted } from '../provider/retry.js'
+import { type RetryPolicy, withRetries } from '../provider/retry.js'
 import { toProviderError } from './provider-errors.js'
 import {
   type AnthropicStreamParams,
@@ -76,7 +76,7 @@ export const ANTHROPIC_PROVIDER_DEFAULTS = Object.freeze({
  * HTTP failures are the SDK's to retry (configure its `maxRetries`). A stream that fails after
  * it started — an `event: error` such as `overloaded_error`, a reset connection, or a silence
  * longer than `idleTimeoutMs` — is sent again up to `maxStreamRetries` times with exponential
- * backoff and jitter, reporting a `retry` event first (the loop discards the partial reply, so
+ * backoff and jitter (the door's `withRetries`, as every provider), reporting a `retry` event first (the loop discards the partial reply, so
  * no tool of it runs); the wait ends at once on abort. Every failure ends the stream with one
  * typed `ProviderError` event (status, error type, request id), never the SDK's own error.
  */
@@ -84,14 +84,16 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
   const parsed = parseWith(OptionsSchema, options, 'anthropicProvider options')
   const client = options.client
   const d = ANTHROPIC_PROVIDER_DEFAULTS
-  const maxStreamRetries = parsed.maxStreamRetries ?? d.maxStreamRetries
-  const baseDelay = parsed.retryDelayMs ?? d.retryDelayMs
-  const maxDelay = parsed.maxRetryDelayMs ?? d.maxRetryDelayMs
-  const idleTimeoutMs = parsed.idleTimeoutMs ?? d.idleTimeoutMs
-  const random = options.random ?? Math.random
-  // exponential, ±25 % jitter, never above maxDelay
-  const backoff = (attempt: number): number =>
-    Math.min(maxDelay, Math.round(baseDelay * 2 ** attempt * (0.75 + random() * 0.5)))
+  const policy: RetryPolicy = {
+    maxRetries: parsed.maxStreamRetries ?? d.maxStreamRetries,
+    baseDelayMs: parsed.retryDelayMs ?? d.retryDelayMs,
+    maxDelayMs: parsed.maxRetryDelayMs ?? d.maxRetryDelayMs,
+    random: options.random ?? Math.random,
+  }
+  const attempt = {
+    idleTimeoutMs: parsed.idleTimeoutMs ?? d.idleTimeoutMs,
+    maxRetries: parsed.maxRetries,
+  }
 
   return {
     name: 'anthropic',
@@ -106,31 +108,11 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
         return
       }
       for (const w of warnings) yield { type: 'warning', code: w.code, message: w.message }
-      for (let attempt = 0; ; attempt++) {
-        const end = yield* streamAttempt(client, params, {
-          signal,
-          idleTimeoutMs,
-          maxRetries: parsed.maxRetries,
-        })
-        if (end.kind === 'finished') return
-        if (end.kind === 'aborted' || signal.aborted) {
-          yield { type: 'error', error: abortedProviderError() }
-          return
-        }
-        const { error } = end
-        // before the response started the SDK has retried already: never twice
-        if (!end.started || !error.retryable || attempt >= maxStreamRetries) {
-          yield { type: 'error', error }
-          return
-        }
-        const delayMs = backoff(attempt)
-        yield { type: 'retry', attempt: attempt + 1, delayMs, error }
-        await sleepUnlessAborted(delayMs, signal)
-        if (signal.aborted) {
-          yield { type: 'error', error: abortedProviderError() }
-          return
-        }
-      }
+      yield* withRetries(
+        () => streamAttempt(client, params, { signal, ...attempt }),
+        policy,
+        signal,
+      )
     },
   }
 }

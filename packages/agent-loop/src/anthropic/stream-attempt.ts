@@ -2,16 +2,10 @@ import type Anthropic from '@anthropic-ai/sdk'
 import { TIMED_OUT, within } from '@contextkit/core'
 import type { ProviderEvent } from '../provider/contract.js'
 import { ProviderError } from '../provider/errors.js'
+import type { AttemptOutcome } from '../provider/retry.js'
 import { toProviderError } from './provider-errors.js'
 import type { AnthropicStreamParams } from './request-params.js'
 import { AnthropicEventMapper } from './stream-events.js'
-
-/** How one attempt of a streamed call ended (its events were yielded on the way). */
-export type AttemptEnd =
-  | { kind: 'finished' }
-  | { kind: 'aborted' }
-  /** `started`: the response had begun (the SDK retries nothing after that point). */
-  | { kind: 'failed'; error: ProviderError; started: boolean }
 
 /** Settings of one attempt. */
 export interface AttemptOptions {
@@ -26,13 +20,14 @@ export interface AttemptOptions {
 /**
  * One `client.messages.create({ stream: true })` call, its raw events mapped to provider events
  * as they come. A wait longer than `idleTimeoutMs` for the next event aborts the call and ends
- * it as a retryable `idle_timeout` failure; the run's signal aborts it at once.
+ * it as a retryable `idle_timeout` failure; the run's signal aborts it at once. A failure before
+ * the response started is `final`: the SDK has retried it already.
  */
 export async function* streamAttempt(
   client: Pick<Anthropic, 'messages'>,
   params: AnthropicStreamParams,
   options: AttemptOptions,
-): AsyncGenerator<ProviderEvent, AttemptEnd> {
+): AsyncGenerator<ProviderEvent, AttemptOutcome> {
   const { signal, idleTimeoutMs } = options
   if (signal.aborted) return { kind: 'aborted' }
   // aborted by a stall or when the attempt ends; the request also ends with the run's signal
@@ -65,7 +60,7 @@ export async function* streamAttempt(
             ...(requestId ? { requestId } : {}),
           },
         )
-        return { kind: 'failed', error, started }
+        return { kind: 'failed', error }
       }
       if (next.done) break
       for (const event of mapper.map(next.value)) yield event
@@ -77,7 +72,7 @@ export async function* streamAttempt(
         retryable: true,
         ...(requestId ? { requestId } : {}),
       })
-      return { kind: 'failed', error, started }
+      return { kind: 'failed', error }
     }
     yield mapper.finish(requestId)
     return { kind: 'finished' }
@@ -90,7 +85,8 @@ export async function* streamAttempt(
         requestId,
         baseURL: (client as { baseURL?: string }).baseURL,
       }),
-      started,
+      // before the response started the SDK has retried already: never twice
+      final: !started,
     }
   } finally {
     // stop the body of a stream that was left early (a stall, the consumer returned)

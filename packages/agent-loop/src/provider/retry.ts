@@ -5,8 +5,11 @@ import { ProviderError } from './errors.js'
 export type AttemptOutcome =
   | { kind: 'finished' }
   | { kind: 'aborted' }
-  /** `retryAfterMs`: what the server asked for, when it did. */
-  | { kind: 'failed'; error: ProviderError; retryAfterMs?: number }
+  /**
+   * `retryAfterMs`: what the server asked for, when it did. `final`: never try this failure
+   * again, whatever `error.retryable` says (e.g. an SDK that already retried it itself).
+   */
+  | { kind: 'failed'; error: ProviderError; retryAfterMs?: number; final?: boolean }
 
 /** When and how often a failed attempt is tried again. */
 export interface RetryPolicy {
@@ -57,7 +60,7 @@ export async function* withRetries(
       yield { type: 'error', error: abortedProviderError() }
       return
     }
-    if (!end.error.retryable || n >= policy.maxRetries) {
+    if (end.final === true || !end.error.retryable || n >= policy.maxRetries) {
       yield { type: 'error', error: end.error }
       return
     }
