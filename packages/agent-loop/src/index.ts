@@ -35,13 +35,7 @@ export {
   MIN_COMPACTION_GAIN,
 } from './compaction/compaction-options.js'
 export { ContextIrreducibleError } from './compaction/errors.js'
-export {
-  COMPACTION_SUMMARY_PREFIX,
-  SUMMARY_SYSTEM_PROMPT,
-  serializeConversation,
-  summaryMessage,
-  summaryOf,
-} from './compaction/summarize.js'
+export { SUMMARY_SYSTEM_PROMPT, serializeConversation } from './compaction/summarize.js'
 export type {
   AgentCallUsage,
   AgentEvent,
@@ -94,6 +88,7 @@ export type { SessionMessageEntriesOptions } from './session/entries.js'
 export { lastEntryId, sessionMessageEntries } from './session/entries.js'
 export { SessionIoError, SessionLockError } from './session/errors.js'
 export type { HistoryLimit, SessionOptions } from './session/session-run.js'
+export { COMPACTION_SUMMARY_PREFIX, summaryMessage, summaryOf } from './session/summary-message.js'
 export { SESSION_WARNING_CODES } from './session/warning-codes.js'
 export type { PrepareStep, PrepareStepState, StepPreparation } from './step/step-control.js'
 export type { StopCondition, StopPredicate, StopState, StopWhen } from './stop/stop-conditions.js'

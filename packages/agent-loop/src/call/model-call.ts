@@ -91,16 +91,24 @@ export type CallResult = (
   | { kind: 'failed'; reply: AssistantMessage; turn: TurnContext; error: ContextkitError }
 ) & { recovered?: true }
 
+/**
+ * One attempt of a call as it is sent: the spec with the turn it is on now (a `recover` hook may
+ * have replaced the spec's), its oversized tool results cut and a text tool format's forced
+ * choice applied, and the formatter picked once for it.
+ */
+interface Attempt extends CallSpec {
+  formatter: Formatter
+}
+
 /** A built request, with how its sections were fitted and where its breakpoints went. */
 interface BuiltRequest {
   request: ProviderRequest
-  formatter: Formatter
   fitted: FittedSections
   placement: CachePlacement
 }
 
-function buildRequest(ctx: CallContext, spec: CallSpec, turn: TurnContext): BuiltRequest {
-  const formatter = formatterFor(turn.model, ctx.formatter)
+function buildRequest(ctx: CallContext, spec: Attempt): BuiltRequest {
+  const { turn, formatter } = spec
   const messages = spec.extra.length > 0 ? [...turn.messages, ...spec.extra] : turn.messages
   const fitted = fitRequestSections({
     system: turn.system,
@@ -150,7 +158,7 @@ function buildRequest(ctx: CallContext, spec: CallSpec, turn: TurnContext): Buil
   if (turn.thinking?.enabled && !textThinking) request.thinking = turn.thinking
   const breakpoints = finishCacheMarkers(request, mode, placement)
   ctx.cache.previous = messages[messages.length - 1]
-  return { request, formatter, fitted, placement: { ...placement, breakpoints } }
+  return { request, fitted, placement: { ...placement, breakpoints } }
 }
 
 /**
@@ -159,10 +167,11 @@ function buildRequest(ctx: CallContext, spec: CallSpec, turn: TurnContext): Buil
  * (then the loop's trailing-turn rule) and retry the same call with the turn returned.
  */
 export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallResult> {
-  let turn = spec.turn
+  let call = spec
   const tried = new Set<string>()
   for (let attempt = 1; ; attempt++) {
-    const { reply, outcome, request } = await attemptCall(ctx, spec, turn)
+    const { reply, outcome, request } = await attemptCall(ctx, call)
+    const turn = call.turn
     const recovered = attempt > 1 ? { recovered: true as const } : {}
     if (outcome.kind === 'done')
       return { kind: 'done', reply, invalidCalls: outcome.invalidCalls, turn, ...recovered }
@@ -170,29 +179,25 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
     const recovery = await recover(ctx, outcome.error, turn, tried, request)
     if (!recovery) return { kind: 'failed', reply, turn, error: outcome.error }
     tried.add(recovery.by)
-    turn = recovery.turn
-    reportRecovery(ctx, spec, outcome.error, recovery.by, attempt)
+    call = { ...call, turn: recovery.turn }
+    reportRecovery(ctx, call, outcome.error, recovery.by, attempt)
   }
 }
 
 /** One attempt: count, build, trace and send the request; the reply continues a trailing turn. */
 async function attemptCall(
   ctx: CallContext,
-  given: CallSpec,
-  givenTurn: TurnContext,
+  call: CallSpec,
 ): Promise<{ reply: AssistantMessage; outcome: StreamReplyOutcome; request: ProviderRequest }> {
-  const { spec, turn: clippedTurn } = clipped(ctx, given, givenTurn)
-  const turn = spec.toolChoice
-    ? textToolChoice(clippedTurn, spec.toolChoice, formatterFor(clippedTurn.model, ctx.formatter))
-    : clippedTurn
-  await countSections(ctx, spec, turn)
-  const built = buildRequest(ctx, spec, turn)
-  const { request, formatter } = built
-  traceRequest(ctx, spec, turn, built)
+  const spec = attemptOf(ctx, call)
+  await countSections(ctx, spec)
+  const built = buildRequest(ctx, spec)
+  const { request } = built
+  traceRequest(ctx, spec, built)
   const outcome = await streamReply({
     provider: ctx.provider,
     request,
-    parser: formatter.createStreamParser({ tools: turn.tools }),
+    parser: spec.formatter.createStreamParser({ tools: spec.turn.tools }),
     signal: ctx.signal,
     step: spec.step,
     emit: ctx.emit,
@@ -201,7 +206,7 @@ async function attemptCall(
   })
   // an interrupted reply that said nothing stays empty: an opening alone is not a reply
   const said = outcome.kind === 'done' || outcome.reply.content.length > 0
-  const opening = spec.opensReply && said ? turn.prefill : undefined
+  const opening = spec.opensReply && said ? spec.turn.prefill : undefined
   const reply: AssistantMessage = {
     ...outcome.reply,
     content: continueTrailingTurn(outcome.reply.content, opening, request.assistantPrefill),
@@ -211,29 +216,33 @@ async function attemptCall(
 }
 
 /**
- * The call with oversized tool results cut (`ctx.clip`): only the request carries the clipped
- * text; the run's messages and the session keep it whole.
+ * The attempt `call` makes: oversized tool results cut (`ctx.clip`: only the request carries the
+ * clipped text; the run's messages and the session keep it whole), a forced tool choice written
+ * into a text tool format's turn, and the formatter picked once.
  */
-function clipped(
-  ctx: CallContext,
-  spec: CallSpec,
-  turn: TurnContext,
-): { spec: CallSpec; turn: TurnContext } {
+function attemptOf(ctx: CallContext, call: CallSpec): Attempt {
   const clip = ctx.clip
-  if (!clip) return { spec, turn }
-  return {
-    spec: { ...spec, extra: spec.extra.map((m) => clip.message(m)) },
-    turn: { ...turn, messages: clip.messages(turn.messages) as Message[] },
-  }
+  const clipped = clip
+    ? {
+        ...call,
+        extra: call.extra.map((m) => clip.message(m)),
+        turn: { ...call.turn, messages: clip.messages(call.turn.messages) as Message[] },
+      }
+    : call
+  const formatter = formatterFor(clipped.turn.model, ctx.formatter)
+  const turn = clipped.toolChoice
+    ? textToolChoice(clipped.turn, clipped.toolChoice, formatter)
+    : clipped.turn
+  return { ...clipped, turn, formatter }
 }
 
 /** The budget, cache and request trace records of one attempt, and the formatter's warnings. */
 function traceRequest(
   ctx: CallContext,
-  spec: CallSpec,
-  turn: TurnContext,
-  { request, formatter, fitted, placement }: BuiltRequest,
+  spec: Attempt,
+  { request, fitted, placement }: BuiltRequest,
 ): void {
+  const { turn, formatter } = spec
   ctx.run.trace.record(AGENT_TRACE_STAGES.budget, {
     step: spec.step,
     phase: spec.phase,
@@ -340,10 +349,10 @@ async function recover(
 }
 
 /** The asynchronous token-count pre-pass (see `AsyncTokenCounter`), traced; never throws. */
-async function countSections(ctx: CallContext, spec: CallSpec, turn: TurnContext): Promise<void> {
+async function countSections(ctx: CallContext, spec: Attempt): Promise<void> {
   const counts = await prepareSectionCounts({
     counter: ctx.counter,
-    turn,
+    turn: spec.turn,
     extra: spec.extra,
     maxTokens: spec.maxTokens,
     budgetTokens: ctx.budgetTokens,

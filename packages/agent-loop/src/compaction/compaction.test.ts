@@ -15,11 +15,12 @@ import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import { runAgent } from '../run/run-agent.js'
 import { applyCompaction } from '../session/apply-compaction.js'
 import { sessionMessageEntries } from '../session/entries.js'
+import { summaryMessage, summaryOf } from '../session/summary-message.js'
 import { emulated, memorySessionStore, wireText } from '../test-support.js'
 import { defineTool } from '../tools/define-tool.js'
 import { resolveCompaction } from './compaction-options.js'
 import { isCutPoint, selectCut } from './select-cut.js'
-import { serializeConversation, summaryMessage, summaryOf } from './summarize.js'
+import { serializeConversation } from './summarize.js'
 
 const call = (id: string): Message => ({
   role: 'assistant',

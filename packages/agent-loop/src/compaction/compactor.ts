@@ -9,19 +9,13 @@ import { type CallContext, type CallResult, type CallSpec, callModel } from '../
 import type { CompactionReason } from '../events/events.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
-import type { ModelProvider } from '../provider/contract.js'
 import { ContextTooLongError } from '../provider/errors.js'
 import type { SessionRun } from '../session/session-run.js'
+import { summaryMessage, summaryOf } from '../session/summary-message.js'
 import { MIN_COMPACTION_GAIN, type ResolvedCompaction } from './compaction-options.js'
 import { ContextIrreducibleError } from './errors.js'
 import { compactionDue, estimateRequest, selectCut } from './select-cut.js'
-import {
-  clipToTokens,
-  serializeConversation,
-  summarizeWithModel,
-  summaryMessage,
-  summaryOf,
-} from './summarize.js'
+import { clipToTokens, serializeConversation, summaryCallSpec, summaryText } from './summarize.js'
 
 /** A compaction made in the current step, written to the session after the step's batch. */
 interface PendingCompaction {
@@ -38,6 +32,23 @@ interface View {
   extra: readonly Message[]
 }
 
+/**
+ * The run's call context for a summary call: its own prompt-cache state (the summary must not
+ * move the step's breakpoints), no clipping of its one message, and of its events only retries
+ * (its text is no step's reply).
+ */
+function summaryContext(ctx: CallContext): CallContext {
+  const { clip: _clip, ...rest } = ctx
+  return {
+    ...rest,
+    cache: { mode: ctx.cache.mode, warnedDropped: true },
+    droppedWarned: new Set(),
+    emit: (event) => {
+      if (event.type === 'retry') ctx.emit(event)
+    },
+  }
+}
+
 function emptyReply(): AssistantMessage {
   return { role: 'assistant', content: [], stopReason: 'end_turn', usage: emptyUsage() }
 }
@@ -52,7 +63,6 @@ function emptyReply(): AssistantMessage {
  */
 export class Compactor {
   readonly #o: ResolvedCompaction
-  readonly #provider: ModelProvider
   /** The compacted history (summary + kept tail), replacing the turn's messages. */
   #base: Message[] | undefined
   /** How many of the run's own messages (`extra`) the base already holds. */
@@ -65,9 +75,8 @@ export class Compactor {
   /** Compactions made in this run. */
   compactions = 0
 
-  constructor(options: ResolvedCompaction, provider: ModelProvider) {
+  constructor(options: ResolvedCompaction) {
     this.#o = options
-    this.#provider = provider
   }
 
   /** {@link callModel} with the pre-call check, threshold compaction and one overflow retry. */
@@ -235,9 +244,9 @@ export class Compactor {
         if (typeof text !== 'string') throw new TypeError('the summarizer did not return a string')
         return text
       }
-      const { text, usage } = await summarizeWithModel(this.#provider, model, input)
-      ctx.addUsage(usage, spec.step, spec.phase)
-      return text
+      return summaryText(
+        await callModel(summaryContext(ctx), summaryCallSpec(model, input, spec.step)),
+      )
     } catch (error) {
       ctx.warn({
         code: AGENT_LOOP_WARNINGS.compactionFailed,

@@ -1,6 +1,6 @@
 import type { Message, Section, TurnContext } from '@contextkit/core'
 import type { RunTokenCounter } from '../budget/budget.js'
-import { summaryOf } from './summarize.js'
+import { summaryOf } from '../session/summary-message.js'
 
 /** A message holding tool results: it continues the step of the call it answers. */
 function isToolResults(message: Message): boolean {

@@ -1,18 +1,14 @@
 import {
-  assertString,
   type ContentBlock,
-  describeError,
-  emptyUsage,
   invalidArgument,
   isMessageArray,
   type Message,
   type ModelInfo,
   type TokenCounter,
-  type Usage,
 } from '@contextkit/core'
-import { formatterFor } from '@contextkit/formatters'
-import type { ModelProvider } from '../provider/contract.js'
-import { ProviderError } from '../provider/errors.js'
+import type { CallResult, CallSpec } from '../call/model-call.js'
+import { abortedProviderError } from '../provider/retry.js'
+import { summaryOf } from '../session/summary-message.js'
 import type { SummarizeInput } from './compaction-options.js'
 
 /**
@@ -38,32 +34,11 @@ What the agent was about to do.
 
 Keep everything from the previous summary that is still true. Never invent facts.`
 
-/** The text that opens the summary message sent in place of the compacted history. */
-export const COMPACTION_SUMMARY_PREFIX =
-  'The conversation before this point was compacted into the following summary:'
+/** Id of the system section of the default summarizer's call. */
+const SUMMARY_SECTION_ID = 'compaction-summary'
 
 /** Characters of one tool result kept when a conversation is serialized for the summarizer. */
 const SERIALIZED_TOOL_RESULT_CHARS = 2_000
-
-/** The user message that stands in for the compacted history. */
-export function summaryMessage(summary: string): Message {
-  assertString(summary, 'summaryMessage', 'summary')
-  return {
-    role: 'user',
-    content: [
-      { type: 'text', text: `${COMPACTION_SUMMARY_PREFIX}\n<summary>\n${summary}\n</summary>` },
-    ],
-  }
-}
-
-/** The summary in a message made by {@link summaryMessage}; `undefined` for any other message. */
-export function summaryOf(message: Message | undefined): string | undefined {
-  if (message?.role !== 'user' || message.content.length !== 1) return undefined
-  const block = message.content[0]
-  if (block?.type !== 'text' || !block.text.startsWith(COMPACTION_SUMMARY_PREFIX)) return undefined
-  const text = block.text.slice(COMPACTION_SUMMARY_PREFIX.length)
-  return text.replace(/^\s*<summary>\n?/, '').replace(/\n?<\/summary>\s*$/, '')
-}
 
 function clipChars(text: string, max: number): string {
   if (text.length <= max) return text
@@ -134,40 +109,39 @@ export function summaryRequestText(input: SummarizeInput): string {
 }
 
 /**
- * The default summarizer: one call to `provider` with {@link SUMMARY_SYSTEM_PROMPT} and the
- * serialized conversation, no tools; resolves the reply's text and its usage. A provider error is
- * thrown as the `ProviderError` it is.
+ * The call of the default summarizer: {@link SUMMARY_SYSTEM_PROMPT} and the serialized
+ * conversation, no tools, no prefill. It goes through the loop's model-call path like a step's
+ * call (fitting, retries, `recover`, trace, usage), as phase `'compaction'`.
  */
-export async function summarizeWithModel(
-  provider: ModelProvider,
-  model: ModelInfo,
-  input: SummarizeInput,
-): Promise<{ text: string; usage: Usage }> {
-  const formatter = formatterFor(model)
-  const formatted = formatter.buildMessages(
-    [{ role: 'user', content: [{ type: 'text', text: summaryRequestText(input) }] }],
-    {
-      system: [
-        { id: 'compaction-summary', text: SUMMARY_SYSTEM_PROMPT, priority: 1, cache: 'stable' },
-      ],
-      model,
-    },
-  )
-  let text = ''
-  let usage = emptyUsage()
-  try {
-    for await (const event of provider.stream(
-      { ...formatted, model, maxTokens: input.maxTokens },
-      { signal: input.signal },
-    )) {
-      if (event.type === 'text-delta') text += event.text
-      else if (event.type === 'retry') text = ''
-      else if (event.type === 'error') throw event.error
-      else if (event.type === 'finish') usage = event.usage
-    }
-  } catch (error) {
-    if (ProviderError.isInstance(error)) throw error
-    throw new ProviderError(`The summary call failed: ${describeError(error)}`, { cause: error })
+export function summaryCallSpec(model: ModelInfo, input: SummarizeInput, step: number): CallSpec {
+  const request: Message = {
+    role: 'user',
+    content: [{ type: 'text', text: summaryRequestText(input) }],
   }
-  return { text: text.trim(), usage }
+  return {
+    turn: {
+      model,
+      system: [
+        { id: SUMMARY_SECTION_ID, text: SUMMARY_SYSTEM_PROMPT, priority: 1, cache: 'stable' },
+      ],
+      messages: [request],
+      userSections: [],
+      tools: [],
+      vars: {},
+      omitted: [],
+    },
+    extra: [],
+    opensReply: false,
+    maxTokens: input.maxTokens,
+    step,
+    phase: 'compaction',
+  }
+}
+
+/** The summary a summary call replied, or the error that ended it. */
+export function summaryText(result: CallResult): string {
+  if (result.kind === 'failed') throw result.error
+  if (result.kind === 'aborted') throw abortedProviderError()
+  const text = result.reply.content.map((b) => (b.type === 'text' ? b.text : '')).join('')
+  return text.trim()
 }

@@ -139,8 +139,11 @@ export interface AgentResult<Output = unknown> {
   output?: Output
 }
 
-/** Where a model call belongs: the plan phase (`runAgent({ plan })`) or the agent loop. */
-export type AgentPhase = 'plan' | 'agent'
+/**
+ * Where a model call belongs: the plan phase (`runAgent({ plan })`), the agent loop, or the
+ * summary call of a compaction (made within the step it compacts for, with that step's number).
+ */
+export type AgentPhase = 'plan' | 'agent' | 'compaction'
 
 /**
  * Everything a run reports, in order, discriminated on `type`. `step` numbers the steps of the

@@ -71,9 +71,7 @@ export class AgentLoop {
     this.#channel = channel
     this.#runId = runId
     this.#r = new RunRecord(runId, options.model.pricing)
-    this.#compactor = options.compaction
-      ? new Compactor(options.compaction, options.provider)
-      : undefined
+    this.#compactor = options.compaction ? new Compactor(options.compaction) : undefined
     this.#control = StepControl.create(options)
   }
 

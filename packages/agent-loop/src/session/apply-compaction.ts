@@ -1,6 +1,6 @@
 import { assertArray, type Message, type SessionEntry, type SessionWarning } from '@contextkit/core'
-import { summaryMessage } from '../compaction/summarize.js'
 import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
+import { summaryMessage } from './summary-message.js'
 
 /** What {@link applyCompaction} returns. */
 export interface AppliedCompaction {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import type { SessionEntry, SessionStore } from '@contextkit/core'
-import { summaryOf } from '../compaction/summarize.js'
 import { applyCompaction } from '../session/apply-compaction.js'
 import { lastEntryId } from '../session/entries.js'
 import { runStateOf } from '../session/run-state.js'
+import { summaryOf } from '../session/summary-message.js'
 import { freshId, messageEntries, newSession, normalized } from './session-fixtures.js'
 
 /**
