@@ -75,7 +75,11 @@ export interface FinalizeInfo {
 
 /** What a loop tells `prepareStep` about the model call about to be made. */
 export interface StepInfo {
-  /** The call's index in the run's agent phase, from 0 (the run's first call is 0). */
+  /**
+   * The step the call belongs to, from 1 (a step is one model call plus the tools it asked for;
+   * the plan call is step 0 and runs no `prepareStep`), as in events, traces, usage and
+   * {@link FinalizeInfo.step}.
+   */
   step: number
   /** The run's own new messages so far (its replies and tool results), sent after `turn.messages`. */
   newMessages: readonly Message[]

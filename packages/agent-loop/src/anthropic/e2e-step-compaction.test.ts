@@ -58,7 +58,7 @@ describe('compaction with prepareStep', () => {
       middleware: [stepNote],
       prepareStep: ({ step }) => ({
         activeTools: ['read_chunk'],
-        toolChoice: step < STEPS ? 'any' : 'auto',
+        toolChoice: step <= STEPS ? 'any' : 'auto',
       }),
     })
     const events = await collect(run.events)
@@ -74,8 +74,8 @@ describe('compaction with prepareStep', () => {
     // every step's note reached its own call, and only its own
     agent.forEach((b, i) => {
       const text = JSON.stringify(b.messages)
-      expect(text).toContain(`Step ${i}.`)
-      expect(text).not.toContain(`Step ${i + 1}.`)
+      expect(text).toContain(`Step ${i + 1}.`)
+      expect(text).not.toContain(`Step ${i + 2}.`)
     })
     // the session holds every message, whole, and the compaction entries
     const entries = store.data.get('steps') ?? []

@@ -18,6 +18,53 @@ export interface AttemptOptions {
 }
 
 /**
+ * The raw events of a started stream mapped to provider events until `message_stop`; a silence
+ * longer than `idleTimeoutMs` aborts the request (`controller`) and fails retryably, as does an
+ * end before `message_stop`.
+ */
+async function* readEvents(
+  stream: AsyncIterable<Anthropic.RawMessageStreamEvent>,
+  o: {
+    signal: AbortSignal
+    idleTimeoutMs: number
+    controller: AbortController
+    requestId?: string
+  },
+): AsyncGenerator<ProviderEvent, AttemptOutcome> {
+  const requestId = o.requestId ? { requestId: o.requestId } : {}
+  const mapper = new AnthropicEventMapper()
+  const events = stream[Symbol.asyncIterator]()
+  while (true) {
+    const pending = events.next()
+    const next = await within(pending, o.idleTimeoutMs)
+    if (next === TIMED_OUT) {
+      pending.catch(() => undefined)
+      o.controller.abort()
+      const message = `Anthropic stream stalled: no event for ${o.idleTimeoutMs} ms`
+      const error = new ProviderError(message, {
+        errorType: 'idle_timeout',
+        retryable: true,
+        ...requestId,
+      })
+      return { kind: 'failed', error }
+    }
+    if (next.done) break
+    for (const event of mapper.map(next.value)) yield event
+    if (o.signal.aborted) return { kind: 'aborted' }
+  }
+  if (!mapper.stopped) {
+    const error = new ProviderError('The stream ended before message_stop', {
+      errorType: 'incomplete_stream',
+      retryable: true,
+      ...requestId,
+    })
+    return { kind: 'failed', error }
+  }
+  yield mapper.finish(o.requestId)
+  return { kind: 'finished' }
+}
+
+/**
  * One `client.messages.create({ stream: true })` call, its raw events mapped to provider events
  * as they come. A wait longer than `idleTimeoutMs` for the next event aborts the call and ends
  * it as a retryable `idle_timeout` failure; the run's signal aborts it at once. A failure before
@@ -44,38 +91,7 @@ export async function* streamAttempt(
       .withResponse()
     started = true
     requestId = request_id ?? undefined
-    const mapper = new AnthropicEventMapper()
-    const events = stream[Symbol.asyncIterator]()
-    while (true) {
-      const pending = events.next()
-      const next = await within(pending, idleTimeoutMs)
-      if (next === TIMED_OUT) {
-        pending.catch(() => undefined)
-        controller.abort()
-        const error = new ProviderError(
-          `Anthropic stream stalled: no event for ${idleTimeoutMs} ms`,
-          {
-            errorType: 'idle_timeout',
-            retryable: true,
-            ...(requestId ? { requestId } : {}),
-          },
-        )
-        return { kind: 'failed', error }
-      }
-      if (next.done) break
-      for (const event of mapper.map(next.value)) yield event
-      if (signal.aborted) return { kind: 'aborted' }
-    }
-    if (!mapper.stopped) {
-      const error = new ProviderError('The stream ended before message_stop', {
-        errorType: 'incomplete_stream',
-        retryable: true,
-        ...(requestId ? { requestId } : {}),
-      })
-      return { kind: 'failed', error }
-    }
-    yield mapper.finish(requestId)
-    return { kind: 'finished' }
+    return yield* readEvents(stream, { signal, idleTimeoutMs, controller, requestId })
   } catch (thrown) {
     if (signal.aborted) return { kind: 'aborted' }
     return {

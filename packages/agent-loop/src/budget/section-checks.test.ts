@@ -51,7 +51,7 @@ describe('RunTokenCounter.checkSections', () => {
       name: 'late',
       prepare: (turn) => ({ ...turn, system: [...turn.system, valid('early')] }),
       prepareStep: (turn, _run, info) =>
-        info.step >= 1 ? { ...turn, system: [...turn.system, invalid('late') as Section] } : turn,
+        info.step >= 2 ? { ...turn, system: [...turn.system, invalid('late') as Section] } : turn,
     }
     const provider = scriptedProvider(
       [{ text: 'Reading.', toolCalls: [{ name: 'echo', input: { x: 'a' } }] }, 'done'],

@@ -225,6 +225,39 @@ function asProviderError(thrown: unknown, provider: string): ProviderError {
 }
 
 /**
+ * One provider event applied to the reply being built: the outcome when it ends the reply
+ * (`finish`, `error`), else `undefined` (a `retry` voids the partial reply and is reported).
+ */
+function applyEvent(
+  input: StreamReplyInput,
+  builder: ReplyBuilder,
+  event: ProviderEvent,
+  partial: (reason: StopReason) => AssistantMessage,
+): StreamReplyOutcome | undefined {
+  if (event.type === 'finish') {
+    builder.usage = event.usage
+    builder.end(event.stopReason === 'stop_sequence' ? event.stopSequence : undefined)
+    return {
+      kind: 'done',
+      reply: builder.message(event.stopReason, event.stopSequence),
+      invalidCalls: builder.invalidCalls,
+    }
+  }
+  if (event.type === 'error') {
+    if (input.signal.aborted) return { kind: 'aborted', reply: partial('aborted') }
+    return { kind: 'failed', reply: partial('error'), error: event.error }
+  }
+  if (event.type !== 'retry') {
+    builder.provider(event)
+    return undefined
+  }
+  builder.reset()
+  const { attempt, delayMs, error } = event
+  input.emit({ type: 'retry', step: input.step, source: 'provider', attempt, delayMs, error })
+  return undefined
+}
+
+/**
  * Stream one model call: provider text through the formatter's parser (seeded with the request's
  * `assistantPrefill`), native thinking and tool calls as they come, agent events emitted on the
  * way. A provider `retry` voids the partial reply. An abort ends the wait at once, whether or not
@@ -256,33 +289,8 @@ export async function streamReply(input: StreamReplyInput): Promise<StreamReplyO
         )
         return { kind: 'failed', reply: partial('error'), error }
       }
-      const event = next.value
-      if (event.type === 'finish') {
-        builder.usage = event.usage
-        builder.end(event.stopReason === 'stop_sequence' ? event.stopSequence : undefined)
-        return {
-          kind: 'done',
-          reply: builder.message(event.stopReason, event.stopSequence),
-          invalidCalls: builder.invalidCalls,
-        }
-      }
-      if (event.type === 'error') {
-        if (signal.aborted) return { kind: 'aborted', reply: partial('aborted') }
-        return { kind: 'failed', reply: partial('error'), error: event.error }
-      }
-      if (event.type === 'retry') {
-        builder.reset()
-        input.emit({
-          type: 'retry',
-          step: input.step,
-          source: 'provider',
-          attempt: event.attempt,
-          delayMs: event.delayMs,
-          error: event.error,
-        })
-        continue
-      }
-      builder.provider(event)
+      const end = applyEvent(input, builder, next.value, partial)
+      if (end) return end
       // a reader far behind: stop pulling from the provider (its socket buffers, then TCP
       // holds the server) until the reader catches up; an abort ends the wait
       const behind = input.backpressure?.()

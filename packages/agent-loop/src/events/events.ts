@@ -140,10 +140,12 @@ export interface AgentResult<Output = unknown> {
 }
 
 /**
- * Where a model call belongs: the plan phase (`runAgent({ plan })`), the agent loop, or the
- * summary call of a compaction (made within the step it compacts for, with that step's number).
+ * Where a model call belongs: the plan phase (`runAgent({ plan })`, step 0), the agent loop
+ * (steps from 1), the output phase (`runAgent({ output })`: its calls are steps numbered after
+ * the final reply's), or the summary call of a compaction (made within the step it compacts for,
+ * with that step's number; no `step-start` of its own).
  */
-export type AgentPhase = 'plan' | 'agent' | 'compaction'
+export type AgentPhase = 'plan' | 'agent' | 'output' | 'compaction'
 
 /**
  * Everything a run reports, in order, discriminated on `type`. `step` numbers the steps of the

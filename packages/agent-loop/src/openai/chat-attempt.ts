@@ -65,6 +65,71 @@ function retryAfter(headers: Headers): number | undefined {
   return undefined
 }
 
+/** A non-2xx answer as a failed attempt, with the server's `retry-after` when it gave one. */
+async function refused(
+  o: ChatAttemptOptions,
+  response: Response,
+  requestId: string | undefined,
+): Promise<AttemptOutcome> {
+  const text = await response.text().catch(() => '')
+  const error = asContextTooLong(
+    withErrorCode(httpError(o.url, response.status, text, requestId, CHAT_SERVER)),
+  )
+  const wait = retryAfter(response.headers)
+  return { kind: 'failed', error, ...(wait === undefined ? {} : { retryAfterMs: wait }) }
+}
+
+/** A server that answered the whole completion at once (no event stream). */
+async function* readWhole(
+  response: Response,
+  assembler: ChatAssembler,
+  requestId: string | undefined,
+): AsyncGenerator<ProviderEvent, AttemptOutcome> {
+  yield* assembler.data(await response.text())
+  if (assembler.error) return { kind: 'failed', error: assembler.error }
+  yield* assembler.finish(requestId)
+  return { kind: 'finished' }
+}
+
+/**
+ * The event stream of a `200` answer, chunk by chunk until the assembler has the whole reply; a
+ * silence longer than `idleTimeoutMs`, a malformed line or an end before a `finish_reason` fails
+ * the attempt (retryably).
+ */
+async function* readEvents(
+  o: ChatAttemptOptions,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  assembler: ChatAssembler,
+  requestId: string | undefined,
+): AsyncGenerator<ProviderEvent, AttemptOutcome> {
+  const sse = new SseReader()
+  while (!assembler.complete) {
+    const read = reader.read()
+    const next = await within(read, o.idleTimeoutMs)
+    if (next === TIMED_OUT) {
+      read.catch(() => undefined)
+      return { kind: 'failed', error: stalled(o.idleTimeoutMs, requestId) }
+    }
+    for (const item of next.done ? sse.end() : sse.push(next.value)) {
+      if (item.kind === 'invalid') {
+        const error = incomplete(`Malformed SSE line: ${item.line.slice(0, 200)}`, requestId)
+        return { kind: 'failed', error }
+      }
+      for (const event of assembler.data(item.data)) yield event
+      if (assembler.error) return { kind: 'failed', error: assembler.error }
+      if (assembler.complete) break
+    }
+    if (o.signal.aborted) return { kind: 'aborted' }
+    if (next.done) break
+  }
+  if (!assembler.finished) {
+    const error = incomplete(`The ${CHAT_SERVER}'s stream ended before a finish_reason`, requestId)
+    return { kind: 'failed', error }
+  }
+  yield* assembler.finish(requestId)
+  return { kind: 'finished' }
+}
+
 /**
  * One `POST …/chat/completions` with `stream: true`, its chunks mapped to provider events as they
  * come. A wait longer than `idleTimeoutMs` for the response or its next bytes ends the attempt as a
@@ -86,62 +151,18 @@ export async function* chatAttempt(
     }
     const requestId =
       response.headers.get('x-request-id') ?? response.headers.get('request-id') ?? undefined
-    if (!response.ok) {
-      const text = await response.text().catch(() => '')
-      const error = asContextTooLong(
-        withErrorCode(httpError(o.url, response.status, text, requestId, CHAT_SERVER)),
-      )
-      const wait = retryAfter(response.headers)
-      return { kind: 'failed', error, ...(wait === undefined ? {} : { retryAfterMs: wait }) }
-    }
+    if (!response.ok) return await refused(o, response, requestId)
     const assembler = new ChatAssembler(requestId)
-    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-      // a server that answered the whole completion at once
-      const text = await response.text()
-      yield* assembler.data(text)
-      if (assembler.error) return { kind: 'failed', error: assembler.error }
-      yield* assembler.finish(requestId)
-      return { kind: 'finished' }
-    }
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream'))
+      return yield* readWhole(response, assembler, requestId)
     reader = response.body?.getReader()
     if (!reader) return { kind: 'failed', error: incomplete('The response had no body', requestId) }
-    const sse = new SseReader()
-    while (!assembler.complete) {
-      const read = reader.read()
-      const next = await within(read, o.idleTimeoutMs)
-      if (next === TIMED_OUT) {
-        read.catch(() => undefined)
-        return { kind: 'failed', error: stalled(o.idleTimeoutMs, requestId) }
-      }
-      for (const item of next.done ? sse.end() : sse.push(next.value)) {
-        if (item.kind === 'invalid') {
-          return {
-            kind: 'failed',
-            error: incomplete(`Malformed SSE line: ${item.line.slice(0, 200)}`, requestId),
-          }
-        }
-        for (const event of assembler.data(item.data)) yield event
-        if (assembler.error) return { kind: 'failed', error: assembler.error }
-        if (assembler.complete) break
-      }
-      if (o.signal.aborted) return { kind: 'aborted' }
-      if (next.done) break
-    }
-    if (!assembler.finished) {
-      return {
-        kind: 'failed',
-        error: incomplete(`The ${CHAT_SERVER}'s stream ended before a finish_reason`, requestId),
-      }
-    }
-    yield* assembler.finish(requestId)
-    return { kind: 'finished' }
+    return yield* readEvents(o, reader, assembler, requestId)
   } catch (thrown) {
     if (o.signal.aborted) return { kind: 'aborted' }
     if (reader) {
-      return {
-        kind: 'failed',
-        error: incomplete(`The ${CHAT_SERVER}'s stream broke off`, undefined, thrown),
-      }
+      const error = incomplete(`The ${CHAT_SERVER}'s stream broke off`, undefined, thrown)
+      return { kind: 'failed', error }
     }
     return { kind: 'failed', error: connectionError(o.url, thrown, CHAT_SERVER) }
   } finally {

@@ -118,7 +118,8 @@ function outputCall(
  * reply that called no tool: one call in the provider's {@link OutputMode} (without thinking or
  * prefill), its value validated with the zod schema; when it is invalid, one repair call that
  * shows the model the error, then an {@link OutputValidationError}. The calls are the run's
- * (usage, events) but not saved: the session keeps the conversation.
+ * (usage, events), each a step numbered after the final reply's with phase `'output'`, but not
+ * saved: the session keeps the conversation.
  */
 export async function runOutputPhase(input: OutputPhaseInput): Promise<OutputPhaseResult> {
   const { ctx, spec, mode } = input
@@ -127,16 +128,16 @@ export async function runOutputPhase(input: OutputPhaseInput): Promise<OutputPha
   let error = ''
   for (let attempt = 0; attempt < OUTPUT_ATTEMPTS; attempt++) {
     const step = input.step + attempt
-    ctx.emit({ type: 'step-start', step, phase: 'agent' })
+    ctx.emit({ type: 'step-start', step, phase: 'output' })
     const result = await callModel(ctx, {
       ...call,
       extra,
       opensReply: false,
       maxTokens: input.maxTokens,
       step,
-      phase: 'agent',
+      phase: 'output',
     })
-    ctx.emit({ type: 'step-end', step, phase: 'agent', message: result.reply })
+    ctx.emit({ type: 'step-end', step, phase: 'output', message: result.reply })
     if (result.kind === 'aborted') return { kind: 'aborted', error: undefined, calls: attempt + 1 }
     if (result.kind === 'failed') return { kind: 'failed', error: result.error, calls: attempt + 1 }
     const read = readReply(mode, spec, result.reply)

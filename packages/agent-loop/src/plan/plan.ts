@@ -113,53 +113,22 @@ export async function runPlanPhase(
   prepared: TurnContext,
   options: PlanOptions,
 ): Promise<{ outcome: PlanOutcome; calls: number }> {
-  const model =
-    options.model === undefined
-      ? prepared.model
-      : typeof options.model === 'string'
-        ? getModelInfo(options.model)
-        : options.model
-  const { prefill: _prefill, thinking: _thinking, ...rest } = prepared
-  const turn: TurnContext = {
-    ...rest,
-    model,
-    tools: [],
-    system: [
-      {
-        id: 'plan-phase',
-        text: options.system ?? PLAN_SYSTEM_PROMPT,
-        priority: 1_000_000,
-        cache: 'stable',
-      },
-    ],
-  }
-  const maxTokens = Math.min(options.maxTokens ?? 1024, model.maxOutput)
+  const turn = planTurn(prepared, options)
+  const maxTokens = Math.min(options.maxTokens ?? 1024, turn.model.maxOutput)
   const extra: Message[] = []
   let problem = ''
   for (let attempt = 0; attempt < 2; attempt++) {
     ctx.emit({ type: 'step-start', step: 0, phase: 'plan' })
-    const result = await callModel(ctx, {
-      turn,
-      extra,
-      opensReply: false,
-      maxTokens,
-      step: 0,
-      phase: 'plan',
-    })
+    const spec = { turn, extra, opensReply: false, maxTokens, step: 0, phase: 'plan' as const }
+    const result = await callModel(ctx, spec)
     ctx.emit({ type: 'step-end', step: 0, phase: 'plan', message: result.reply })
     if (result.kind === 'aborted') return { outcome: { kind: 'aborted' }, calls: attempt + 1 }
     if (result.kind === 'failed')
       return { outcome: { kind: 'failed', error: result.error }, calls: attempt + 1 }
-    const text = textOf(result.reply)
-    const parsed = parsePlanAnswer(text)
+    const parsed = parsePlanAnswer(textOf(result.reply))
     if ('answer' in parsed) {
-      const answer = parsed.answer
-      ctx.run.trace.record(AGENT_TRACE_STAGES.plan, { ...answer, repaired: attempt > 0 })
-      const outcome: PlanOutcome =
-        answer.action === 'proceed'
-          ? { kind: 'proceed', plan: answer.plan }
-          : { kind: 'clarify', question: answer.question, context: answer.context }
-      return { outcome, calls: attempt + 1 }
+      ctx.run.trace.record(AGENT_TRACE_STAGES.plan, { ...parsed.answer, repaired: attempt > 0 })
+      return { outcome: outcomeOf(parsed.answer), calls: attempt + 1 }
     }
     problem = parsed.problem
     extra.push(
@@ -169,11 +138,34 @@ export async function runPlanPhase(
   }
   const error = new PlanError(
     `The plan call gave no usable answer twice (${problem}); going on without a plan.`,
-    {
-      recoverable: true,
-    },
+    { recoverable: true },
   )
   ctx.warn({ code: error.code, message: error.message, source: 'plan' })
   ctx.run.trace.record(AGENT_TRACE_STAGES.plan, { action: 'none', problem })
   return { outcome: { kind: 'none' }, calls: 2 }
+}
+
+/** The plan call's turn: the prepared one on the plan's model, no tools, prefill or thinking. */
+function planTurn(prepared: TurnContext, options: PlanOptions): TurnContext {
+  const model =
+    options.model === undefined
+      ? prepared.model
+      : typeof options.model === 'string'
+        ? getModelInfo(options.model)
+        : options.model
+  const { prefill: _prefill, thinking: _thinking, ...rest } = prepared
+  const text = options.system ?? PLAN_SYSTEM_PROMPT
+  return {
+    ...rest,
+    model,
+    tools: [],
+    system: [{ id: 'plan-phase', text, priority: 1_000_000, cache: 'stable' }],
+  }
+}
+
+/** A valid answer as the phase's outcome. */
+function outcomeOf(answer: PlanAnswer): PlanOutcome {
+  return answer.action === 'proceed'
+    ? { kind: 'proceed', plan: answer.plan }
+    : { kind: 'clarify', question: answer.question, context: answer.context }
 }

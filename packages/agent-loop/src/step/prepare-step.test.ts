@@ -58,8 +58,8 @@ describe('runAgent prepareStep', () => {
     const states: PrepareStepState[] = []
     const prepareStep: PrepareStep = (state) => {
       states.push(state)
-      if (state.step === 0) return { activeTools: ['lookup'], toolChoice: { tool: 'lookup' } }
-      if (state.step === 1) return { model: 'claude-sonnet-4-6', system: 'Spell now.' }
+      if (state.step === 1) return { activeTools: ['lookup'], toolChoice: { tool: 'lookup' } }
+      if (state.step === 2) return { model: 'claude-sonnet-4-6', system: 'Spell now.' }
       return undefined
     }
     const { result, bodies } = await run({
@@ -69,7 +69,7 @@ describe('runAgent prepareStep', () => {
     })
     expect(result.error).toBeUndefined()
     expect(result.text).toBe('A wombat: w-o-m-b-a-t.')
-    expect(states.map((s) => s.step)).toEqual([0, 1, 2])
+    expect(states.map((s) => s.step)).toEqual([1, 2, 3])
     expect(states.map((s) => s.messages.length)).toEqual([1, 3, 5])
     expect(states[0]?.lastReply).toBeUndefined()
     expect(states[1]?.lastReply?.content.some((b) => b.type === 'tool_call')).toBe(true)
@@ -96,7 +96,7 @@ describe('runAgent prepareStep', () => {
       messages: [textMessage('user', 'What is a wombat?')],
       session: { store, id: 's1' },
       prepareStep: ({ step, messages }) =>
-        step === 1 && messages.length === 3
+        step === 2 && messages.length === 3
           ? { messages: [textMessage('user', 'Shortened.')] }
           : undefined,
     })
@@ -234,15 +234,15 @@ describe('middleware prepareStep', () => {
       ],
       prepareStep: ({ step }) => {
         order.push(`option ${step}`)
-        return step === 1 ? { activeTools: ['lookup'] } : undefined
+        return step === 2 ? { activeTools: ['lookup'] } : undefined
       },
     })
     expect(result.error).toBeUndefined()
-    expect(order).toEqual(['prepare', 'option 0', 'option 1', 'option 2'])
+    expect(order).toEqual(['prepare', 'option 1', 'option 2', 'option 3'])
     expect(seen.map((s) => [s.step, s.newMessages.length, s.lastReply === undefined])).toEqual([
-      [0, 0, true],
-      [1, 2, false],
-      [2, 4, false],
+      [1, 0, true],
+      [2, 2, false],
+      [3, 4, false],
     ])
     const texts = bodies.map((b) => JSON.stringify(b.messages))
     expect(texts[0]).not.toContain('remember the wombat')

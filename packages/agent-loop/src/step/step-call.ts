@@ -32,7 +32,7 @@ export async function callStep(
   const { ctx, record, control, compactor } = input
   ctx.emit({ type: 'step-start', step, phase: 'agent' })
   const setup = control
-    ? await control.setup(turn, record.sent, step - 1, record.usage, ctx.run)
+    ? await control.setup(turn, record.sent, step, record.usage, ctx.run)
     : undefined
   const spec: CallSpec = {
     turn: setup ? setup.turn : turn,

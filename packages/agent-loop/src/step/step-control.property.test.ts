@@ -56,7 +56,7 @@ describe('prepareStep (property)', () => {
         const expected: Array<{ tools: string[]; choice: ToolChoice | undefined; first: boolean }> =
           []
         const prepared = await runWith(steps, (step) => {
-          const p = plans[step]!
+          const p = plans[step - 1]!
           const active = names.filter((n) => n === 'lookup' || p.others.includes(n))
           const offered = p.narrow ? active : names
           const choice: ToolChoice | undefined =

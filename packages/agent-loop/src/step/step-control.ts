@@ -21,7 +21,10 @@ import { type ToolChoice, ToolChoiceSchema } from '../provider/tool-choice.js'
 
 /** What `runAgent`'s `prepareStep` is told before each model call. */
 export interface PrepareStepState {
-  /** The call's index in the run, from 0 (the events' `step` is this plus 1). */
+  /**
+   * The step being prepared, from 1, as in events, traces and usage (the AI SDK's `stepNumber`
+   * counts from 0).
+   */
   step: number
   /** The conversation the call sends unless you replace it: the history and input, then the run's new messages. */
   messages: readonly Message[]
@@ -129,7 +132,7 @@ export class StepControl {
     return new StepControl(o.prepareStep, middleware, o.toolChoice)
   }
 
-  /** Prepare call `step` (from 0) from the run's prepared turn and its new messages so far. */
+  /** Prepare step `step` (from 1) from the run's prepared turn and its new messages so far. */
   async setup(
     base: TurnContext,
     extra: readonly Message[],

@@ -69,27 +69,84 @@ interface BatchAbort {
   running: Set<AbortController>
 }
 
-async function runOne(
+/** An unknown tool or input its schema refuses, as an outcome; else the tool and its checked input. */
+async function refusal(
   call: ToolCallBlock,
   tool: AgentTool | undefined,
-  options: RunToolCallsOptions,
   available: string,
-  batch: BatchAbort,
-): Promise<Omit<ToolOutcome, 'call'>> {
+): Promise<{ outcome: Omit<ToolOutcome, 'call'> } | { tool: AgentTool; input: unknown }> {
   if (!tool) {
     const error = new UnknownToolError(`Unknown tool "${call.name}". ${available}`, {
       details: { tool: call.name },
     })
-    return { result: errorResult(call, error), error, durationMs: 0 }
+    return { outcome: { result: errorResult(call, error), error, durationMs: 0 } }
   }
   const parsed = await tool.input.safeParseAsync(call.input)
-  if (!parsed.success) {
-    const error = new ToolInputError(
-      `Invalid input for tool "${call.name}": ${describeIssues(parsed.error.issues)}`,
-      { details: { tool: call.name } },
-    )
-    return { result: errorResult(call, error), error, durationMs: 0 }
+  if (parsed.success) return { tool, input: parsed.data }
+  const error = new ToolInputError(
+    `Invalid input for tool "${call.name}": ${describeIssues(parsed.error.issues)}`,
+    { details: { tool: call.name } },
+  )
+  return { outcome: { result: errorResult(call, error), error, durationMs: 0 } }
+}
+
+/** What a tool's `execute` threw, as an error outcome (its output refused, or its failure). */
+function thrownOutcome(
+  call: ToolCallBlock,
+  thrown: unknown,
+  durationMs: number,
+): Omit<ToolOutcome, 'call'> {
+  if (ToolOutputError.isInstance(thrown)) {
+    const error = new ToolOutputError(`Tool "${call.name}": ${thrown.message}`, {
+      cause: thrown,
+      details: { tool: call.name },
+    })
+    return { result: errorResult(call, error), error, durationMs }
   }
+  const reason = thrown instanceof Error ? thrown.message : String(thrown)
+  const error = new ToolExecutionError(`Tool "${call.name}" failed: ${reason}`, {
+    cause: thrown,
+    details: { tool: call.name },
+  })
+  return { result: errorResult(call, error), error, durationMs }
+}
+
+/** A finished `execute`'s value as an outcome: a timeout, an abort, or the result sent back. */
+function settledOutcome(
+  call: ToolCallBlock,
+  output: unknown,
+  timeoutMs: number,
+  controller: AbortController,
+  durationMs: number,
+): Omit<ToolOutcome, 'call'> {
+  if (output === TIMED_OUT) {
+    const error = new ToolTimeoutError(`Tool "${call.name}" timed out after ${timeoutMs} ms.`, {
+      details: { tool: call.name, timeoutMs },
+    })
+    controller.abort(error)
+    return { result: errorResult(call, error), error, durationMs }
+  }
+  if (output === ABORTED) {
+    const error = abortedError(call)
+    return { result: errorResult(call, error), error, durationMs }
+  }
+  const content = toolOutputContent(output)
+  return {
+    result: { type: 'tool_result', toolCallId: call.id, content, isError: false },
+    durationMs,
+  }
+}
+
+async function runOne(
+  call: ToolCallBlock,
+  given: AgentTool | undefined,
+  options: RunToolCallsOptions,
+  available: string,
+  batch: BatchAbort,
+): Promise<Omit<ToolOutcome, 'call'>> {
+  const checked = await refusal(call, given, available)
+  if ('outcome' in checked) return checked.outcome
+  const { tool } = checked
   const now = options.now ?? (() => performance.now())
   const controller = new AbortController()
   if (options.signal.aborted) controller.abort(options.signal.reason)
@@ -97,50 +154,13 @@ async function runOne(
   const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS
   const started = now()
   try {
-    const work = Promise.resolve().then(() =>
-      tool.execute(parsed.data, {
-        signal: controller.signal,
-        toolCallId: call.id,
-        runId: options.runId,
-      }),
-    )
+    const context = { signal: controller.signal, toolCallId: call.id, runId: options.runId }
+    const work = Promise.resolve().then(() => tool.execute(checked.input, context))
     work.catch(() => undefined) // a late rejection after a timeout or abort is not unhandled
     const output = await Promise.race([within(work, timeoutMs), batch.aborted])
-    const durationMs = now() - started
-    if (output === TIMED_OUT) {
-      const error = new ToolTimeoutError(`Tool "${call.name}" timed out after ${timeoutMs} ms.`, {
-        details: { tool: call.name, timeoutMs },
-      })
-      controller.abort(error)
-      return { result: errorResult(call, error), error, durationMs }
-    }
-    if (output === ABORTED) {
-      const error = abortedError(call)
-      return { result: errorResult(call, error), error, durationMs }
-    }
-    return {
-      result: {
-        type: 'tool_result',
-        toolCallId: call.id,
-        content: toolOutputContent(output),
-        isError: false,
-      },
-      durationMs,
-    }
+    return settledOutcome(call, output, timeoutMs, controller, now() - started)
   } catch (thrown) {
-    if (ToolOutputError.isInstance(thrown)) {
-      const error = new ToolOutputError(`Tool "${call.name}": ${thrown.message}`, {
-        cause: thrown,
-        details: { tool: call.name },
-      })
-      return { result: errorResult(call, error), error, durationMs: now() - started }
-    }
-    const reason = thrown instanceof Error ? thrown.message : String(thrown)
-    const error = new ToolExecutionError(`Tool "${call.name}" failed: ${reason}`, {
-      cause: thrown,
-      details: { tool: call.name },
-    })
-    return { result: errorResult(call, error), error, durationMs: now() - started }
+    return thrownOutcome(call, thrown, now() - started)
   } finally {
     batch.running.delete(controller)
   }

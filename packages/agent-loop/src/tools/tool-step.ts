@@ -5,7 +5,7 @@ import type { AgentLoopError } from '../provider/errors.js'
 import type { AgentTool } from './define-tool.js'
 import { RepeatedToolCallError, ToolInputError } from './errors.js'
 import type { LoopGuard, LoopGuardVerdict } from './loop-guard.js'
-import { runToolCalls } from './run-tools.js'
+import { runToolCalls, type ToolOutcome } from './run-tools.js'
 
 /** Inputs of {@link runToolStep}. */
 export interface ToolStepInput {
@@ -32,9 +32,31 @@ export interface ToolStepInput {
 export async function runToolStep(
   input: ToolStepInput,
 ): Promise<{ results: Message; verdict: LoopGuardVerdict }> {
-  const { calls, step, run } = input
+  const { calls } = input
   const verdict: LoopGuardVerdict = input.guard?.check(calls) ?? { refused: new Map(), stop: false }
-  calls.forEach((call, index) => {
+  refuseAnswered(input, verdict)
+  traceGuard(input, verdict)
+  const outcomes = await runToolCalls(calls, {
+    tools: input.tools,
+    signal: input.signal,
+    runId: input.run.runId,
+    concurrency: input.concurrency,
+    refused: verdict.refused,
+    onOutcome: (outcome) => reportOutcome(input, outcome),
+  })
+  const nudge: TextBlock[] = verdict.nudge ? [{ type: 'text', text: verdict.nudge }] : []
+  return {
+    results: { role: 'user', content: [...outcomes.map((x) => x.result), ...nudge] },
+    verdict,
+  }
+}
+
+/**
+ * Calls answered already (`answered`: a person's denial, an interrupted call) and calls whose
+ * input did not parse are refused with their error, unless the guard refused them first.
+ */
+function refuseAnswered(input: ToolStepInput, verdict: LoopGuardVerdict): void {
+  input.calls.forEach((call, index) => {
     const answer = input.answered?.get(call.id)
     if (answer !== undefined) {
       verdict.refused.set(index, answer)
@@ -48,48 +70,35 @@ export async function runToolStep(
       )
     }
   })
+}
+
+/** A trace record for each call the loop guard refused as a repeat. */
+function traceGuard(input: ToolStepInput, verdict: LoopGuardVerdict): void {
   for (const [index, error] of verdict.refused) {
     if (!RepeatedToolCallError.isInstance(error)) continue
-    run.trace.record(AGENT_TRACE_STAGES.loopGuard, {
-      step,
-      tool: calls[index]!.name,
+    input.run.trace.record(AGENT_TRACE_STAGES.loopGuard, {
+      step: input.step,
+      tool: input.calls[index]!.name,
       repeats: error.details.repeats,
       action: verdict.stop ? 'stop' : 'nudge',
     })
   }
-  const outcomes = await runToolCalls(calls, {
-    tools: input.tools,
-    signal: input.signal,
-    runId: run.runId,
-    concurrency: input.concurrency,
-    refused: verdict.refused,
-    onOutcome: (outcome) => {
-      input.emit({
-        type: 'tool-result',
-        step,
-        name: outcome.call.name,
-        result: outcome.result,
-        durationMs: outcome.durationMs,
-        ...(outcome.error ? { error: outcome.error } : {}),
-      })
-      run.trace.record(AGENT_TRACE_STAGES.tool, {
-        step,
-        id: outcome.call.id,
-        tool: outcome.call.name,
-        input: outcome.call.input,
-        isError: outcome.result.isError,
-        ...(outcome.error ? { code: outcome.error.code } : {}),
-        chars: outcome.result.content.reduce(
-          (n, b) => n + (b.type === 'text' ? b.text.length : 0),
-          0,
-        ),
-        durationMs: Math.round(outcome.durationMs),
-      })
-    },
+}
+
+/** A finished call's `tool-result` event and trace record. */
+function reportOutcome(input: ToolStepInput, outcome: ToolOutcome): void {
+  const { step, run } = input
+  const error = outcome.error ? { error: outcome.error } : {}
+  const { call, result, durationMs } = outcome
+  input.emit({ type: 'tool-result', step, name: call.name, result, durationMs, ...error })
+  run.trace.record(AGENT_TRACE_STAGES.tool, {
+    step,
+    id: call.id,
+    tool: call.name,
+    input: call.input,
+    isError: result.isError,
+    ...(outcome.error ? { code: outcome.error.code } : {}),
+    chars: result.content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0),
+    durationMs: Math.round(durationMs),
   })
-  const nudge: TextBlock[] = verdict.nudge ? [{ type: 'text', text: verdict.nudge }] : []
-  return {
-    results: { role: 'user', content: [...outcomes.map((x) => x.result), ...nudge] },
-    verdict,
-  }
 }
