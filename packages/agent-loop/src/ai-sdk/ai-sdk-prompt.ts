@@ -1,5 +1,9 @@
-import type { CacheControl, FormattedBlock, FormattedMessage } from '@contextkit/formatters'
-import type { ProviderRequest } from '../provider/contract.js'
+import type {
+  CacheControl,
+  FormattedBlock,
+  FormattedMessage,
+  ProviderRequest,
+} from '../provider/contract.js'
 
 /** A part of an AI SDK prompt message (the fields of spec v2, v3 and v4 this adapter writes). */
 export type AiSdkPart = Record<string, unknown> & { type: string }

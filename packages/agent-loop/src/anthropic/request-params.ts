@@ -1,8 +1,12 @@
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ModelInfo } from '@contextkit/core'
 import { assertArray, assertObject, assertOptions } from '@contextkit/core'
-import type { FormattedBlock, FormattedMessage, NativeToolDefinition } from '@contextkit/formatters'
-import type { ProviderRequest } from '../provider/contract.js'
+import type {
+  FormattedBlock,
+  FormattedMessage,
+  NativeToolDefinition,
+  ProviderRequest,
+} from '../provider/contract.js'
 import { ProviderError } from '../provider/errors.js'
 import { anthropicToolChoice } from '../provider/tool-choice.js'
 

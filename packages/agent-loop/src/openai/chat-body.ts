@@ -3,8 +3,8 @@ import type {
   FormattedImageBlock,
   FormattedMessage,
   FormattedTextBlock,
-} from '@contextkit/formatters'
-import type { ProviderRequest } from '../provider/contract.js'
+  ProviderRequest,
+} from '../provider/contract.js'
 
 /** An OpenAI chat message as sent in `messages`. */
 export type ChatMessage =

@@ -1,5 +1,17 @@
 import type { ModelInfo, StopReason, Usage } from '@contextkit/core'
 import type { FormattedRequest } from '@contextkit/formatters'
+
+// The request's parts, as a provider reads them: a provider imports them from this door only.
+export type {
+  CacheControl,
+  FormattedBlock,
+  FormattedImageBlock,
+  FormattedMessage,
+  FormattedRequest,
+  FormattedTextBlock,
+  NativeToolDefinition,
+} from '@contextkit/formatters'
+
 import type { ProviderError } from './errors.js'
 import type { ToolChoice } from './tool-choice.js'
 
