@@ -9,7 +9,6 @@ export type {
   PlaceCacheBreakpointsInput,
 } from './budget/cache-breakpoints.js'
 export {
-  CACHE_BREAKPOINTS_DROPPED,
   CACHE_MODES,
   placeCacheBreakpoints,
   TOOLS_CACHE_MIN_TOKENS,
@@ -69,13 +68,6 @@ export type {
 } from './provider/contract.js'
 export type { ProviderErrorOptions } from './provider/errors.js'
 export { AgentLoopError, ContextTooLongError, ProviderError } from './provider/errors.js'
-export { asContextTooLong, isContextTooLong } from './provider/overflow.js'
-export type {
-  AsyncTokenCounter,
-  TokenCountPrepareInput,
-  TokenCountPrepareResult,
-} from './provider/token-count.js'
-export { isAsyncTokenCounter } from './provider/token-count.js'
 export type { ToolChoice } from './provider/tool-choice.js'
 export { AgentAbortedError } from './run/errors.js'
 export type { ApprovalAnswer, RunAgentOptions } from './run/options.js'

@@ -8,12 +8,12 @@ import { ContextIrreducibleError } from '../compaction/errors.js'
 import { SUMMARY_SYSTEM_PROMPT } from '../compaction/summarize.js'
 import type { AgentEvent, AgentUsage } from '../events/events.js'
 import { ContextTooLongError } from '../provider/errors.js'
+import { emulatorModels, model, readChunk, WINDOW } from '../run/compaction.fixture.js'
 import { runAgent } from '../run/run-agent.js'
 import { jsonlSessionStore } from '../session/jsonl-store.js'
 import { tempDir } from '../session/test-support.js'
 import { maxSteps } from '../stop/stop-conditions.js'
 import { collect, emulated, memorySessionStore, onCleanup, wireText } from '../test-support.js'
-import { emulatorModels, model, readChunk, WINDOW } from './compaction.fixture.js'
 
 const isSummaryCall = (r: ScriptRequest) => r.system.startsWith(SUMMARY_SYSTEM_PROMPT.slice(0, 40))
 

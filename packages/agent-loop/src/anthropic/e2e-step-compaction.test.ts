@@ -5,11 +5,11 @@ import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { repairOrphans } from '../budget/history.js'
 import { SUMMARY_SYSTEM_PROMPT } from '../compaction/summarize.js'
+import { emulatorModels, model, readChunk } from '../run/compaction.fixture.js'
 import { runAgent } from '../run/run-agent.js'
 import { maxSteps } from '../stop/stop-conditions.js'
 import { collect, emulated, memorySessionStore } from '../test-support.js'
 import { defineTool } from '../tools/define-tool.js'
-import { emulatorModels, model, readChunk } from './compaction.fixture.js'
 
 const STEPS = 16
 

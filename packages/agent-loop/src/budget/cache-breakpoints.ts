@@ -7,12 +7,6 @@ import type { ProviderRequest } from '../provider/contract.js'
 /** `runAgent`'s `cache` option: the loop places prompt-cache breakpoints (`auto`) or none (`off`). */
 export type CacheMode = 'auto' | 'off'
 
-/**
- * Warning code: some messages' own `cacheBreakpoint`s were not sent (no slot left after the
- * loop's; reported once per run, every call is in the `agent:cache` trace).
- */
-export const CACHE_BREAKPOINTS_DROPPED = AGENT_LOOP_WARNINGS.cacheBreakpointsDropped
-
 /** The values of {@link CacheMode}. */
 export const CACHE_MODES = Object.freeze(['auto', 'off'] as const satisfies readonly CacheMode[])
 

@@ -4,10 +4,12 @@ import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import type { AgentEvent } from '../events/events.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
+import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import { runAgent } from '../run/run-agent.js'
 import { collect, emulated, memorySessionStore, type WireBody } from '../test-support.js'
 import { defineTool } from '../tools/define-tool.js'
-import { CACHE_BREAKPOINTS_DROPPED } from './cache-breakpoints.js'
+
+const CACHE_BREAKPOINTS_DROPPED = AGENT_LOOP_WARNINGS.cacheBreakpointsDropped
 
 // claude-sonnet-4-6 caches from 1,024 tokens; 8,000 characters are 2,000 tokens in testkit's rule
 const model = 'claude-sonnet-4-6'

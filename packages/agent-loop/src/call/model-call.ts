@@ -13,7 +13,6 @@ import {
 import { type Formatter, formatterFor, MAX_CACHE_MARKERS } from '@contextkit/formatters'
 import { type FittedSections, fitRequestSections, type RunTokenCounter } from '../budget/budget.js'
 import {
-  CACHE_BREAKPOINTS_DROPPED,
   type CachePlacement,
   type CacheState,
   finishCacheMarkers,
@@ -320,7 +319,7 @@ function recordCache(
   if (placement.dropped.length === 0 || ctx.cache.warnedDropped) return
   ctx.cache.warnedDropped = true
   ctx.warn({
-    code: CACHE_BREAKPOINTS_DROPPED,
+    code: AGENT_LOOP_WARNINGS.cacheBreakpointsDropped,
     message: `${placement.dropped.length} message cache breakpoint(s) not sent: a request carries at most ${MAX_CACHE_MARKERS}, and the loop's own come first`,
     source: 'loop',
   })
