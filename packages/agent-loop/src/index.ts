@@ -1,6 +1,5 @@
 // The pure API of @contextkit/agent-loop: no Node built-ins, safe to bundle for browsers and edge
 // runtimes. The Node-only parts are in `@contextkit/agent-loop/node` (src/node.ts).
-export { OMISSION_NOTICE_ID } from './budget.js'
 export type {
   CacheBreakpoint,
   CacheBreakpointReason,
@@ -79,11 +78,7 @@ export type {
 } from './events.js'
 export { AGENT_EVENT_TYPES, cacheHitRate } from './events.js'
 export type { LimitHistoryOptions } from './history.js'
-export {
-  limitHistory,
-  messageTokens,
-  repairOrphans,
-} from './history.js'
+export { limitHistory, repairOrphans } from './history.js'
 export type { JsonSchemaToolOptions } from './json-schema-tool.js'
 export { jsonSchemaTool } from './json-schema-tool.js'
 export type { LoopGuardOptions, LoopGuardVerdict } from './loop-guard.js'

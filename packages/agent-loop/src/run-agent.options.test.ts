@@ -2,13 +2,13 @@ import {
   type ContextMiddleware,
   getModelInfo,
   memoryTrace,
+  OMISSION_NOTICE_ID,
   type Section,
   textMessage,
   ValidationError,
 } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { OMISSION_NOTICE_ID } from './budget.js'
 import { defineTool } from './define-tool.js'
 import { AGENT_EVENT_TYPES, type AgentEvent } from './events.js'
 import { runAgent } from './run-agent.js'
