@@ -119,7 +119,6 @@ export { fitRequest, OMISSION_NOTICE_ID } from './request-fit.js'
 export { SectionSchema } from './section-schema.js'
 export type { FitResult, Omission, Section } from './sections.js'
 export {
-  fitCheckedSections,
   fitSections,
   renderOmissionNotice,
   renderSections,
