@@ -1,10 +1,12 @@
+import { PLAN_SECTION_ID, summaryOf } from '@contextkit/agent-loop'
 import {
-  messageTokens,
+  estimateRequestTokens,
   OMISSION_NOTICE_ID,
-  PLAN_SECTION_ID,
-  summaryOf,
-} from '@contextkit/agent-loop'
-import type { Message, Omission, Section, TokenCounter, TurnContext } from '@contextkit/core'
+  type Omission,
+  type Section,
+  type TokenCounter,
+  type TurnContext,
+} from '@contextkit/core'
 import { type Colors, num } from './terminal.js'
 
 /** The rows of the chart, in the order a request is built. */
@@ -220,15 +222,13 @@ export function buildBudgetChart(input: BudgetChartInput): BudgetChart {
   const messages = turn.messages
   // a compacted session opens with the summary of what came before its kept tail
   const summary = messages.length > 1 ? summaryOf(messages[0]) : undefined
-  const summaryTokens = summary === undefined ? 0 : messageTokens(messages[0] as Message, counter)
+  const summaryTokens =
+    summary === undefined ? 0 : estimateRequestTokens({ messages: messages.slice(0, 1) }, counter)
   const history = messages.slice(summary === undefined ? 0 : 1, -1)
   const current = messages.at(-1)
-  const historyTokens = history.reduce((sum, m) => sum + messageTokens(m, counter), 0)
-  const messageTokensNow = current ? messageTokens(current, counter) : 0
-  const toolTokens = turn.tools.reduce(
-    (sum, t) => sum + count(`${t.name}\n${t.description}\n${JSON.stringify(t.inputSchema)}`),
-    0,
-  )
+  const historyTokens = estimateRequestTokens({ messages: history }, counter)
+  const messageTokensNow = current ? estimateRequestTokens({ messages: [current] }, counter) : 0
+  const toolTokens = estimateRequestTokens({ tools: turn.tools }, counter)
   const prefillText = typeof input.prefill?.prefill === 'string' ? input.prefill.prefill : ''
   const rows: BudgetRow[] = BUDGET_ROWS.map((key) => {
     const label = LABELS[key]

@@ -1,6 +1,5 @@
 // The pure API of @contextkit/agent-loop: no Node built-ins, safe to bundle for browsers and edge
 // runtimes. The Node-only parts are in `@contextkit/agent-loop/node` (src/node.ts).
-export { OMISSION_NOTICE_ID } from './budget/budget.js'
 export type {
   CacheBreakpoint,
   CacheBreakpointReason,
@@ -15,11 +14,7 @@ export {
 } from './budget/cache-breakpoints.js'
 export { RequiredSectionsError } from './budget/errors.js'
 export type { LimitHistoryOptions } from './budget/history.js'
-export {
-  limitHistory,
-  messageTokens,
-  repairOrphans,
-} from './budget/history.js'
+export { limitHistory, repairOrphans } from './budget/history.js'
 export { RequestBuildError } from './call/errors.js'
 export { TRAILING_TURN_FALLBACK } from './call/trailing-turn.js'
 export type {

@@ -30,6 +30,7 @@ export { isSpace } from './is-space.js'
 export { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js'
 export type { LineCount } from './line-count.js'
 export { countLines, LineCounter } from './line-count.js'
+export { estimateRequestTokens } from './message-estimate.js'
 export type {
   AssistantMessage,
   ContentBlock,
@@ -113,10 +114,11 @@ export type {
   PathProblem,
 } from './relative-path.js'
 export { inspectRelativePath } from './relative-path.js'
+export type { RequestFit, RequestFitInput } from './request-fit.js'
+export { fitRequest, OMISSION_NOTICE_ID } from './request-fit.js'
 export { SectionSchema } from './section-schema.js'
 export type { FitResult, Omission, Section } from './sections.js'
 export {
-  fitCheckedSections,
   fitSections,
   renderOmissionNotice,
   renderSections,

@@ -75,10 +75,11 @@ export function fitSections(
 
 /**
  * {@link fitSections} for sections the caller has already checked against
- * {@link SectionListCheck}: the same fitting, without checking `sections` again. For a caller
- * that fits the same section objects on every model call (the agent loop checks each object once
- * per run). `budgetTokens` and `counter` are still checked; passing sections that were never
- * checked is a programming error (use {@link fitSections} for those).
+ * {@link SectionListCheck}: the same fitting, without checking `sections` again. Internal: the
+ * public door is `fitRequest({ …, sectionsChecked: true })`, for a caller that fits the same
+ * section objects on every model call (the agent loop checks each object once per run).
+ * `budgetTokens` and `counter` are still checked; passing sections that were never checked is a
+ * programming error (use {@link fitSections} for those).
  *
  * @throws ValidationError when `budgetTokens` is not a finite number ≥ 0.
  */

@@ -1,33 +1,22 @@
 import {
   assertArray,
   assertObject,
-  fitCheckedSections,
+  estimateRequestTokens,
+  fitRequest,
   invalidArgument,
   type Message,
   type Omission,
   parseWith,
-  renderOmissionNotice,
+  type RequestFit,
   type Section,
   SectionListCheck,
   type TokenCounter,
   type ToolDefinition,
 } from '@contextkit/core'
 import { RequiredSectionsError } from './errors.js'
-import { messageTokens } from './history.js'
 
-/** Id of the system section that tells the model what budget fitting left out. */
-export const OMISSION_NOTICE_ID = 'omission-notice'
-
-/** The sections of one request after fitting. */
-export interface FittedSections {
-  system: Section[]
-  userSections: Section[]
-  /** What the turn already had omitted plus what this fitting dropped or shortened. */
-  omitted: Omission[]
-  /** The budget the sections were fitted into, and what they cost. */
-  budget: number
-  tokens: number
-}
+/** The sections of one request after fitting (core's `fitRequest`). */
+export type FittedSections = RequestFit
 
 /**
  * Counts tokens for one run: each distinct text once (section texts repeat on every call), and
@@ -59,7 +48,7 @@ export class RunTokenCounter {
   message(message: Message): number {
     let n = this.#messages.get(message)
     if (n === undefined) {
-      n = messageTokens(message, this.counter)
+      n = estimateRequestTokens({ messages: [message] }, this.counter)
       this.#messages.set(message, n)
     }
     return n
@@ -80,11 +69,7 @@ export class RunTokenCounter {
   tools(tools: readonly ToolDefinition[]): number {
     let total = this.#tools.get(tools)
     if (total === undefined) {
-      total = 0
-      for (const t of tools) {
-        const text = `${t.name}\n${t.description}\n${JSON.stringify(t.inputSchema)}`
-        total += safe(this.counter.count(text))
-      }
+      total = estimateRequestTokens({ tools }, this.counter)
       this.#tools.set(tools, total)
     }
     return total
@@ -142,34 +127,48 @@ export interface FitInput {
   counter: RunTokenCounter
 }
 
+/** What {@link sectionBudget} needs of a model call. */
+type BudgetInput = Pick<
+  FitInput,
+  'messages' | 'extra' | 'tools' | 'contextWindow' | 'maxTokens' | 'budgetTokens' | 'counter'
+>
+
+/**
+ * The budget part of core's `fitRequest` input: `budgetTokens` when given, else what the messages
+ * and tool definitions take, from the run's memo (core's `estimateRequestTokens` per message).
+ */
+function budgetOf(input: BudgetInput) {
+  const { counter } = input
+  return {
+    contextWindow: input.contextWindow,
+    maxTokens: input.maxTokens,
+    ...(input.budgetTokens === undefined
+      ? {
+          requestTokens:
+            counter.messages(input.messages) +
+            extraTokens(counter, input.extra) +
+            counter.tools(input.tools),
+        }
+      : { budgetTokens: input.budgetTokens }),
+    counter: counter.asCounter(),
+  }
+}
+
 /**
  * The token budget of the system and user sections: `budgetTokens` when given, else what the
  * context window leaves after the reply (`maxTokens`), the messages and the tool definitions.
  */
-export function sectionBudget(
-  input: Pick<
-    FitInput,
-    'messages' | 'extra' | 'tools' | 'contextWindow' | 'maxTokens' | 'budgetTokens' | 'counter'
-  >,
-): number {
-  return (
-    input.budgetTokens ??
-    Math.max(
-      0,
-      input.contextWindow -
-        input.maxTokens -
-        input.counter.messages(input.messages) -
-        extraTokens(input.counter, input.extra) -
-        input.counter.tools(input.tools),
-    )
-  )
+export function sectionBudget(input: BudgetInput): number {
+  // core's fitRequest owns the budget rule: with no sections it fits nothing and reports it
+  return fitRequest({ system: [], userSections: [], ...budgetOf(input) }).budget
 }
 
 /**
- * Step 5 of a turn, per model call: fit the system and user sections together with core
- * `fitSections` into `budgetTokens` (default: context window − `maxTokens` − messages − tool
- * definitions), keep each kept section on its side, and append core's omission notice as the
- * last, volatile system section when anything was left out, so truncation is never silent.
+ * Step 5 of a turn, per model call: core's `fitRequest` with the run's memoized counts (each
+ * section object checked once per run), refusing to send when the required sections alone are
+ * over the budget.
+ *
+ * @throws RequiredSectionsError when the required sections alone are over the budget.
  */
 export function fitRequestSections(input: FitInput): FittedSections {
   assertObject(input, 'fitRequestSections', 'input')
@@ -179,33 +178,22 @@ export function fitRequestSections(input: FitInput): FittedSections {
   if (typeof (input.counter as Partial<RunTokenCounter> | undefined)?.asCounter !== 'function') {
     invalidArgument('fitRequestSections', 'input.counter', 'a RunTokenCounter', input.counter)
   }
-  const budget = sectionBudget(input)
   const all = [...input.system, ...input.userSections]
   input.counter.checkSections(all)
-  const fit = fitCheckedSections(all, budget, input.counter.asCounter())
-  if (!fit.fits) {
+  const fitted = fitRequest({
+    system: input.system,
+    userSections: input.userSections,
+    omitted: input.omitted,
+    ...budgetOf(input),
+    sectionsChecked: true,
+  })
+  if (!fitted.fits) {
     const required = all.filter((s) => s.required).map((s) => s.id)
+    const { tokens, budget } = fitted
     throw new RequiredSectionsError(
-      `The required sections (${required.join(', ')}) need ~${fit.tokens} tokens, over the ${budget}-token budget left for sections; nothing was sent`,
-      { details: { required, tokens: fit.tokens, budget } },
+      `The required sections (${required.join(', ')}) need ~${tokens} tokens, over the ${budget}-token budget left for sections; nothing was sent`,
+      { details: { required, tokens, budget } },
     )
   }
-  const userIds = new Set(input.userSections.map((s) => s.id))
-  const omitted = [...input.omitted, ...fit.omissions]
-  const system = fit.kept.filter((s) => !userIds.has(s.id))
-  if (omitted.length > 0) {
-    system.push({
-      id: OMISSION_NOTICE_ID,
-      text: renderOmissionNotice(omitted),
-      priority: Number.MAX_SAFE_INTEGER,
-      cache: 'volatile',
-    })
-  }
-  return {
-    system,
-    userSections: fit.kept.filter((s) => userIds.has(s.id)),
-    omitted,
-    budget,
-    tokens: fit.tokens,
-  }
+  return fitted
 }

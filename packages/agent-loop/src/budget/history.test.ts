@@ -1,6 +1,7 @@
 import {
   type ContentBlock,
   createTokenCounter,
+  estimateRequestTokens,
   type Message,
   type TokenCounter,
   ValidationError,
@@ -9,11 +10,9 @@ import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import * as z from 'zod'
 import {
-  IMAGE_TOKENS,
   LimitOptionsSchema,
   limitHistory,
   MISSING_TOOL_RESULT_TEXT,
-  messageTokens,
   repairOrphans,
 } from './history.js'
 
@@ -157,8 +156,7 @@ const validHistoryArb: fc.Arbitrary<Message[]> = fc
   })
 
 const counter: TokenCounter = createTokenCounter()
-const tokensOf = (messages: readonly Message[]) =>
-  messages.reduce((sum, m) => sum + messageTokens(m, counter), 0)
+const tokensOf = (messages: readonly Message[]) => estimateRequestTokens({ messages }, counter)
 
 describe('repairOrphans', () => {
   test('gives a call without a result an error result, in a new message when none follows', () => {
@@ -285,7 +283,8 @@ describe('limitHistory', () => {
   test('counts with the counter given, and images at a fixed price', () => {
     const chars: TokenCounter = { id: 'chars', kind: 'exact', count: (t) => t.length }
     const image: ContentBlock = { type: 'image', mediaType: 'image/png', data: 'AAAA' }
-    expect(messageTokens(user('abcd', image), chars)).toBe(4 + 4 + IMAGE_TOKENS)
+    // core's estimate: 4 per message, the text, 1,600 per image
+    expect(estimateRequestTokens({ messages: [user('abcd', image)] }, chars)).toBe(4 + 4 + 1600)
     const history = [user('x'.repeat(100)), assistant('y'), user('z')]
     expect(limitHistory(history, { tokens: 20, counter: chars })).toEqual(history.slice(2))
     expect(limitHistory(history, { tokens: 200, counter: chars })).toEqual(history)

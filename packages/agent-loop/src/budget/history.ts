@@ -1,8 +1,7 @@
 import {
-  assertArray,
-  assertObject,
   type ContentBlock,
   defaultTokenCounter,
+  estimateRequestTokens,
   invalidArgument,
   type Message,
   parseWith,
@@ -19,11 +18,6 @@ import * as z from 'zod/mini'
 export const MISSING_TOOL_RESULT_TEXT =
   'No result was recorded for this tool call: the run stopped before it finished, so it may or may not have run.'
 
-/** Tokens counted for one image block (the most an image costs on Anthropic's API, about 1.15 MP). */
-export const IMAGE_TOKENS = 1600
-/** Tokens counted per message on top of its content (role and framing). */
-const MESSAGE_OVERHEAD_TOKENS = 4
-
 /** Options of {@link limitHistory}. Without `turns` and `tokens` it only repairs orphans. */
 export interface LimitHistoryOptions {
   /**
@@ -32,8 +26,8 @@ export interface LimitHistoryOptions {
    */
   turns?: number
   /**
-   * Keep as many of the newest turns as fit in this many tokens (content as counted by
-   * `counter`, `IMAGE_TOKENS` per image, a few tokens per message). The newest turn is
+   * Keep as many of the newest turns as fit in this many tokens (as core's
+   * `estimateRequestTokens` counts the messages with `counter`). The newest turn is
    * always kept whole, even when it alone is over: fitting inside it is budget fitting's job.
    * Default: no token limit.
    */
@@ -92,7 +86,7 @@ export function limitHistory(
     let total = 0
     for (const [n, at] of cuts.entries()) {
       let part = 0
-      for (let i = at; i < end; i++) part += messageTokens(repaired[i] as Message, counter)
+      part += estimateRequestTokens({ messages: repaired.slice(at, end) }, counter)
       // The newest turn is kept whatever it costs; older ones only while they fit.
       if (n > 0 && total + part > opts.tokens) break
       total += part
@@ -106,45 +100,6 @@ export function limitHistory(
 /** A user message with no tool result: where a turn (and a cut history) may start. */
 function isTurnStart(message: Message): boolean {
   return message.role === 'user' && !message.content.some((b) => b.type === 'tool_result')
-}
-
-/** Approximate tokens of one message for {@link limitHistory}. */
-export function messageTokens(message: Message, counter: TokenCounter): number {
-  assertObject(message, 'messageTokens', 'message')
-  assertArray(message.content, 'messageTokens', 'message.content')
-  if (typeof (counter as Partial<TokenCounter> | null)?.count !== 'function') {
-    invalidArgument('messageTokens', 'counter', 'a TokenCounter', counter)
-  }
-  let total = MESSAGE_OVERHEAD_TOKENS
-  for (const block of message.content) total += blockTokens(block, counter)
-  return total
-}
-
-function blockTokens(block: ContentBlock, counter: TokenCounter): number {
-  switch (block.type) {
-    case 'text':
-      return safeCount(counter, block.text)
-    case 'thinking':
-      return safeCount(counter, block.thinking)
-    case 'redacted_thinking':
-      return safeCount(counter, block.data)
-    case 'image':
-      return IMAGE_TOKENS
-    case 'tool_call':
-      return safeCount(counter, block.name) + safeCount(counter, block.raw ?? safeJson(block.input))
-    case 'tool_result': {
-      let total = 0
-      for (const part of block.content) total += blockTokens(part, counter)
-      return total
-    }
-    default:
-      return 0
-  }
-}
-
-function safeCount(counter: TokenCounter, text: string): number {
-  const n = counter.count(text)
-  return Number.isFinite(n) && n > 0 ? n : 0
 }
 
 function safeJson(value: unknown): string {

@@ -2,13 +2,13 @@ import {
   type ContextMiddleware,
   getModelInfo,
   memoryTrace,
+  OMISSION_NOTICE_ID,
   type Section,
   textMessage,
   ValidationError,
 } from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
-import { OMISSION_NOTICE_ID } from '../budget/budget.js'
 import { AGENT_EVENT_TYPES, type AgentEvent } from '../events/events.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
