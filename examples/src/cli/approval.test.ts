@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { parseDemoArgs } from './args.js'
 import { demoProcess } from './demo-process.js'
-import { type CliIO, runDemoCli } from './run-cli.js'
+import { type CliIO, demoCommand, runDemoCli } from './run-cli.js'
 import { collector } from './test-support.js'
 
 // The demo's write_file waits for a person: the run pauses, and --approve / --deny finish it later.
@@ -159,12 +159,26 @@ test('--approve / --deny without --session, or with a new message: exit 2, one l
   })
 })
 
+/**
+ * The arguments of the `approve:` command a paused run printed, after the launcher it names for
+ * `env` (`pnpm demo`, or `npx --yes pnpm@… demo` when pnpm itself ran from npx's cache).
+ */
+function printedApproval(stdout: string, env: Readonly<Record<string, string | undefined>>) {
+  const printed = /^ {4}approve: (.+)$/m.exec(stdout)?.[1] ?? ''
+  const launcher = demoCommand(env)
+  expect(printed.startsWith(`${launcher} `), `${printed} starts with ${launcher}`).toBe(true)
+  return printed.slice(launcher.length + 1).split(' ')
+}
+
 test('two real processes: the first pauses, the second approves and the file appears', async () => {
   const ws = await workspace()
-  const first = await demoProcess(['--workspace', ws, '--init', ASK])
+  // as `npx --yes pnpm@… test` runs the suite where pnpm is not installed: the child inherits a
+  // pnpm path in npx's cache, and prints the npx command (the one the user can run)
+  const npx = { npm_execpath: '/root/.npm/_npx/3f1a/node_modules/pnpm/bin/pnpm.cjs' }
+  const first = await demoProcess(['--workspace', ws, '--init', ASK], npx)
   expect(first.code).toBe(0)
   expect(existsSync(join(ws, 'notes.md'))).toBe(false)
-  const command = /approve: pnpm demo (.+)$/m.exec(first.stdout)?.[1]?.split(' ') ?? []
+  const command = printedApproval(first.stdout, { ...process.env, ...npx })
   expect(command).toContain('--approve')
   const second = await demoProcess(command)
   expect(second.stderr).toBe('')

@@ -18,11 +18,15 @@ export interface DemoProcessResult {
 
 /**
  * Run the demo as users do, in a real child process (node + tsx on the source) from the
- * repository root, without an API key or forced colours; never rejects: a failing run is its
+ * repository root, without an API key or forced colours, with this process's environment and
+ * `env` over it (e.g. the `npm_execpath` a launcher sets); never rejects: a failing run is its
  * exit code and output.
  */
-export async function demoProcess(args: readonly string[]): Promise<DemoProcessResult> {
-  const env = { ...process.env }
+export async function demoProcess(
+  args: readonly string[],
+  extraEnv: Readonly<Record<string, string>> = {},
+): Promise<DemoProcessResult> {
+  const env = { ...process.env, ...extraEnv }
   delete env.ANTHROPIC_API_KEY
   delete env.FORCE_COLOR
   try {

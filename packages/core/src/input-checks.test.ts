@@ -1,8 +1,16 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { isContentBlockArray, isMessageArray, isSectionArray, isToolArray } from './input-checks.js'
+import { MAX_JSON_DEPTH } from './json-depth.js'
 import { ContentBlockSchema, MessageSchema, ToolDefinitionSchema } from './message-schemas.js'
 import { SectionSchema } from './section-schema.js'
+
+/** `{ a: { a: … 1 } }`, `depth` objects deep. */
+function nested(depth: number): Record<string, unknown> {
+  let v: Record<string, unknown> = { a: 1 }
+  for (let i = 1; i < depth; i++) v = { a: v }
+  return v
+}
 
 /** Values near the valid shapes, with every field sometimes wrong. */
 const field = fc.oneof(
@@ -29,7 +37,16 @@ const block = fc.oneof(
     type: fc.constant('tool_call'),
     id: fc.constantFrom('c', ''),
     name: fc.constant('t'),
-    input: fc.constantFrom({}, { a: 1 }, [], null, new Date(0), Object.create(null)),
+    input: fc.constantFrom(
+      {},
+      { a: 1 },
+      [],
+      null,
+      new Date(0),
+      Object.create(null),
+      nested(MAX_JSON_DEPTH),
+      nested(MAX_JSON_DEPTH + 1),
+    ),
   }),
 )
 const message = fc.oneof(
@@ -68,6 +85,16 @@ describe('fast input checks agree with the zod schemas', () => {
       { numRuns: 2000 },
     )
     expect(accepted).toBeGreaterThan(100)
+  })
+
+  test('a tool call input deeper than MAX_JSON_DEPTH fails the fast check, as it fails the schema', () => {
+    const call = (input: Record<string, unknown>) => [
+      { role: 'assistant', content: [{ type: 'tool_call', id: 'c', name: 't', input }] },
+    ]
+    expect(isMessageArray(call(nested(MAX_JSON_DEPTH)))).toBe(true)
+    expect(isMessageArray(call(nested(MAX_JSON_DEPTH + 1)))).toBe(false)
+    expect(MessageSchema.array().safeParse(call(nested(MAX_JSON_DEPTH + 1))).success).toBe(false)
+    expect(isMessageArray(call(nested(10_000)))).toBe(false)
   })
 
   test('property: tools and sections pass only if zod accepts them', () => {

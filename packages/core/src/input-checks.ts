@@ -5,6 +5,7 @@
  * prefill) validates without paying zod per message per call. When a check says no, run the zod
  * schema (`parseWith`) to report the exact issues.
  */
+import { exceedsJsonDepth } from './json-depth.js'
 import type { ContentBlock, Message, ToolDefinition } from './message-schemas.js'
 import type { Section } from './sections.js'
 
@@ -60,7 +61,11 @@ function isBlock(v: unknown): boolean {
       return typeof v.thinking === 'string' && optional(v.signature, 'string')
     case 'tool_call':
       return (
-        nonEmpty(v.id) && nonEmpty(v.name) && isPlainRecord(v.input) && optional(v.raw, 'string')
+        nonEmpty(v.id) &&
+        nonEmpty(v.name) &&
+        isPlainRecord(v.input) &&
+        optional(v.raw, 'string') &&
+        !exceedsJsonDepth(v.input)
       )
     case 'tool_result': {
       if (!nonEmpty(v.toolCallId) || !optional(v.isError, 'boolean')) return false

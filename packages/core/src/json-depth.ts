@@ -22,17 +22,39 @@ export function exceedsJsonDepth(value: unknown, max: number = MAX_JSON_DEPTH): 
   if (typeof max !== 'number' || !(max >= 0)) {
     invalidArgument('exceedsJsonDepth', 'max', 'a number ≥ 0', max)
   }
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }]
+  if (typeof value !== 'object' || value === null) return false
+  if (max < 1) return true
+  // the usual tool input, an object or array of scalars: answered without a stack
+  if (!hasContainer(value)) return false
+  // values and their depths, side by side (no object per entry: this runs on every build)
+  const values: object[] = [value]
+  const depths: number[] = [1]
   let budget = 1_000_000
-  while (stack.length > 0) {
-    const { value: v, depth } = stack.pop() as { value: unknown; depth: number }
-    if (typeof v !== 'object' || v === null) continue
-    if (depth + 1 > max || --budget < 0) return true
+  while (values.length > 0) {
+    const v = values.pop() as object
+    const depth = depths.pop() as number
+    if (depth > max || --budget < 0) return true
     const children = Array.isArray(v) ? v : Object.values(v)
     for (const child of children) {
-      if (typeof child === 'object' && child !== null)
-        stack.push({ value: child, depth: depth + 1 })
+      if (typeof child === 'object' && child !== null) {
+        values.push(child)
+        depths.push(depth + 1)
+      }
     }
+  }
+  return false
+}
+
+/** Whether one of the values of `v` (an object or array) is an object or array. */
+function hasContainer(v: object): boolean {
+  if (Array.isArray(v)) {
+    for (const child of v) if (typeof child === 'object' && child !== null) return true
+    return false
+  }
+  const record = v as Record<string, unknown>
+  for (const key in record) {
+    const child = record[key]
+    if (typeof child === 'object' && child !== null && Object.hasOwn(record, key)) return true
   }
   return false
 }

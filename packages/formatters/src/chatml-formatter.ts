@@ -35,7 +35,7 @@ import type {
   StreamParser,
 } from './types.js'
 import { withUserSections } from './user-sections.js'
-import { parseBuildOptions, parseMessages, parseToolResults } from './validate.js'
+import { checkInputDepth, parseBuildOptions, parseMessages, parseToolResults } from './validate.js'
 import { XmlStreamParser } from './xml-stream-parser.js'
 import {
   parseXmlToolCalls,
@@ -93,6 +93,7 @@ function safeJson(value: unknown): string {
 /** Render one call in the Qwen convention. */
 export function renderQwenToolCall(call: Pick<ToolCallBlock, 'name' | 'input'>): string {
   assertObject(call, 'renderQwenToolCall', 'call')
+  checkInputDepth(call.input, 'renderQwenToolCall call', 'input')
   return `<tool_call>\n${safeJson({ name: call.name, arguments: call.input })}\n</tool_call>`
 }
 

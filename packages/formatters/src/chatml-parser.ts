@@ -1,5 +1,5 @@
 import type { ToolCallBlock } from '@contextkit/core'
-import { assertOptions } from '@contextkit/core'
+import { assertOptions, exceedsJsonDepth } from '@contextkit/core'
 import { BlockTextReader } from './block-text.js'
 import { parseJsonLossless } from './lossless-json.js'
 import { Accumulator, BlockCounter, pushDelta } from './parser-state.js'
@@ -23,7 +23,8 @@ type Mode = 'text' | 'think' | 'call'
  * `\{"name": …, "arguments": \{…\}\}` becomes a tool call once its closing tag arrives (start, one
  * parameter event per argument, end with the verbatim `raw`). Arguments keep their JSON types;
  * integers beyond 2^53 − 1 become decimal strings. A `<tool_call>` whose body is not that JSON
- * shape, or that the stream cuts off, is released as text, unchanged. Same hold-back rule as the
+ * shape, whose arguments nest deeper than core's `MAX_JSON_DEPTH`, or that the stream cuts off, is
+ * released as text, unchanged. Same hold-back rule as the
  * XML parser: only a possible tag start is held.
  */
 export class ChatMLStreamParser implements StreamParser {
@@ -201,6 +202,8 @@ export class ChatMLStreamParser implements StreamParser {
     } else if (args !== undefined) {
       return undefined
     }
+    // deeper than any builder writes: not a call (so what is parsed can always be sent back)
+    if (exceedsJsonDepth(input)) return undefined
     this.#counter++
     return { type: 'tool_call', id: `${this.#idPrefix}${this.#counter}`, name, input, raw }
   }

@@ -1,3 +1,4 @@
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '@contextkit/core'
 import { isExactInteger, parseJsonLossless } from './lossless-json.js'
 
 const INTEGER = /^-?(0|[1-9]\d*)$/
@@ -19,7 +20,9 @@ function schemaTypes(schema: unknown): string[] {
  *   that a JS number cannot hold exactly (e.g. `9007199254740993`) stays as its decimal
  *   **string**, never rounded;
  * - `boolean`: `true`/`false`; `null`: `null`;
- * - `object`/`array`: parsed JSON (inexact big integers inside kept as strings).
+ * - `object`/`array`: parsed JSON (inexact big integers inside kept as strings), when it nests at
+ *   most core's `MAX_JSON_DEPTH` − 1 levels (the input holding it is one level more), so a call
+ *   parsed from XML can always be built again;
  *
  * Text that does not fit the declared type is returned unchanged (as a string), so the tool's
  * own validation can report it.
@@ -41,7 +44,10 @@ export function coerceParameter(text: string, schema: unknown): unknown {
     if ((type === 'object' && t.startsWith('{')) || (type === 'array' && t.startsWith('['))) {
       try {
         const value = parseJsonLossless(t)
-        if (type === 'array' ? Array.isArray(value) : typeof value === 'object' && value !== null)
+        if (
+          (type === 'array' ? Array.isArray(value) : typeof value === 'object' && value !== null) &&
+          !exceedsJsonDepth(value, MAX_JSON_DEPTH - 1)
+        )
           return value
       } catch {
         // not JSON: fall through and keep the text

@@ -1,5 +1,5 @@
 import type { ToolCallBlock } from '@contextkit/core'
-import { assertOptions } from '@contextkit/core'
+import { assertOptions, exceedsJsonDepth } from '@contextkit/core'
 import { parseJsonLossless } from './lossless-json.js'
 import { Accumulator, BlockCounter, pushDelta } from './parser-state.js'
 import type { BlockType, ParserOptions, StreamEvent, StreamParser } from './types.js'
@@ -24,7 +24,10 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
-/** `{ name, <argsKey>, id? }` objects (one, or a list) from JSON text, or `undefined`. */
+/**
+ * `{ name, <argsKey>, id? }` objects (one, or a list) from JSON text, or `undefined` (also when
+ * an input nests deeper than core's `MAX_JSON_DEPTH`).
+ */
 export function decodeJsonCalls(
   body: string,
   argsKeys: readonly string[],
@@ -49,7 +52,8 @@ export function decodeJsonCalls(
         return undefined
       }
     }
-    if (!isObject(args)) return undefined
+    // deeper than any builder writes: not a call (so what is parsed can always be sent back)
+    if (!isObject(args) || exceedsJsonDepth(args)) return undefined
     calls.push({
       name: item.name,
       input: args,
@@ -70,7 +74,8 @@ export interface NativeToolParserOptions extends ParserOptions {
  * `[TOOL_CALLS]`): text streams as it comes; from a call marker (or, where the family writes bare
  * JSON, from a reply that starts with `{` or `[`) the rest of the reply is held and decoded when
  * the stream ends — calls with the model's own ids where it writes them (Mistral), else generated
- * ones. A part that does not decode is released as text, unchanged. Only a possible marker start
+ * ones. A part that does not decode (or whose input nests deeper than core's `MAX_JSON_DEPTH`) is
+ * released as text, unchanged. Only a possible marker start
  * is held back between chunks.
  */
 export class NativeToolStreamParser implements StreamParser {

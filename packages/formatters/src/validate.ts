@@ -1,7 +1,9 @@
 import {
+  exceedsJsonDepth,
   isMessageArray,
   isSectionArray,
   isToolArray,
+  MAX_JSON_DEPTH,
   type Message,
   MessageSchema,
   parseWith,
@@ -91,6 +93,15 @@ export function parseBuildOptions(input: unknown): BuildOptions {
   )
     fail('build options', 'stopSequences', 'expected an array of strings')
   return options as BuildOptions
+}
+
+/**
+ * Refuse a tool call input nested deeper than core's `MAX_JSON_DEPTH` (what `buildMessages`
+ * refuses through core's message checks) with a `ValidationError` at `path`.
+ */
+export function checkInputDepth(input: unknown, what: string, path: string): void {
+  if (exceedsJsonDepth(input))
+    fail(what, path, `tool call input nests deeper than ${MAX_JSON_DEPTH} levels`)
 }
 
 /** Validate the argument of `formatToolResults` (core's `ToolResultBlock[]`). */

@@ -7,6 +7,7 @@ import type {
 } from '@contextkit/core'
 import { assertArray, assertOptions, assertString } from '@contextkit/core'
 import { stringifyJson } from './lossless-json.js'
+import { checkInputDepth } from './validate.js'
 import { escapeXml, escapeXmlAttribute } from './xml-escape.js'
 import { type XmlParserOptions, XmlStreamParser } from './xml-stream-parser.js'
 
@@ -50,6 +51,9 @@ export function renderInvoke(call: Pick<ToolCallBlock, 'name' | 'input'>): strin
  */
 export function renderXmlToolCalls(calls: readonly ToolCallBlock[]): string {
   assertArray(calls, 'renderXmlToolCalls', 'calls')
+  calls.forEach((c, i) => {
+    if (c.raw === undefined) checkInputDepth(c.input, 'renderXmlToolCalls calls', `${i}.input`)
+  })
   return xmlToolCallsText(calls, 0, calls.length)
 }
 

@@ -1,5 +1,7 @@
-// agent-loop's durable-run crash matrix on Postgres (PGlite served over the wire protocol on
-// 127.0.0.1): worker processes SIGKILLed at random instants, resumed until each run ends.
+// agent-loop's durable-run crash matrix on Postgres: worker processes SIGKILLed at random
+// instants, resumed until each run ends. On PGlite served over the wire protocol on 127.0.0.1
+// (the embedded default), and on a real PostgreSQL server, where each connection is its own
+// session and a killed worker's open transaction is rolled back by the server.
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -10,27 +12,26 @@ import { startAnthropicEmulator } from '@contextkit/testkit'
 import type { PGlite } from '@electric-sql/pglite'
 import { build } from 'esbuild'
 import pg from 'pg'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { postgresSessionStore } from './session-store.js'
+import { type RealDatabase, realDatabase, realServer, realServerNote } from './test-server.js'
 import { migratedPglite, socketServer } from './test-support.js'
 
 const KILLS = Number(process.env.DURABLE_CRASH_KILLS ?? 200)
+/**
+ * Kills on the real server. The matrix's property (every run ends whole) is the loop's, proven at
+ * 200 kills on JSONL and on PGlite; what the real server adds is its own session per connection
+ * and the rollback of a killed worker's open transaction. 60 kills (about 10 trials, some 30 kills
+ * landing before the user message and 30 mid tools) show that, for about a minute of CPU: each
+ * kill costs a worker process, about a second, whatever the store.
+ */
+const REAL_SERVER_KILLS = Number(process.env.DURABLE_CRASH_KILLS_REAL_SERVER ?? 60)
 
-let db: PGlite
-let pool: pg.Pool
-let server: Awaited<ReturnType<typeof socketServer>>
 let emulator: Awaited<ReturnType<typeof startAnthropicEmulator>>
 let dir: string
 let worker: string
 
 beforeAll(async () => {
-  db = await migratedPglite()
-  server = await socketServer(db, 16)
-  // The test reads the log over the wire too, as a separate session. PGlite is one session: a
-  // direct read could run inside the open transaction of a worker just killed, before the socket
-  // server has seen the disconnect and rolled it back, and so count a message that is never
-  // committed (a real server never shows one session another's uncommitted rows).
-  pool = new pg.Pool({ connectionString: server.url, max: 2 })
   emulator = await startAnthropicEmulator({ script: durableScript })
   dir = await mkdtemp(join(tmpdir(), 'ck-pg-durable-'))
   worker = join(dir, 'worker.mjs')
@@ -50,28 +51,76 @@ beforeAll(async () => {
   })
 }, 60_000)
 afterAll(async () => {
-  await pool.end()
   await emulator.close()
-  await server.stop()
-  await db.close()
   await rm(dir, { recursive: true, force: true })
 })
 
-test(`durable runs on Postgres end whole after ${KILLS} SIGKILLs at random instants`, async () => {
+/**
+ * The matrix with workers on the server at `url` (`pglite`: pglite-socket), the log read back
+ * over the wire through `pool`, as a separate session.
+ */
+async function matrix(
+  kills: number,
+  url: string,
+  pglite: boolean,
+  pool: pg.Pool,
+  name: string,
+): Promise<void> {
   const store = postgresSessionStore(pool)
-  const { trials, kills, landed } = await durableCrashMatrix({
-    kills: KILLS,
+  const result = await durableCrashMatrix({
+    kills,
     baseURL: emulator.url,
-    workDir: join(dir, 'effects'),
+    workDir: join(dir, `effects-${name}`),
     startWorker: (args) =>
-      spawn(process.execPath, [worker, JSON.stringify({ ...args, url: server.url })], {
+      spawn(process.execPath, [worker, JSON.stringify({ ...args, url, pglite })], {
         stdio: ['ignore', 'pipe', 'pipe'],
       }),
     load: async (id) => (await store.load(id)).entries,
     requests: () => emulator.requests.map((r) => r.body),
   })
-  expect(kills).toBeGreaterThanOrEqual(KILLS)
+  expect(result.kills).toBeGreaterThanOrEqual(kills)
   console.info(
-    `durable crash matrix (Postgres): ${trials} trials, ${kills} kills, every run whole; kills left the log: ${JSON.stringify(landed)}`,
+    `durable crash matrix (${name}): ${result.trials} trials, ${result.kills} kills, every run whole; kills left the log: ${JSON.stringify(result.landed)}`,
   )
-}, 600_000)
+}
+
+describe('on PGlite over the wire protocol', () => {
+  let db: PGlite
+  let server: Awaited<ReturnType<typeof socketServer>>
+  let pool: pg.Pool
+  beforeAll(async () => {
+    db = await migratedPglite()
+    server = await socketServer(db, 16)
+    // The test reads the log over the wire too, as a separate session. PGlite is one session: a
+    // direct read could run inside the open transaction of a worker just killed, before the
+    // socket server has seen the disconnect and rolled it back, and so count a message that is
+    // never committed (a real server never shows one session another's uncommitted rows).
+    pool = new pg.Pool({ connectionString: server.url, max: 2 })
+  }, 60_000)
+  afterAll(async () => {
+    await pool.end()
+    await server.stop()
+    await db.close()
+  })
+
+  test(`durable runs on Postgres end whole after ${KILLS} SIGKILLs at random instants`, async () => {
+    await matrix(KILLS, server.url, true, pool, 'PGlite')
+  }, 600_000)
+})
+
+describe.skipIf(!('url' in realServer))(`on a real PostgreSQL server${realServerNote}`, () => {
+  let database: RealDatabase
+  let pool: pg.Pool
+  beforeAll(async () => {
+    database = await realDatabase('durable')
+    pool = new pg.Pool({ connectionString: database.url, max: 2 })
+  }, 60_000)
+  afterAll(async () => {
+    await pool?.end()
+    await database?.drop()
+  })
+
+  test(`durable runs end whole after ${REAL_SERVER_KILLS} SIGKILLs at random instants`, async () => {
+    await matrix(REAL_SERVER_KILLS, database.url, false, pool, 'PostgreSQL server')
+  }, 600_000)
+})

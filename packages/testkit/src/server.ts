@@ -2,7 +2,7 @@
  * `startAnthropicEmulator`: a `node:http` server on 127.0.0.1 that speaks the Anthropic
  * Messages API (plus an OpenAI-compatible `/v1/completions`), answering from a script.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type CacheModelOptions, type CacheStats, PromptCache } from './cache-model.js'
 import { handleChatCompletions } from './chat-completions.js'
@@ -168,31 +168,26 @@ function authProblem(
   return undefined
 }
 
-/**
- * Starts the emulator on 127.0.0.1. Throws {@link EmulatorConfigError} for bad options.
- *
- * Endpoints: `POST /v1/messages` (JSON and SSE), `POST /v1/messages/count_tokens`,
- * `GET /v1/models`, `GET /v1/models/{id}`, `POST /v1/completions` and `POST /v1/chat/completions`
- * (OpenAI-compatible).
- */
-export async function startAnthropicEmulator(
+/** What routing needs from the options besides the shared state. */
+interface RouteLimits {
+  maxBody: number
+  apiKey: string | undefined
+}
+
+/** The state every exchange shares: the script, models, transport defaults, caches, ids. */
+function emulatorState(
   options: AnthropicEmulatorOptions,
-): Promise<AnthropicEmulator> {
-  checkOptions(options)
-  const models = resolveModels(options.models ?? DEFAULT_MODELS)
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY
-  const requests: RecordedRequest[] = []
-  const failures: TestkitError[] = []
-  const closing = new AbortController()
+  failures: TestkitError[],
+  signal: AbortSignal,
+): EmulatorState {
   const counters = new Map<string, number>()
-  const runner = new ScriptRunner(options.script)
-  const cache = new PromptCache(options.cache === false ? { enabled: false } : options.cache)
-  const state: EmulatorState = {
-    runner,
+  const models = resolveModels(options.models ?? DEFAULT_MODELS)
+  return {
+    runner: new ScriptRunner(options.script),
     models,
     failures,
-    signal: closing.signal,
-    cache,
+    signal,
+    cache: new PromptCache(options.cache === false ? { enabled: false } : options.cache),
     transport: {
       writeSize: options.transport?.writeSize,
       chunkDelayMs: options.transport?.chunkDelayMs ?? 0,
@@ -209,62 +204,106 @@ export async function startAnthropicEmulator(
       return `${prefix}${'0'.repeat(Math.max(0, 22 - String(n).length))}${n}`
     },
   }
+}
 
-  async function route(x: Exchange): Promise<void> {
-    const { method, path, headers } = x.record
-    const raw = await readBody(x.req, maxBody)
-    if (raw === undefined) {
-      x.error(413, `Request exceeds the maximum allowed number of bytes (${maxBody})`, {
-        connection: 'close',
-      })
+/**
+ * Read the body into the record (`rawBody`, and `body` when it is JSON); its size in bytes as
+ * received, or `undefined` when it was too large (the 413 is sent).
+ */
+async function readRequestBody(x: Exchange, maxBody: number): Promise<number | undefined> {
+  const raw = await readBody(x.req, maxBody)
+  if (raw === undefined) {
+    x.error(413, `Request exceeds the maximum allowed number of bytes (${maxBody})`, {
+      connection: 'close',
+    })
+    return undefined
+  }
+  const text = decodeBody(raw)
+  x.record.rawBody = text ?? raw.toString('utf8')
+  if (raw.length > 0 && text !== null) {
+    try {
+      x.record.body = JSON.parse(text)
+    } catch {
+      // Kept as rawBody; POST endpoints answer 400 (after the auth check).
+    }
+  }
+  return raw.length
+}
+
+/** The 401/400 a request gets before any endpoint sees it (key, version header, JSON, depth). */
+function requestRefusal(
+  x: Exchange,
+  bodyBytes: number,
+  apiKey: string | undefined,
+): [number, string] | undefined {
+  const { method, path, headers } = x.record
+  if (path !== '/v1/completions' && path !== '/v1/chat/completions') {
+    const auth = authProblem(headers, apiKey)
+    if (auth) return [401, auth]
+    if (!headers['anthropic-version']) return [400, 'anthropic-version: header is required']
+  }
+  if (method === 'POST' && bodyBytes > 0 && x.record.body === undefined) {
+    return [400, 'There was an error parsing the body as JSON']
+  }
+  if (nestsDeeper(x.record.body)) {
+    return [400, `The request body nests deeper than ${MAX_BODY_DEPTH} levels`]
+  }
+  return undefined
+}
+
+/** Answer `GET /v1/models` and `GET /v1/models/{id}`. */
+function answerModels(x: Exchange): void {
+  const { path, query } = x.record
+  const models = x.state.models
+  let json: string
+  if (path === '/v1/models') {
+    json = JSON.stringify(modelPage([...models.values()], new URLSearchParams(query)))
+  } else {
+    const m = models.get(safeDecode(path.slice('/v1/models/'.length)))
+    if (!m) {
+      x.error(404, `model: ${path.slice('/v1/models/'.length)}`)
       return
     }
-    const text = decodeBody(raw)
-    x.record.rawBody = text ?? raw.toString('utf8')
-    if (raw.length > 0 && text !== null) {
-      try {
-        x.record.body = JSON.parse(text)
-      } catch {
-        // Kept as rawBody; POST endpoints answer 400 below, after the auth check.
-      }
-    }
-    if (path !== '/v1/completions' && path !== '/v1/chat/completions') {
-      const auth = authProblem(headers, options.apiKey)
-      if (auth) return x.error(401, auth)
-      if (!headers['anthropic-version'])
-        return x.error(400, 'anthropic-version: header is required')
-    }
-    if (method === 'POST' && raw.length > 0 && x.record.body === undefined) {
-      return x.error(400, 'There was an error parsing the body as JSON')
-    }
-    if (nestsDeeper(x.record.body)) {
-      return x.error(400, `The request body nests deeper than ${MAX_BODY_DEPTH} levels`)
-    }
-    if (method === 'POST' && path === '/v1/messages') return handleMessages(x, x.record.body)
-    if (method === 'POST' && path === '/v1/messages/count_tokens')
-      return handleCountTokens(x, x.record.body)
-    if (method === 'POST' && path === '/v1/completions') return handleCompletions(x, x.record.body)
-    if (method === 'POST' && path === '/v1/chat/completions') {
-      return handleChatCompletions(x, x.record.body)
-    }
-    if (method === 'GET' && path === '/v1/models') {
-      const json = JSON.stringify(
-        modelPage([...models.values()], new URLSearchParams(x.record.query)),
-      )
-      x.head(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) })
-      return void x.res.end(json)
-    }
-    if (method === 'GET' && path.startsWith('/v1/models/')) {
-      const m = models.get(safeDecode(path.slice('/v1/models/'.length)))
-      if (!m) return x.error(404, `model: ${path.slice('/v1/models/'.length)}`)
-      const json = JSON.stringify(modelInfoWire(m))
-      x.head(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) })
-      return void x.res.end(json)
-    }
-    return x.error(404, notEmulatedMessage(method, path))
+    json = JSON.stringify(modelInfoWire(m))
   }
+  x.head(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) })
+  x.res.end(json)
+}
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+/** Hand a checked request to its endpoint, or answer 404. */
+function dispatch(x: Exchange): Promise<void> | void {
+  const { method, path, body } = x.record
+  if (method === 'POST') {
+    if (path === '/v1/messages') return handleMessages(x, body)
+    if (path === '/v1/messages/count_tokens') return handleCountTokens(x, body)
+    if (path === '/v1/completions') return handleCompletions(x, body)
+    if (path === '/v1/chat/completions') return handleChatCompletions(x, body)
+  }
+  if (method === 'GET' && (path === '/v1/models' || path.startsWith('/v1/models/'))) {
+    return answerModels(x)
+  }
+  return x.error(404, notEmulatedMessage(method, path))
+}
+
+/** One request: read its body, refuse what no endpoint takes, then answer it. */
+async function route(x: Exchange, limits: RouteLimits): Promise<void> {
+  const bodyBytes = await readRequestBody(x, limits.maxBody)
+  if (bodyBytes === undefined) return
+  const refusal = requestRefusal(x, bodyBytes, limits.apiKey)
+  if (refusal) return x.error(refusal[0], refusal[1])
+  return dispatch(x)
+}
+
+/**
+ * The server's request listener: record the request, route it, and turn an emulator failure
+ * into a recorded `TestkitError` and a 500 (or a dropped connection once the reply started).
+ */
+function requestListener(
+  state: EmulatorState,
+  requests: RecordedRequest[],
+  limits: RouteLimits,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
     const { path, query } = requestTarget(req.url)
     const record: RecordedRequest = {
       method: req.method ?? 'GET',
@@ -278,16 +317,20 @@ export async function startAnthropicEmulator(
     }
     requests.push(record)
     const x = new Exchange(req, res, record, state)
-    route(x).catch((e: unknown) => {
+    route(x, limits).catch((e: unknown) => {
       const err = new TestkitError(`emulator failed on ${record.method} ${record.path}`, {
         cause: e,
       })
-      failures.push(err)
+      state.failures.push(err)
       if (!res.headersSent)
         x.error(500, 'testkit: internal emulator error', { 'x-should-retry': 'false' }, 'api_error')
       else res.destroy()
     })
-  })
+  }
+}
+
+/** Listen on 127.0.0.1 (`port` 0: a free one); resolves with the port taken. */
+async function listen(server: Server, port: number): Promise<number> {
   server.on('connection', (socket) => socket.setNoDelay(true))
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n')
@@ -295,13 +338,31 @@ export async function startAnthropicEmulator(
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e) =>
-      reject(
-        new EmulatorConfigError(`cannot listen on 127.0.0.1:${options.port ?? 0}`, { cause: e }),
-      ),
+      reject(new EmulatorConfigError(`cannot listen on 127.0.0.1:${port}`, { cause: e })),
     )
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve())
+    server.listen(port, '127.0.0.1', () => resolve())
   })
-  const port = (server.address() as AddressInfo).port
+  return (server.address() as AddressInfo).port
+}
+
+/**
+ * Starts the emulator on 127.0.0.1. Throws {@link EmulatorConfigError} for bad options.
+ *
+ * Endpoints: `POST /v1/messages` (JSON and SSE), `POST /v1/messages/count_tokens`,
+ * `GET /v1/models`, `GET /v1/models/{id}`, `POST /v1/completions` and `POST /v1/chat/completions`
+ * (OpenAI-compatible).
+ */
+export async function startAnthropicEmulator(
+  options: AnthropicEmulatorOptions,
+): Promise<AnthropicEmulator> {
+  checkOptions(options)
+  const requests: RecordedRequest[] = []
+  const failures: TestkitError[] = []
+  const closing = new AbortController()
+  const state = emulatorState(options, failures, closing.signal)
+  const limits = { maxBody: options.maxBodyBytes ?? DEFAULT_MAX_BODY, apiKey: options.apiKey }
+  const server = createServer(requestListener(state, requests, limits))
+  const port = await listen(server, options.port ?? 0)
   let closed: Promise<void> | undefined
   return {
     url: `http://127.0.0.1:${port}`,
@@ -309,10 +370,10 @@ export async function startAnthropicEmulator(
     requests,
     failures,
     get remainingSteps() {
-      return runner.remaining
+      return state.runner.remaining
     },
-    cacheStats: () => cache.stats(),
-    clearCache: () => cache.clear(),
+    cacheStats: () => state.cache.stats(),
+    clearCache: () => state.cache.clear(),
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing.abort()

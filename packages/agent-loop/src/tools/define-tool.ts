@@ -27,7 +27,8 @@ export interface ToolContext {
 
 /**
  * What `execute` may return: a string (one text block), text/image content blocks, or any other
- * value, sent as JSON text (`undefined` sends an empty result).
+ * value, sent as JSON text (`undefined` sends an empty result; a `Map` is written as its
+ * `[key, value]` entries, a `Set` as its values, both arrays).
  */
 export type ToolOutput = string | ReadonlyArray<TextBlock | ImageBlock> | unknown
 
@@ -208,13 +209,31 @@ function isBase64(data: string): boolean {
 }
 
 /**
+ * What JSON cannot write as it is, written as data: bigints as their digits; a `Map` as the array
+ * of its `[key, value]` entries (an array, not an object, so keys of any type, `1` and `'1'`
+ * included, stay apart), a `Set` as the array of its values. Anywhere in the value, not only at
+ * the top. A `WeakMap` or `WeakSet` cannot be listed: a {@link ToolOutputError}.
+ */
+function sendable(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString()
+  if (typeof value !== 'object' || value === null) return value
+  if (value instanceof Map || value instanceof Set) return [...value]
+  if (value instanceof WeakMap || value instanceof WeakSet) {
+    const kind = value instanceof WeakMap ? 'WeakMap' : 'WeakSet'
+    throw new ToolOutputError(`the tool returned a ${kind}, whose contents cannot be listed`)
+  }
+  return value
+}
+
+/**
  * The content of a tool result for what `execute` returned: a string as one text block, valid
  * text/image blocks as they are, `undefined` as nothing, anything else as JSON text (bigints as
- * their digits).
+ * their digits, a `Map` as an array of `[key, value]` entries, a `Set` as an array of values).
  *
  * @throws ToolOutputError for a value that cannot be sent faithfully: a function or symbol, a
- * cyclic object or one whose `toJSON` throws, or an image block whose data is not base64. The
- * loop turns it into an error result the model sees; nothing of it is sent or saved.
+ * cyclic object or one whose `toJSON` throws, a `WeakMap` or `WeakSet`, or an image block whose
+ * data is not base64. The loop turns it into an error result the model sees; nothing of it is
+ * sent or saved.
  */
 export function toolOutputContent(output: unknown): Array<TextBlock | ImageBlock> {
   if (typeof output === 'string') return [{ type: 'text', text: output }]
@@ -235,10 +254,9 @@ export function toolOutputContent(output: unknown): Array<TextBlock | ImageBlock
   }
   let text: string
   try {
-    text = JSON.stringify(output, (_key, value: unknown) =>
-      typeof value === 'bigint' ? value.toString() : value,
-    )
+    text = JSON.stringify(output, sendable)
   } catch (error) {
+    if (ToolOutputError.isInstance(error)) throw error
     throw new ToolOutputError(
       `the tool returned a value that cannot be written as JSON: ${describeError(error)}`,
       { cause: error },

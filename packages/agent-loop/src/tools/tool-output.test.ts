@@ -35,6 +35,8 @@ describe('what a tool returns is sent faithfully, or the call is an error', () =
     ],
     ['a function', () => () => 'source code'],
     ['a symbol', () => Symbol('s')],
+    ['a WeakMap', () => ({ cache: new WeakMap([[{}, 'secret']]) })],
+    ['a WeakSet', () => new WeakSet([{}])],
     [
       'an image that is not base64',
       () => [{ type: 'image', mediaType: 'image/png', data: 'not base64!' }],
@@ -63,5 +65,34 @@ describe('what a tool returns is sent faithfully, or the call is an error', () =
       { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
     ])
     expect(image.result.isError).toBe(false)
+  })
+
+  test('a Map is sent as its [key, value] entries and a Set as its values, at any depth', async () => {
+    const result = async (value: unknown) => {
+      const outcome = await outcomeOf(() => value)
+      expect(outcome.result.isError).toBe(false)
+      return outcome.result.content
+    }
+    expect(
+      await result(
+        new Map<unknown, unknown>([
+          ['a', 1],
+          [1, 'one'],
+          ['1', 'string one'],
+        ]),
+      ),
+    ).toEqual([{ type: 'text', text: '[["a",1],[1,"one"],["1","string one"]]' }])
+    expect(await result(new Set(['x', 2, 2n]))).toEqual([{ type: 'text', text: '["x",2,"2"]' }])
+    const nested = {
+      tags: new Set(['a', 'b']),
+      byId: new Map([[7, { seen: new Set([1]) }]]),
+      empty: [new Map(), new Set()],
+    }
+    expect(await result(nested)).toEqual([
+      {
+        type: 'text',
+        text: '{"tags":["a","b"],"byId":[[7,{"seen":[1]}]],"empty":[[],[]]}',
+      },
+    ])
   })
 })
