@@ -34,6 +34,12 @@ export {
   summaryOf,
 } from './compaction/summarize.js'
 export type {
+  CompositionPart,
+  CompositionPartKind,
+  StepComposition,
+} from './composition-trace.js'
+export { COMPOSITION_RECORD_VERSION } from './composition-trace.js'
+export type {
   AgentTool,
   ApprovalCallback,
   ApprovalContext,

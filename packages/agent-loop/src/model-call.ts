@@ -22,6 +22,7 @@ import {
   stableFirst,
 } from './cache-breakpoints.js'
 import type { ToolResultClipper } from './compaction/tool-result-clip.js'
+import { recordComposition } from './composition-trace.js'
 import { type ProviderError, RequestBuildError } from './errors.js'
 import type { AgentEvent, AgentPhase, AgentWarning } from './events.js'
 import type { ResponseFormat } from './output/output-schema.js'
@@ -241,6 +242,7 @@ function traceRequest(
     kept: [...fitted.system, ...fitted.userSections].map((s) => s.id),
     omissions: fitted.omitted,
   })
+  recordComposition(ctx, spec, turn, fitted)
   warnDropped(ctx, fitted.omitted)
   recordCache(ctx, spec, request, placement)
   ctx.run.trace.record(AGENT_TRACE_STAGES.request, {
