@@ -99,3 +99,20 @@ test('a store without files is read through load (any SessionStore)', async () =
   expect(await data.steps('m', 1, 10)).toEqual(await viaFiles.steps('m', 1, 10))
   expect(await data.summary('m')).toEqual(await viaFiles.summary('m'))
 })
+
+test('reads of one session at the same time fold each event once', async () => {
+  const ws = await workspace()
+  await run(ws, 'c', ECHO_THEN_WRITE, { user: 'go' })
+  const data = new InspectorData(sessionSource(ws.sessions), jsonlTraceDirectory(ws.traces))
+  const all = await Promise.all([
+    data.summary('c'),
+    data.summary('c'),
+    data.list(),
+    data.summary('c'),
+  ])
+  for (const s of [all[0], all[1], all[3]]) expect(s).toMatchObject({ steps: 2, warnings: [] })
+  expect((await data.steps('c', 1, 5)).steps.map((s) => [s.run, s.step])).toEqual([
+    [1, 1],
+    [1, 2],
+  ])
+})

@@ -32,6 +32,7 @@ export class InspectorData {
   readonly #sessions: SessionSource
   readonly #traces: TraceReader | undefined
   readonly #cache = new Map<string, Summaries>()
+  readonly #reading = new Map<string, Promise<Summaries>>()
   /** Sessions a resume started from the page is running now. */
   readonly active = new Set<string>()
   readonly #now: () => number
@@ -42,7 +43,20 @@ export class InspectorData {
     this.#now = now
   }
 
-  async #summaries(id: string): Promise<Summaries> {
+  /** Reads of one session's summary are made one at a time (two at once would fold twice). */
+  #summaries(id: string): Promise<Summaries> {
+    const previous = this.#reading.get(id) ?? Promise.resolve()
+    const next = previous.catch(() => {}).then(() => this.#update(id))
+    this.#reading.set(id, next)
+    void next
+      .finally(() => {
+        if (this.#reading.get(id) === next) this.#reading.delete(id)
+      })
+      .catch(() => {})
+    return next
+  }
+
+  async #update(id: string): Promise<Summaries> {
     let s = this.#cache.get(id)
     if (!s) {
       s = { session: emptySessionFold(), trace: emptyTraceSummary() }

@@ -67,13 +67,23 @@ test('the printed URL sets a cookie and leaves the token out of the address; the
 test('a Host or Origin that is not its own is refused (DNS rebinding, cross-site forms)', async () => {
   const { inspector } = await started()
   const auth = { [TOKEN_HEADER]: TOKEN }
-  expect(await raw(inspector.port, '/api/sessions', { ...auth, host: `127.0.0.1:${inspector.port}` })).toBe(200)
-  expect(await raw(inspector.port, '/api/sessions', { ...auth, host: `localhost:${inspector.port}` })).toBe(200)
-  expect(await raw(inspector.port, '/api/sessions', { ...auth, host: `evil.example:${inspector.port}` })).toBe(403)
+  expect(
+    await raw(inspector.port, '/api/sessions', { ...auth, host: `127.0.0.1:${inspector.port}` }),
+  ).toBe(200)
+  expect(
+    await raw(inspector.port, '/api/sessions', { ...auth, host: `localhost:${inspector.port}` }),
+  ).toBe(200)
+  expect(
+    await raw(inspector.port, '/api/sessions', { ...auth, host: `evil.example:${inspector.port}` }),
+  ).toBe(403)
   expect(await raw(inspector.port, '/api/sessions', { ...auth, host: '127.0.0.1:1' })).toBe(403)
   const host = `127.0.0.1:${inspector.port}`
-  expect(await raw(inspector.port, '/api/sessions', { ...auth, host, origin: 'http://evil.example' })).toBe(403)
-  expect(await raw(inspector.port, '/api/sessions', { ...auth, host, origin: `http://${host}` })).toBe(200)
+  expect(
+    await raw(inspector.port, '/api/sessions', { ...auth, host, origin: 'http://evil.example' }),
+  ).toBe(403)
+  expect(
+    await raw(inspector.port, '/api/sessions', { ...auth, host, origin: `http://${host}` }),
+  ).toBe(200)
 })
 
 test('a decision is a POST with the token in a header; it reaches resume and the session follows', async () => {
@@ -83,12 +93,18 @@ test('a decision is a POST with the token in a header; it reaches resume and the
     await run(ws, id, [{ text: 'Not written, then.' }], { approvals })
   })
   const auth = { [TOKEN_HEADER]: TOKEN }
-  const summary = (await (await fetch(`${origin}/api/sessions/chat-1`, { headers: auth })).json()) as {
+  const summary = (await (
+    await fetch(`${origin}/api/sessions/chat-1`, { headers: auth })
+  ).json()) as {
     pending: Array<{ toolCallId: string }>
   }
   const toolCallId = summary.pending[0]?.toolCallId ?? ''
   const post = (headers: Record<string, string>, body: unknown) =>
-    fetch(`${origin}/api/sessions/chat-1/approvals`, { method: 'POST', headers, body: JSON.stringify(body) })
+    fetch(`${origin}/api/sessions/chat-1/approvals`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    })
   const json = { 'content-type': 'application/json' }
   // the cookie alone never decides
   const landing = await fetch(`${origin}/?token=${TOKEN}`, { redirect: 'manual' })
@@ -96,13 +112,22 @@ test('a decision is a POST with the token in a header; it reaches resume and the
   expect((await post({ ...json, cookie }, { toolCallId, approve: true })).status).toBe(401)
   expect((await post({ ...json, ...auth }, { toolCallId: 'nope', approve: true })).status).toBe(409)
   expect((await post({ ...json, ...auth }, { toolCallId, approve: 'yes' })).status).toBe(400)
-  expect((await fetch(`${origin}/api/sessions/chat-1/approvals`, { headers: auth })).status).toBe(404)
+  expect((await fetch(`${origin}/api/sessions/chat-1/approvals`, { headers: auth })).status).toBe(
+    404,
+  )
   const ok = await post({ ...json, ...auth }, { toolCallId, approve: false, reason: 'not today' })
   expect(ok.status).toBe(202)
   await expect.poll(() => calls.length).toBe(1)
   expect(calls[0]).toEqual(['chat-1', { [toolCallId]: { approve: false, reason: 'not today' } }])
   await expect
-    .poll(async () => ((await (await fetch(`${origin}/api/sessions/chat-1`, { headers: auth })).json()) as { state: string }).state)
+    .poll(
+      async () =>
+        (
+          (await (await fetch(`${origin}/api/sessions/chat-1`, { headers: auth })).json()) as {
+            state: string
+          }
+        ).state,
+    )
     .toBe('ended')
 })
 
@@ -116,12 +141,20 @@ test('session ids go through the store rules; unknown ones are 404', async () =>
 
 test('options are checked; another host than loopback is served only when asked, with a warning', async () => {
   const ws = await workspace()
-  await expect(startInspector({ sessions: ws.sessions, prot: 1 } as never)).rejects.toThrow(ValidationError)
+  await expect(startInspector({ sessions: ws.sessions, prot: 1 } as never)).rejects.toThrow(
+    ValidationError,
+  )
   await expect(startInspector({ sessions: ws.sessions, token: 'short' })).rejects.toThrow(/token/)
   const lines: string[] = []
-  const open = await startInspector({ sessions: ws.sessions, host: '0.0.0.0', log: (l) => lines.push(l) })
+  const open = await startInspector({
+    sessions: ws.sessions,
+    host: '0.0.0.0',
+    log: (l) => lines.push(l),
+  })
   onCleanup(() => open.close())
-  expect(lines).toEqual([expect.stringMatching(/^inspector: warning: serving on 0\.0\.0\.0, not loopback/)])
+  expect(lines).toEqual([
+    expect.stringMatching(/^inspector: warning: serving on 0\.0\.0\.0, not loopback/),
+  ])
   const quiet: string[] = []
   const local = await startInspector({ sessions: ws.sessions, log: (l) => quiet.push(l) })
   onCleanup(() => local.close())

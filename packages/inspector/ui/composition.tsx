@@ -53,8 +53,8 @@ function rows(c: CompositionView): Row[] {
 }
 
 /** The stacked bar (hidden from screen readers: the table below says the same). */
-function Bar({ c, parts }: { c: CompositionView; parts: Row[] }) {
-  const scale = 1000 / Math.max(c.window, c.total + c.reply)
+function Bar({ parts, whole }: { parts: Row[]; whole: number }) {
+  const scale = 1000 / Math.max(1, whole)
   let x = 0
   return (
     <svg
@@ -89,6 +89,7 @@ function Bar({ c, parts }: { c: CompositionView; parts: Row[] }) {
 export function Composition({ c, index }: { c: CompositionView; index: number }) {
   const parts = rows(c)
   const how = c.exact ? 'exact counts' : 'estimates'
+  const used = c.total + c.reply
   return (
     <section class="composition" aria-label={`Window composition of step ${index}`}>
       <h4>
@@ -98,7 +99,13 @@ export function Composition({ c, index }: { c: CompositionView; index: number })
           {how}
         </span>
       </h4>
-      <Bar c={c} parts={parts} />
+      <Bar parts={parts} whole={Math.max(c.window, c.total + c.reply)} />
+      {used < c.window / 5 ? (
+        <>
+          <p class="muted small">The used part ({pct(used, c.window)} of the window), enlarged:</p>
+          <Bar parts={parts.filter((p) => p.kind !== 'free')} whole={used} />
+        </>
+      ) : null}
       <table class="parts" data-testid="composition-table">
         <caption>
           What filled the window ({how}, counter {c.counter}; {n(c.messages.count)} messages)
