@@ -84,7 +84,7 @@ test('a hostile session renders as text: the markup shows as characters, no scri
   expect(response?.headers()['content-security-policy']).toBe(CONTENT_SECURITY_POLICY)
   await page.getByRole('link', { name: 'hostile-1' }).click()
   await page.locator('article.step').first().waitFor()
-  const text = await page.locator('article.step').first().innerText()
+  const text = await page.locator('article.step').first().textContent()
   expect(text).toContain('<img src=x onerror="window.__pwned = 1">')
   expect(text).toContain('</script><script>window.__pwned = 1</script>')
   expect(
@@ -105,7 +105,7 @@ test('without the token: 401 and nothing else, for the page, its script and the 
   for (const path of ['/', '/app.js', '/api/sessions']) {
     const response = await page.goto(`${origin}${path}`)
     expect(response?.status(), path).toBe(401)
-    expect((await page.locator('body').innerText()).trim()).toBe('unauthorized')
+    expect((await page.locator('body').textContent())?.trim()).toBe('unauthorized')
   }
   const wrong = await page.goto(`${origin}/?token=not-the-token-at-all`)
   expect(wrong?.status()).toBe(401)

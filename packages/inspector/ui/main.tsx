@@ -1,5 +1,5 @@
 // The inspector page: the sessions list (#/) and a session (#/s/<id>), rendered with Preact. Every
-// value from a session or a trace is rendered as text (no innerHTML anywhere).
+// value from a session or a trace is rendered as text, never parsed as HTML.
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import type { SessionListItem } from '../src/model.js'
