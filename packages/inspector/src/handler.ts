@@ -117,7 +117,13 @@ async function sessionRoute(ctx: Context, request: Request, url: URL, parts: str
     return json(200, failed ? { ...summary, error: `resuming failed: ${failed}` } : summary)
   }
   if (what === 'steps' && parts.length === 2) {
-    return json(200, await ctx.data.steps(id, intParam(url, 'from', 1), intParam(url, 'count', 50)))
+    // `?tail=N`: the newest N steps (the first screen, without asking for the count first)
+    const tail = intParam(url, 'tail', 0)
+    const page =
+      tail > 0
+        ? await ctx.data.tail(id, tail)
+        : await ctx.data.steps(id, intParam(url, 'from', 1), intParam(url, 'count', 50))
+    return json(200, page)
   }
   if (what === 'events' && parts.length === 2) {
     return ctx.streams.response(() => ctx.data.version(id), SECURITY_HEADERS)
@@ -131,7 +137,6 @@ async function apiRoute(ctx: Context, request: Request, url: URL, route: string)
     return sessionRoute(ctx, request, url, parts.slice(1).map(decodeURIComponent))
   }
   if (request.method !== 'GET') return text(405, 'method not allowed\n')
-  if (route === 'api/info') return json(200, { resume: ctx.approvals.enabled })
   if (route === 'api/sessions') return json(200, await ctx.data.list())
   if (route === 'api/events') {
     const marker = async () =>
@@ -154,8 +159,10 @@ async function route(ctx: Context, request: Request): Promise<Response> {
   }
   if (where.startsWith('api/')) return apiRoute(ctx, request, url, where)
   if (request.method !== 'GET') return text(405, 'method not allowed\n')
-  if (where === '')
-    return text(200, pageHtml(ctx.options.token), { 'content-type': 'text/html; charset=utf-8' })
+  if (where === '') {
+    const html = pageHtml(ctx.options.token, ctx.approvals.enabled)
+    return text(200, html, { 'content-type': 'text/html; charset=utf-8' })
+  }
   const bytes = await asset(where)
   if (!bytes) return text(404, 'not found\n')
   return new Response(bytes, {

@@ -4,7 +4,12 @@ import { type SessionReply, sessionReplies } from './session-steps.js'
 import { emptySessionFold, type SessionFold } from './session-summary.js'
 import { addDiffs, stepView } from './step-views.js'
 import type { TraceReader } from './trace-reader.js'
-import { emptyTraceSummary, foldTraceEvent, type TraceSummary } from './trace-summary.js'
+import {
+  emptyTraceSummary,
+  foldTraceEvent,
+  SUMMARY_STAGES,
+  type TraceSummary,
+} from './trace-summary.js'
 import { readTraceWindow, type TraceStep } from './trace-window.js'
 
 /** A run whose trace has not moved for this long and never stopped is taken as gone. */
@@ -67,8 +72,12 @@ export class InspectorData {
       const trace = s.trace
       const end = await this.#traces.end(id)
       if (end < trace.end) Object.assign(trace, emptyTraceSummary())
-      trace.end = await this.#traces.readForward(id, trace.end, end, (e) =>
-        foldTraceEvent(trace, e),
+      trace.end = await this.#traces.readForward(
+        id,
+        trace.end,
+        end,
+        (e) => foldTraceEvent(trace, e),
+        SUMMARY_STAGES,
       )
     }
     return s
@@ -138,6 +147,13 @@ export class InspectorData {
     const trace = this.#traces ? await this.#traces.end(id) : 0
     const running = this.active.has(id) ? 'r' : ''
     return `${await this.#sessions.version(id)}:${trace}${running}`
+  }
+
+  /** The newest `count` steps. */
+  async tail(id: string, count: number): Promise<StepsPage> {
+    const total = totalSteps(await this.#summaries(id))
+    const n = Math.min(Math.max(1, count), MAX_PAGE_STEPS)
+    return this.steps(id, Math.max(1, total - n + 1), n)
   }
 
   /** Steps `from` (1-based) on, at most `count`, and the session's step count. */

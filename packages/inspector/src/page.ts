@@ -36,16 +36,17 @@ export async function asset(name: string): Promise<Uint8Array | undefined> {
 
 /**
  * The page itself: no inline script or style (the Content-Security-Policy forbids both); the
- * script reads the token from a meta tag to send it on API calls. `token` is checked to hold
+ * script reads the token (sent on API calls) and whether runs can be resumed from meta tags. `token` is checked to hold
  * only `[A-Za-z0-9_-]`, so it needs no escaping.
  */
-export function pageHtml(token: string): string {
+export function pageHtml(token: string, resume: boolean): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="inspector-token" content="${token}">
+<meta name="inspector-resume" content="${resume ? 'yes' : 'no'}">
 <title>contextkit inspector</title>
 <link rel="stylesheet" href="app.css">
 </head>

@@ -49,6 +49,27 @@ function looseEntry(line: string): Record<string, unknown> | null {
   }
 }
 
+const USER_MESSAGE =
+  /^\{"type":"message","id":"[^"]*","parentId":(?:null|"[^"]*"),"ts":"([^"]+)","message":\{"role":"user"/
+
+/**
+ * Fold one line of a session file. A user message (most of a long session's bytes: tool results)
+ * is decoded only when a call waits for a decision its result may answer; its time is read from
+ * the line's start, as the store writes it.
+ */
+function foldLine(fold: SessionFold, line: string): void {
+  if (fold.pending.size === 0) {
+    const user = USER_MESSAGE.exec(line.slice(0, 400))
+    if (user) {
+      fold.lastTs = user[1] ?? fold.lastTs
+      return
+    }
+  }
+  const entry = looseEntry(line)
+  if (entry) foldSessionEntry(fold, entry)
+  else if (line.trim() !== '') fold.skipped++
+}
+
 /** Collect entries newest first until the reply `last` from the end; `true` to go on. */
 function windowCollector(first: number, last: number) {
   const kept: SessionEntry[] = []
@@ -87,11 +108,7 @@ function fileSource(store: FileStore): SessionSource {
       if (!handle) return
       try {
         const { size } = await handle.stat()
-        fold.end = await forwardLines(handle, fold.end, size, (line) => {
-          const entry = looseEntry(line)
-          if (entry) foldSessionEntry(fold, entry)
-          else if (line.trim() !== '') fold.skipped++
-        })
+        fold.end = await forwardLines(handle, fold.end, size, (line) => foldLine(fold, line))
       } finally {
         await handle.close().catch(() => {})
       }

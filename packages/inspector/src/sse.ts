@@ -10,8 +10,9 @@ export class LiveStreams {
   readonly #open = new Set<() => void>()
 
   /**
-   * A server-sent events response: an `event: change` with the new marker whenever `poll`
-   * returns another one (first at once), until the client goes or {@link close} is called.
+   * A server-sent events response: `event: ready` with the first marker at once, then an
+   * `event: change` whenever `poll` returns another one, until the client goes or {@link close}
+   * is called.
    */
   response(poll: () => Promise<string>, headers: Record<string, string>): Response {
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -37,9 +38,11 @@ export class LiveStreams {
             const marker = await poll()
             quiet += POLL_MS
             if (marker !== last) {
+              // the first marker is where the page starts from, not a change
+              const event = last === undefined ? 'ready' : 'change'
               last = marker
               quiet = 0
-              controller.enqueue(encoder.encode(`event: change\ndata: ${marker}\n\n`))
+              controller.enqueue(encoder.encode(`event: ${event}\ndata: ${marker}\n\n`))
             } else if (quiet >= HEARTBEAT_MS) {
               quiet = 0
               controller.enqueue(encoder.encode(': ping\n\n'))

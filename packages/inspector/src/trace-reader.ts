@@ -13,13 +13,15 @@ export interface TraceReader {
   end(sessionId: string): Promise<number>
   /**
    * Every event between `from` and `end`, in order; resolves to the position after the last one
-   * read (a line still being written is left for later).
+   * read (a line still being written is left for later). With `stages`, only events of those
+   * stages are needed: a reader may skip the others without decoding them.
    */
   readForward(
     sessionId: string,
     from: number,
     end: number,
     onEvent: (event: TraceEvent) => void,
+    stages?: ReadonlySet<string>,
   ): Promise<number>
   /** The events before `end`, newest first, until `onEvent` returns `false`. */
   readBackward(
@@ -54,6 +56,17 @@ export function parseTraceLine(line: string): TraceEvent | null {
 }
 
 /**
+ * The stage of a trace line without decoding it (`jsonlTrace` writes `ts`, `seq`, then `stage`),
+ * or `undefined` when it cannot tell (then the line is decoded).
+ */
+export function stageOfLine(line: string): string | undefined {
+  const at = line.indexOf('"stage":"')
+  if (at < 0 || at > 100) return undefined
+  const end = line.indexOf('"', at + 9)
+  return end < 0 ? undefined : line.slice(at + 9, end)
+}
+
+/**
  * The JSONL trace files in `dir`, one per session named `<session id>.jsonl` (what the examples'
  * runner writes with core's `jsonlTrace`). Files are opened through core's `openWithinRoot`, so a
  * symlink planted below `dir` is refused; ids are checked with core's session id rules.
@@ -68,11 +81,13 @@ export function jsonlTraceDirectory(dir: string): TraceReader {
   }
   return {
     end: (id) => sizeOf(root, rel(id)),
-    async readForward(id, from, end, onEvent) {
+    async readForward(id, from, end, onEvent, stages) {
       const handle = await openJsonl(root, rel(id))
       if (!handle) return from
       try {
         return await forwardLines(handle, from, end, (line) => {
+          const stage = stages ? stageOfLine(line) : undefined
+          if (stage !== undefined && !stages?.has(stage)) return
           const event = parseTraceLine(line)
           if (event) onEvent(event)
         })

@@ -63,6 +63,16 @@ export function emptyTraceSummary(): TraceSummary {
   }
 }
 
+/** The stages {@link foldTraceEvent} reads (a reader may skip the others). */
+export const SUMMARY_STAGES: ReadonlySet<string> = new Set([
+  LOOP_STAGES.runStart,
+  LOOP_STAGES.request,
+  LOOP_STAGES.saved,
+  LOOP_STAGES.reply,
+  LOOP_STAGES.compacted,
+  LOOP_STAGES.stop,
+])
+
 /** The step an event belongs to, `run:step`, or `undefined` when it names none. */
 export function stepKey(run: number, data: Record<string, unknown>): string | undefined {
   return typeof data.step === 'number' ? `${run}:${data.step}` : undefined
@@ -75,7 +85,7 @@ export function savedReply(data: Record<string, unknown>): boolean {
 
 /** Fold one event into `s` (in trace order). */
 export function foldTraceEvent(s: TraceSummary, e: TraceEvent): void {
-  if (e.ts) s.lastTs = e.ts
+  if (e.ts && (s.lastTs === null || e.ts > s.lastTs)) s.lastTs = e.ts
   switch (e.stage) {
     case LOOP_STAGES.runStart:
       s.runs++

@@ -13,9 +13,8 @@ async function get<T>(path: string): Promise<T> {
 }
 
 /** Whether this inspector can resume runs (the app gave `resume`). */
-export function info(): Promise<{ resume: boolean }> {
-  return get('api/info')
-}
+export const canResume =
+  document.querySelector('meta[name="inspector-resume"]')?.getAttribute('content') === 'yes'
 
 /** The sessions list. */
 export function sessions(): Promise<SessionListItem[]> {
@@ -25,6 +24,11 @@ export function sessions(): Promise<SessionListItem[]> {
 /** One session's figures and waiting calls. */
 export function summary(id: string): Promise<SessionSummaryView> {
   return get(`api/sessions/${encodeURIComponent(id)}`)
+}
+
+/** The newest `count` steps. */
+export function tail(id: string, count: number): Promise<StepsPage> {
+  return get(`api/sessions/${encodeURIComponent(id)}/steps?tail=${count}`)
 }
 
 /** Steps `from` on (1-based), at most `count`. */

@@ -3,7 +3,7 @@
 import { render } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import type { SessionListItem } from '../src/model.js'
-import { info, live, sessions } from './api.js'
+import { canResume, live, sessions } from './api.js'
 import { n, STATE_WORDS, usd, when } from './format.js'
 import { SessionView } from './session-view.js'
 import './styles.css'
@@ -67,14 +67,9 @@ function route(): string | null {
 
 function App() {
   const [session, setSession] = useState(route())
-  const [canResume, setCanResume] = useState(false)
   useEffect(() => {
     const onHash = () => setSession(route())
     addEventListener('hashchange', onHash)
-    void info().then(
-      (i) => setCanResume(i.resume),
-      () => {},
-    )
     return () => removeEventListener('hashchange', onHash)
   }, [])
   return (

@@ -2,12 +2,18 @@
 // a window at a time (earlier ones when the reader scrolls up), followed live.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import type { PendingCall, SessionSummaryView, StepView } from '../src/model.js'
-import { decide, steps as fetchSteps, summary as fetchSummary, live } from './api.js'
+import {
+  decide,
+  steps as fetchSteps,
+  summary as fetchSummary,
+  tail as fetchTail,
+  live,
+} from './api.js'
 import { n, STATE_WORDS, usd, when } from './format.js'
 import { StepCard } from './step-card.js'
 
 /** Steps fetched at a time. */
-const WINDOW = 30
+const WINDOW = 20
 
 function Pending({ id, call, canResume }: { id: string; call: PendingCall; canResume: boolean }) {
   const [reason, setReason] = useState('')
@@ -154,13 +160,15 @@ export function SessionView({ id, canResume }: { id: string; canResume: boolean 
   }, [])
   const refresh = useCallback(async () => {
     try {
-      const s = await fetchSummary(id)
+      const shown = pageRef.current
+      // first time: the newest window, asked for with the summary; then what is shown, to the end
+      const [s, first] = await Promise.all([
+        fetchSummary(id),
+        shown.list.length === 0 ? fetchTail(id, WINDOW) : undefined,
+      ])
+      const start = s.steps - shown.from + 1 > 200 ? Math.max(1, s.steps - WINDOW + 1) : shown.from
+      const fresh = first ?? (await fetchSteps(id, start, s.steps - start + 1))
       setSummary(s)
-      const loaded = pageRef.current.list.length > 0
-      // keep what is shown and read on to the end; first time: the last window
-      const from = loaded ? pageRef.current.from : Math.max(1, s.steps - WINDOW + 1)
-      const start = s.steps - from + 1 > 200 ? Math.max(1, s.steps - WINDOW + 1) : from
-      const fresh = await fetchSteps(id, start, s.steps - start + 1)
       setPage(fresh.from, fresh.steps)
       setError('')
     } catch (e) {
