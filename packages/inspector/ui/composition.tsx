@@ -15,6 +15,11 @@ const KIND_WORDS: Record<string, string> = {
   free: 'free',
 }
 
+/** `1 message`, `3 messages`. */
+function counted(count: number, word: string): string {
+  return `${n(count)} ${word}${count === 1 ? '' : 's'}`
+}
+
 interface Row {
   kind: string
   name: string
@@ -108,7 +113,7 @@ export function Composition({ c, index }: { c: CompositionView; index: number })
       ) : null}
       <table class="parts" data-testid="composition-table">
         <caption>
-          What filled the window ({how}, counter {c.counter}; {n(c.messages.count)} messages)
+          What filled the window ({how}, counter {c.counter}; {counted(c.messages.count, 'message')})
         </caption>
         <thead>
           <tr>
