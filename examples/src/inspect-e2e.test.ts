@@ -39,7 +39,7 @@ function printed(text: string | RegExp, ms = 60_000): Promise<void> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ck-inspect-e2e-'))
   ws = join(dir, 'ws')
-  const env = { ...process.env, NO_COLOR: '1' }
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
   delete env.ANTHROPIC_API_KEY
   const args = [
     '--workspace',

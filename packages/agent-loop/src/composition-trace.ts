@@ -28,6 +28,7 @@ export type CompositionPartKind =
 
 /** One part of a request, in the order the request holds it. */
 export interface CompositionPart {
+  /** What the part is. */
   kind: CompositionPartKind
   /** The section id (`system`, `user`), else the kind itself. */
   id: string
@@ -47,9 +48,13 @@ export interface CompositionPart {
  * attempt of a call (a retried call records again under the same step).
  */
 export interface StepComposition {
+  /** The record's version ({@link COMPOSITION_RECORD_VERSION}). */
   v: typeof COMPOSITION_RECORD_VERSION
+  /** The call's step (`0`: the plan call). */
   step: number
+  /** The call's phase. */
   phase: AgentPhase
+  /** The model's id. */
   model: string
   /** The model's context window (tokens). */
   window: number

@@ -29,8 +29,11 @@ function report(what: string, ms: number[]): void {
   if (ms.length === 0) return
   const sorted = [...ms].sort((a, b) => a - b)
   const mid = sorted.length / 2
-  const median = sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-  console.log(`${what}: median ${median.toFixed(0)} ms, min ${sorted[0]!.toFixed(0)} ms over ${ms.length} runs`)
+  const median =
+    sorted.length % 2 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+  console.log(
+    `${what}: median ${median.toFixed(0)} ms, min ${sorted[0]!.toFixed(0)} ms over ${ms.length} runs`,
+  )
 }
 
 afterAll(async () => {

@@ -22,6 +22,7 @@ import { jsonlTraceDirectory } from './trace-reader.js'
  * Hono, a Next route). `token` is the token requests must carry; `close()` ends live streams.
  */
 export interface InspectorHandler {
+  /** Answer one request. */
   (request: Request): Promise<Response>
   /** The token every request must carry (the one given, or the one made up). */
   readonly token: string

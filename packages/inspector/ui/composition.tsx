@@ -113,7 +113,8 @@ export function Composition({ c, index }: { c: CompositionView; index: number })
       ) : null}
       <table class="parts" data-testid="composition-table">
         <caption>
-          What filled the window ({how}, counter {c.counter}; {counted(c.messages.count, 'message')})
+          What filled the window ({how}, counter {c.counter}; {counted(c.messages.count, 'message')}
+          )
         </caption>
         <thead>
           <tr>
