@@ -30,7 +30,7 @@ export interface DemoArgs {
   decision?: DemoDecision
   json: boolean
   /** `--inspect`: serve the inspector while the run goes and after it, until Ctrl-C. */
-  inspect: boolean
+  inspect?: true
   help: boolean
 }
 
@@ -207,7 +207,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     ...(v['context-file'] === undefined ? {} : { contextFile: v['context-file'] }),
     ...(v['allow-outside-context-file'] ? { allowOutsideContextFile: true as const } : {}),
     json: v.json === true,
-    inspect: v.inspect === true,
+    ...(v.inspect ? { inspect: true as const } : {}),
     help: v.help === true,
   }
 }
