@@ -4,8 +4,9 @@ import { describeError, type SessionStore } from '@contextkit/core'
 import { type Inspector, type InspectorApproval, startInspector } from '@contextkit/inspector'
 import { runnerSessionStore } from '../runner-sessions.js'
 import { DemoUsageError, USAGE_EXIT_CODE } from './errors.js'
+import type { JsonOutput } from './json-output.js'
 import { type DemoStores, openStores } from './stores.js'
-import { createTerminal } from './terminal.js'
+import { createTerminal, type Terminal } from './terminal.js'
 import { prepareWorkspace } from './workspace.js'
 
 /** Where the runner writes each session's trace: `<workspace>/.contextkit/traces/<id>.jsonl`. */
@@ -43,6 +44,25 @@ export async function serveInspector(input: {
   })
   input.print(`inspector: ${inspector.url}`)
   return inspector
+}
+
+/** `--inspect`: serve the inspector over the workspace while the run goes; its closer. */
+export async function inspectRuns(
+  workspace: string,
+  resume: DemoResume,
+  out: { term: Terminal; json?: JsonOutput },
+  stores: DemoStores,
+): Promise<() => Promise<void>> {
+  const inspector = await serveInspector({
+    workspace,
+    stores,
+    resume,
+    print: (line) =>
+      out.json
+        ? out.json.event({ type: 'demo-inspector', url: line.slice(11) })
+        : out.term.line(line),
+  })
+  return () => inspector.close()
 }
 
 /** Resolves when `signal` aborts (SIGINT or SIGTERM); at once when it already has. */

@@ -21,7 +21,7 @@ import { BudgetChartCollector } from './budget-collector.js'
 import { checkModelId, checkServedModel, probeBaseUrl } from './checks.js'
 import { demoResume, type TurnSettings } from './demo-resume.js'
 import { DemoUsageError, USAGE_EXIT_CODE } from './errors.js'
-import { type DemoResume, serveInspector, untilStopped } from './inspect.js'
+import { inspectRuns, untilStopped } from './inspect.js'
 import { JsonOutput } from './json-output.js'
 import { LiveOutput } from './live-output.js'
 import { localServerProvider } from './local-provider.js'
@@ -388,25 +388,6 @@ function interrupted(io: CliIO, note: SessionNote | undefined): number {
     : ''
   io.stderr.write(`demo: interrupted (Ctrl-C).${saved}\n`)
   return INTERRUPTED_EXIT_CODE
-}
-
-/** `--inspect`: serve the inspector over the workspace while the run goes; its closer. */
-async function inspectRuns(
-  workspace: string,
-  resume: DemoResume,
-  out: Output,
-  stores: DemoStores,
-): Promise<() => Promise<void>> {
-  const inspector = await serveInspector({
-    workspace,
-    stores,
-    resume,
-    print: (line) =>
-      out.json
-        ? out.json.event({ type: 'demo-inspector', url: line.slice(11) })
-        : out.term.line(line),
-  })
-  return () => inspector.close()
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   SUMMARY_STAGES,
   type TraceSummary,
 } from './trace-summary.js'
-import { readTraceWindow, type TraceStep } from './trace-window.js'
+import { readTraceWindow, type WindowStep } from './trace-window.js'
 
 /** A run whose trace has not moved for this long and never stopped is taken as gone. */
 export const STALE_RUN_MS = 60_000
@@ -182,7 +182,7 @@ export class InspectorData {
 
   /** The trace steps and session replies of steps `[lo, to)`, by step index and reply position. */
   async #read(id: string, s: Summaries, total: number, lo: number, to: number) {
-    const trace = new Map<number, TraceStep & { savedAfter: number }>()
+    const trace = new Map<number, WindowStep>()
     const traced = s.trace.steps
     const first = Math.max(0, total - (to - 1))
     const last = Math.min(traced - 1, total - lo)

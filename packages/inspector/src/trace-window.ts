@@ -158,6 +158,95 @@ export interface TraceWindowInput {
   last: number
 }
 
+/** A trace step with how many steps after it had their reply saved. */
+export type WindowStep = TraceStep & { savedAfter: number }
+
+/** Reads a trace backwards into steps, keeping those of the window (see {@link readTraceWindow}). */
+class BackwardSteps {
+  readonly out: WindowStep[] = []
+  readonly #input: TraceWindowInput
+  readonly #pending = new Map<string, TraceStep>()
+  /** Tool runs and decisions of each run's step 0, by run (kept for the run before it). */
+  readonly #stepZero = new Map<number, TracedCalls>()
+  #run: number
+  #seen = 0
+  #savedSeen = 0
+  #savedPending = false
+  #errorPending: string | null = null
+  #done = false
+
+  constructor(input: TraceWindowInput) {
+    this.#input = input
+    this.#run = input.runs
+  }
+
+  #finish(step: TraceStep): void {
+    const { first, last } = this.#input
+    if (step.fromEnd >= first && step.fromEnd <= last) {
+      const resumed = this.#stepZero.get(step.run + 1) ?? null
+      this.out.push({ ...step, resumed, savedAfter: this.#savedSeen })
+    }
+    if (step.saved) this.#savedSeen++
+  }
+
+  /** Finish the steps read so far (a step further back, or a run's start, was reached). */
+  flush(): void {
+    for (const step of this.#pending.values()) if (step.called) this.#finish(step)
+    this.#pending.clear()
+  }
+
+  #runStart(): boolean {
+    this.flush()
+    this.#stepZero.delete(this.#run + 1)
+    this.#run--
+    this.#savedPending = false
+    this.#errorPending = null
+    return !this.#done
+  }
+
+  #stepOf(key: string, step: number): TraceStep | undefined {
+    let found = this.#pending.get(key)
+    if (found) return found
+    this.flush()
+    if (this.#done) return undefined
+    found = newStep(this.#run, step)
+    this.#pending.set(key, found)
+    return found
+  }
+
+  #called(step: TraceStep): void {
+    step.fromEnd = this.#seen++
+    step.saved = this.#savedPending
+    this.#savedPending = false
+    if (this.#errorPending !== null) step.error = this.#errorPending
+    this.#errorPending = null
+    if (step.fromEnd >= this.#input.last) this.#done = true
+  }
+
+  /** Take one event (newest first); `false` once the window is read. */
+  take(e: TraceEvent): boolean {
+    if (e.stage === LOOP_STAGES.runStart) return this.#runStart()
+    if (e.stage === LOOP_STAGES.saved && savedReply(e.data)) this.#savedPending = true
+    if (e.stage === LOOP_STAGES.stop && e.data.stopReason === 'error') {
+      this.#errorPending = typeof e.data.error === 'string' ? e.data.error : 'error'
+    }
+    const key = stepKey(this.#run, e.data)
+    if (key === undefined) return true
+    const isCall = e.stage === LOOP_STAGES.tool || e.stage === LOOP_STAGES.approval
+    if (e.data.step === 0 && isCall) {
+      const calls = this.#stepZero.get(this.#run) ?? newCalls()
+      this.#stepZero.set(this.#run, calls)
+      recordCall(calls, e)
+      return true
+    }
+    const step = this.#stepOf(key, e.data.step as number)
+    if (!step) return false
+    if (e.stage === LOOP_STAGES.request && !step.called) this.#called(step)
+    applyEvent(step, e)
+    return true
+  }
+}
+
 /**
  * The trace steps whose position from the end lies in `[first, last]`, newest first, read from
  * the trace's end backwards and only as far as the oldest of them: memory holds the window's
@@ -165,68 +254,9 @@ export interface TraceWindowInput {
  * steps after it had their reply saved (`savedAfter`), so it can be matched with the session's
  * replies from the end.
  */
-export async function readTraceWindow(
-  input: TraceWindowInput,
-): Promise<Array<TraceStep & { savedAfter: number }>> {
-  const out: Array<TraceStep & { savedAfter: number }> = []
-  const pending = new Map<string, TraceStep>()
-  const stepZero = new Map<number, TracedCalls>()
-  let run = input.runs
-  let seen = 0
-  let savedSeen = 0
-  let savedPending = false
-  let errorPending: string | null = null
-  let done = false
-  const finish = (step: TraceStep) => {
-    if (step.fromEnd >= input.first && step.fromEnd <= input.last) {
-      out.push({ ...step, resumed: stepZero.get(step.run + 1) ?? null, savedAfter: savedSeen })
-    }
-    if (step.saved) savedSeen++
-  }
-  await input.reader.readBackward(input.sessionId, input.end, (e) => {
-    if (e.stage === LOOP_STAGES.runStart) {
-      for (const step of pending.values()) if (step.called) finish(step)
-      pending.clear()
-      stepZero.delete(run + 1)
-      savedPending = false
-      errorPending = null
-      run--
-      return !done
-    }
-    if (e.stage === LOOP_STAGES.saved && savedReply(e.data)) savedPending = true
-    if (e.stage === LOOP_STAGES.stop && e.data.stopReason === 'error') {
-      errorPending = typeof e.data.error === 'string' ? e.data.error : 'error'
-    }
-    const key = stepKey(run, e.data)
-    if (key === undefined) return true
-    if (e.data.step === 0 && (e.stage === LOOP_STAGES.tool || e.stage === LOOP_STAGES.approval)) {
-      const calls = stepZero.get(run) ?? newCalls()
-      stepZero.set(run, calls)
-      recordCall(calls, e)
-      return true
-    }
-    let step = pending.get(key)
-    if (!step) {
-      // a new step back: the ones after it are complete
-      for (const [k, s] of pending) {
-        if (s.called) finish(s)
-        pending.delete(k)
-      }
-      if (done) return false
-      step = newStep(run, e.data.step as number)
-      pending.set(key, step)
-    }
-    if (e.stage === LOOP_STAGES.request && !step.called) {
-      step.fromEnd = seen++
-      step.saved = savedPending
-      savedPending = false
-      if (errorPending !== null) step.error = errorPending
-      errorPending = null
-      if (step.fromEnd >= input.last) done = true
-    }
-    applyEvent(step, e)
-    return true
-  })
-  for (const step of pending.values()) if (step.called) finish(step)
-  return out
+export async function readTraceWindow(input: TraceWindowInput): Promise<WindowStep[]> {
+  const steps = new BackwardSteps(input)
+  await input.reader.readBackward(input.sessionId, input.end, (e) => steps.take(e))
+  steps.flush()
+  return steps.out
 }
