@@ -2,13 +2,17 @@
 // `pnpm demo`: build the packages the examples use without printing the build (its output is
 // shown only when it fails), then run the demo's command line (examples/src/demo.ts) with every
 // argument. A first run (no build yet) says so at once, and a build that takes longer than a
-// moment says so too: one line, with the elapsed seconds on a terminal.
+// moment says so too: one line, with the elapsed seconds on a terminal. `pnpm inspect`
+// (scripts/inspect.mjs) runs examples/src/inspect.ts the same way: it sets
+// `globalThis.contextkitProgram` before importing this file.
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+/** The program to run after the build, and the word its lines start with. */
+const program = globalThis.contextkitProgram ?? { file: 'demo.ts', label: 'demo' }
 const turbo = join(
   root,
   'node_modules',
@@ -38,12 +42,12 @@ function progress(firstRun) {
   const show = () => {
     shown = true
     if (!tty) {
-      process.stderr.write(`demo: ${text}\n`)
+      process.stderr.write(`${program.label}: ${text}\n`)
       return
     }
     const draw = () =>
       process.stderr.write(
-        `\r\u001b[2Kdemo: ${text} ${Math.round((Date.now() - started) / 1000)} s`,
+        `\r\u001b[2K${program.label}: ${text} ${Math.round((Date.now() - started) / 1000)} s`,
       )
     draw()
     timer = setInterval(draw, 1000)
@@ -72,27 +76,29 @@ build.stderr.on('data', (d) => {
 })
 build.on('error', (error) => {
   done()
-  process.stderr.write(`demo: building the packages failed (${error.message})\n`)
+  process.stderr.write(`${program.label}: building the packages failed (${error.message})\n`)
   process.exit(1)
 })
 build.on('close', (status) => {
   done()
   if (status !== 0) {
     process.stderr.write(log)
-    process.stderr.write('demo: building the packages failed\n')
+    process.stderr.write(`${program.label}: building the packages failed\n`)
     process.exit(1)
   }
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(root, 'examples', 'src', 'demo.ts'), ...process.argv.slice(2)],
+    ['--import', 'tsx', join(root, 'examples', 'src', program.file), ...process.argv.slice(2)],
     {
       cwd: root,
       stdio: 'inherit',
       env: { ...process.env, INIT_CWD: process.env.INIT_CWD ?? process.cwd() },
     },
   )
-  // Ctrl-C reaches the demo too (same process group); it aborts its run and exits by itself
+  // Ctrl-C reaches the demo too (same process group); it aborts its run and exits by itself;
+  // SIGTERM sent to this process is passed on
   process.on('SIGINT', () => {})
+  process.on('SIGTERM', () => child.kill('SIGTERM'))
   child.on('exit', (code, signal) => {
     process.exit(code ?? (signal === 'SIGINT' ? 130 : 1))
   })

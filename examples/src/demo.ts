@@ -165,6 +165,7 @@ if (isEntry()) {
   // `on`, not `once`: a loader (tsx) may send SIGINT again, which must not kill the process
   // before the run has saved what finished and printed its one line
   process.on('SIGINT', () => controller.abort(new Error('interrupted (Ctrl-C)')))
+  process.on('SIGTERM', () => controller.abort(new Error('terminated')))
   runDemoCli(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,

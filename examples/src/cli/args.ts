@@ -29,6 +29,8 @@ export interface DemoArgs {
   /** `--approve ID` / `--deny ID [reason]`: finish the session's paused run with this decision. */
   decision?: DemoDecision
   json: boolean
+  /** `--inspect`: serve the inspector while the run goes and after it, until Ctrl-C. */
+  inspect?: true
   help: boolean
 }
 
@@ -51,6 +53,7 @@ const OPTIONS = {
   approve: { type: 'string' },
   deny: { type: 'string' },
   json: { type: 'boolean' },
+  inspect: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -86,6 +89,8 @@ Options:
                        finish the paused run of --session without that call; the message
                        (optional) is the reason the model is told
   --json               print the events as JSON lines
+  --inspect            serve the inspector (what the model saw on each step; approve from the page)
+                       on 127.0.0.1 while the run goes and after it, until Ctrl-C
   -h, --help           this text`
 
 function unknownFlag(error: Error): DemoUsageError {
@@ -202,6 +207,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     ...(v['context-file'] === undefined ? {} : { contextFile: v['context-file'] }),
     ...(v['allow-outside-context-file'] ? { allowOutsideContextFile: true as const } : {}),
     json: v.json === true,
+    ...(v.inspect ? { inspect: true as const } : {}),
     help: v.help === true,
   }
 }

@@ -19,7 +19,9 @@ import { approvalsOf, decisionText, showPending } from './approval-output.js'
 import { DEMO_USAGE, type DemoArgs, type DemoDecision, parseDemoArgs } from './args.js'
 import { BudgetChartCollector } from './budget-collector.js'
 import { checkModelId, checkServedModel, probeBaseUrl } from './checks.js'
+import { demoResume, type TurnSettings } from './demo-resume.js'
 import { DemoUsageError, USAGE_EXIT_CODE } from './errors.js'
+import { inspectRuns, untilStopped } from './inspect.js'
 import { JsonOutput } from './json-output.js'
 import { LiveOutput } from './live-output.js'
 import { localServerProvider } from './local-provider.js'
@@ -102,7 +104,7 @@ export const DEFAULT_DEMO_WORKSPACE = join(tmpdir(), 'contextkit-demo')
 
 type Mode = 'offline' | 'claude' | 'local'
 
-interface Backend {
+export interface Backend {
   mode: Mode
   model: string
   /** The first line of the output. */
@@ -113,7 +115,7 @@ interface Backend {
   close(): Promise<void>
 }
 
-interface Output {
+export interface Output {
   term: Terminal
   json?: JsonOutput
 }
@@ -123,7 +125,7 @@ export function newSessionId(now: Date = new Date()): string {
   return `chat-${now.toISOString().slice(0, 23).replace(/[:.]/g, '-')}`
 }
 
-async function backendFor(args: DemoArgs, io: CliIO): Promise<Backend> {
+export async function backendFor(args: DemoArgs, io: CliIO): Promise<Backend> {
   if (args.baseUrl !== undefined) {
     const probe = await probeBaseUrl(args.baseUrl)
     const model = args.model ?? probe.models[0]
@@ -177,7 +179,10 @@ async function backendFor(args: DemoArgs, io: CliIO): Promise<Backend> {
  * The context file of the run, checked the way the runner reads it (preload's reader: inside the
  * workspace, no symlink out, not a secret) so a refusal is one line and exit code 2 up front.
  */
-async function contextFileOf(args: DemoArgs, workspace: string): Promise<string | undefined> {
+export async function contextFileOf(
+  args: DemoArgs,
+  workspace: string,
+): Promise<string | undefined> {
   const file =
     args.contextFile ??
     (existsSync(join(workspace, DEMO_CONTEXT_FILE)) ? DEMO_CONTEXT_FILE : undefined)
@@ -218,14 +223,18 @@ function usageLine(result: EmbeddedTurnResult, c: Terminal['c']): string {
   return `${c.bold('usage')}    ${result.result.steps} model call(s) · ${num(total)} input tokens (${num(u.cacheRead)} from the cache, ${num(u.cacheWrite)} written to it; hit rate ${rate}) · ${num(u.output)} output tokens`
 }
 
-interface TurnSpec {
+export interface TurnSpec {
   sessionId: string
   text: string
   /** `--approve` / `--deny`: finish the session's paused run; `text` is not sent. */
   decision?: DemoDecision
 }
 
-async function runTurn(
+/**
+ * One turn of the embedded runner with the demo's output: the budget chart, the streamed events,
+ * where the session and trace went, the usage, and the commands that finish a pause.
+ */
+export async function runTurn(
   spec: TurnSpec,
   backend: Backend,
   ctx: {
@@ -464,19 +473,22 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
         : [{ sessionId: args.session ?? newSessionId(), text: message ?? '' }]
     for (const t of turns) checkMessageSize(t.text, backend.model)
     let paused = false
+    const settings: TurnSettings = {
+      workspace: ws.dir,
+      stores,
+      contextFile,
+      allowOutsideContextFile: args.allowOutsideContextFile === true,
+      out,
+      io,
+      steps: walkthrough,
+      sameRunFlags: sameRunFlags(ws.dir, args.store),
+    }
+    if (args.inspect)
+      cleanups.push(await inspectRuns(ws.dir, demoResume(backend, settings), out, stores))
     for (const [i, spec] of turns.entries()) {
       if (i > 0 && !out.json) term.line(term.c.dim('─'.repeat(60)))
       sessionNote = { id: spec.sessionId, where: stores.description }
-      const turn = await runTurn(spec, backend, {
-        workspace: ws.dir,
-        stores,
-        contextFile,
-        allowOutsideContextFile: args.allowOutsideContextFile === true,
-        out,
-        io,
-        steps: walkthrough,
-        sameRunFlags: sameRunFlags(ws.dir, args.store),
-      })
+      const turn = await runTurn(spec, backend, settings)
       paused ||= turn.result.stopReason === 'awaiting_approval'
     }
     if (!out.json && !paused) {
@@ -488,6 +500,10 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
             : 'Run it again: the next session wakes up with these last words (resumption).',
         ),
       )
+    }
+    if (args.inspect) {
+      if (!out.json) term.line(term.c.dim('The inspector keeps serving: Ctrl-C stops it.'))
+      await untilStopped(io.signal)
     }
     return 0
   } catch (error) {

@@ -15,6 +15,12 @@ export {
 export { RequiredSectionsError } from './budget/errors.js'
 export type { LimitHistoryOptions } from './budget/history.js'
 export { limitHistory, repairOrphans } from './budget/history.js'
+export type {
+  CompositionPart,
+  CompositionPartKind,
+  StepComposition,
+} from './call/composition-trace.js'
+export { COMPOSITION_RECORD_VERSION } from './call/composition-trace.js'
 export { RequestBuildError } from './call/errors.js'
 export { TRAILING_TURN_FALLBACK } from './call/trailing-turn.js'
 export type {

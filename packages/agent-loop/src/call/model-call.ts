@@ -28,6 +28,7 @@ import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import type { ModelProvider, ProviderRequest, ResponseFormat } from '../provider/contract.js'
 import type { ProviderError } from '../provider/errors.js'
 import type { ToolChoice } from '../provider/tool-choice.js'
+import { recordComposition } from './composition-trace.js'
 import { RequestBuildError } from './errors.js'
 import { type StreamReplyOutcome, streamReply } from './stream-reply.js'
 import { textToolChoice } from './text-tool-choice.js'
@@ -250,6 +251,7 @@ function traceRequest(
     kept: [...fitted.system, ...fitted.userSections].map((s) => s.id),
     omissions: fitted.omitted,
   })
+  recordComposition(ctx, spec, turn, fitted)
   warnDropped(ctx, fitted.omitted)
   recordCache(ctx, spec, request, placement)
   ctx.run.trace.record(AGENT_TRACE_STAGES.request, {

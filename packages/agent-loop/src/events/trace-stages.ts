@@ -19,6 +19,12 @@ export const AGENT_TRACE_STAGES = Object.freeze({
   /** `{ step, phase, budget, tokens, kept, omissions }`: sections fitted for one call. */
   budget: 'agent:budget',
   /**
+   * `{ v: 1, step, phase, model, window, counter, parts, reply, total, free, messages }`: what
+   * filled the window on one call, part by part in request order (`StepComposition`; `v` is
+   * the record's version, readers check it). Recorded right after `agent:budget`.
+   */
+  composition: 'agent:composition',
+  /**
    * `{ step, phase, mode, breakpoints, dropped, applied }`: the prompt-cache breakpoints of one
    * request (`breakpoints`: `{ at, reason, index? }` in precedence order; `dropped`: indexes of
    * messages whose own breakpoint found no slot; `applied`: markers the request carries).
