@@ -15,6 +15,7 @@ import {
   type TurnContext,
   textOf,
 } from '@contextkit/core'
+import { createFileReadCache, type FileReadCache } from '@contextkit/core/node'
 import { captureStreamTail, recordStreamTail } from './capture.js'
 import { stripInjected } from './injected-text.js'
 import { RESUMPTION_STATE_KEY, RESUMPTION_TRACE_STAGES } from './names.js'
@@ -22,7 +23,6 @@ import { ResumptionOptionsSchema } from './options.js'
 import { emptySelfState, type SelfState } from './self-state.js'
 import { loadState, type StateAccess, updateState } from './state-access.js'
 import type { StateFileOptions } from './state-file.js'
-import { StateReadCache } from './state-read-cache.js'
 import { buildResumptionMessage, buildResumptionSection, resumptionContextFrom } from './wake-up.js'
 
 /** A value given directly or computed per run (e.g. the current git branch). */
@@ -103,7 +103,7 @@ function stateAccess(
   options: ResumptionOptions,
   run: RunInfo,
   source: string,
-  cache: StateReadCache,
+  cache: FileReadCache<SelfState>,
 ): StateAccess {
   return {
     cache,
@@ -143,7 +143,8 @@ export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
   parseWith(ResumptionOptionsSchema, options, 'resumption options')
   const placement = options.placement ?? 'system'
   // the last state file read, reused while a stat shows it unchanged (one per middleware)
-  const cache = new StateReadCache()
+  // the last read of the state file, reused while a stat shows the file unchanged
+  const cache = createFileReadCache<SelfState>({ maxEntries: 1 })
   const counterFor = (turn: TurnContext) =>
     options.counter ?? createTokenCounter({ model: turn.model })
 

@@ -1,8 +1,8 @@
 import { RevisionConflictError, type StateStore, ValidationError } from '@contextkit/core'
+import type { FileReadCache } from '@contextkit/core/node'
 import { fileStateStore } from './file-state-store.js'
 import { migrateSelfState, type SelfState } from './self-state.js'
 import { loadSelfStateChecked, type StateFileOptions } from './state-file.js'
-import type { StateReadCache } from './state-read-cache.js'
 
 /** Where the middleware's state comes from, for its trace. */
 export type StateSource = 'file' | 'backup' | 'store' | 'none'
@@ -25,7 +25,7 @@ export interface StateAccess {
   /** Where problems go (the run's warnings). */
   warn: (problem: unknown) => void
   /** The middleware's last read of the state file, reused while the file is unchanged. */
-  cache?: StateReadCache
+  cache?: FileReadCache<SelfState>
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 import {
   type FileLockError,
   FileLockTimeoutError,
+  type FileReadCache,
   type FileStamp,
   mkdirWithinRoot,
   readTextFile,
@@ -30,7 +31,6 @@ import {
 import { checkState, optionsOf } from './guards.js'
 import { StateFileOptionsSchema } from './options.js'
 import { migrateSelfState, type SelfState, SelfStateSchema } from './self-state.js'
-import type { StateReadCache } from './state-read-cache.js'
 
 /** Options of {@link loadSelfState}, {@link saveSelfState} and {@link updateSelfState}. */
 export interface StateFileOptions {
@@ -265,7 +265,7 @@ export async function loadSelfState(
 export async function loadSelfStateChecked(
   path: string,
   options: StateFileOptions,
-  cache?: StateReadCache,
+  cache?: FileReadCache<SelfState>,
 ): Promise<LoadResult> {
   const known = cache?.lookup(path)
   if (known) return { state: known, source: 'file', problems: [], quarantined: [] }
@@ -279,9 +279,11 @@ export async function loadSelfStateChecked(
     const startedMs = Date.now()
     const outcome = await readStateFile(file, maxBytes)
     if (outcome.kind === 'ok') {
-      return cache && file === path
-        ? cache.store(path, outcome.stamp, outcome.state, startedMs)
-        : outcome.state
+      // a state kept is shared by the runs that hit: frozen
+      if (cache && file === path && cache.store(path, outcome.stamp, outcome.state, startedMs)) {
+        deepFreeze(outcome.state)
+      }
+      return outcome.state
     }
     if (outcome.kind === 'missing') return null
     problems.push(outcome.error)
@@ -430,4 +432,12 @@ export async function saveSelfState(
   const saved = await updateSelfState(path, () => state, options)
   // update never returns null when the callback returns a state
   return saved as SelfState
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const v of Object.values(value)) deepFreeze(v)
+  }
+  return value
 }

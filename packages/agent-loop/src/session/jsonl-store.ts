@@ -1,4 +1,4 @@
-import { mkdir, readdir } from 'node:fs/promises'
+import { type FileHandle, mkdir, readdir } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import {
   assertSessionId,
@@ -208,7 +208,7 @@ export function jsonlSessionStore(
       const file = fileOf(id)
       try {
         // a symlink on the way is refused before the lock file is made beside it
-        await (await openWithinRoot(within.root, within.file(id))).close()
+        await (await openWithinRoot(within.root, within.file(id))).handle.close()
       } catch (error) {
         if (errnoCode(error) === 'ENOENT') return false
         throw ioError(`cannot delete the session ${file}`, error, file, 'delete')
@@ -266,7 +266,7 @@ function withinOf(dir: string, rootOption: string | undefined): Within {
  */
 async function readSession(within: Within, id: string, file: string): Promise<Uint8Array | null> {
   try {
-    const handle = await openWithinRoot(within.root, within.file(id))
+    const { handle } = await openWithinRoot(within.root, within.file(id))
     try {
       return await handle.readFile()
     } finally {
@@ -280,9 +280,9 @@ async function readSession(within: Within, id: string, file: string): Promise<Ui
 
 /** The tail of a session file a resume needs (core's `readSessionTail`); empty when there is none. */
 async function readTail(within: Within, id: string, file: string): Promise<SessionTail> {
-  let handle: Awaited<ReturnType<typeof openWithinRoot>>
+  let handle: FileHandle
   try {
-    handle = await openWithinRoot(within.root, within.file(id))
+    handle = (await openWithinRoot(within.root, within.file(id))).handle
   } catch (error) {
     if (errnoCode(error) === 'ENOENT')
       return { entries: [], warnings: [], tornTail: false, whole: true, start: 0 }
@@ -346,9 +346,9 @@ async function writeBatch(
 
 /** Bytes in the session file now (0 when it does not exist yet), opened without following links. */
 async function sessionSize(within: Within, id: string, file: string): Promise<number> {
-  let handle: Awaited<ReturnType<typeof openWithinRoot>>
+  let handle: FileHandle
   try {
-    handle = await openWithinRoot(within.root, within.file(id))
+    handle = (await openWithinRoot(within.root, within.file(id))).handle
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return 0
     throw ioError(`cannot open the session ${file}`, error, file, 'append')
