@@ -101,74 +101,85 @@ interface Entry<T> {
 /** Create a {@link FileReadCache}. Throws a `ValidationError` for invalid options. */
 export function createFileReadCache<T>(options: FileReadCacheOptions = {}): FileReadCache<T> {
   const limits = parseWith(OptionsSchema, options, 'createFileReadCache options')
-  const maxEntries = limits.maxEntries ?? 64
-  const maxWeight = limits.maxWeight ?? Number.POSITIVE_INFINITY
-  const racyMs = limits.racyMs ?? FILE_STAMP_RACY_MS
-  const follow = limits.followLinks ?? true
-  const entries = new Map<string, Entry<T>>()
-  let weight = 0
-  let hits = 0
-  let misses = 0
+  return new StampedCache<T>(
+    limits.maxEntries ?? 64,
+    limits.maxWeight ?? Number.POSITIVE_INFINITY,
+    limits.racyMs ?? FILE_STAMP_RACY_MS,
+    limits.followLinks ?? true,
+  )
+}
 
-  const forget = (path: string): boolean => {
-    const entry = entries.get(path)
-    if (entry === undefined) return false
-    weight -= entry.weight
-    return entries.delete(path)
+/** The {@link FileReadCache}: a `Map` in use order (the least recently used first). */
+class StampedCache<T> implements FileReadCache<T> {
+  readonly #entries = new Map<string, Entry<T>>()
+  #weight = 0
+  #hits = 0
+  #misses = 0
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxWeight: number,
+    private readonly racyMs: number,
+    private readonly follow: boolean,
+  ) {}
+
+  get size(): number {
+    return this.#entries.size
   }
-  const evictToLimits = (): void => {
-    for (const oldest of entries.keys()) {
-      if (entries.size <= maxEntries && weight <= maxWeight) return
-      forget(oldest)
+
+  get hits(): number {
+    return this.#hits
+  }
+
+  get misses(): number {
+    return this.#misses
+  }
+
+  lookup(path: string, lookup: FileReadCacheLookup<T> = {}): T | undefined {
+    assertString(path, 'FileReadCache.lookup', 'path')
+    const entry = this.#entries.get(path)
+    if (entry === undefined) return this.#miss()
+    const now = lookup.stamp === undefined ? statStamp(path, this.follow) : lookup.stamp
+    if (now === null || now === undefined || !sameFileStamp(now, entry.stamp)) {
+      this.delete(path)
+      return this.#miss()
     }
-  }
-  const miss = (): undefined => {
-    misses++
-    return undefined
+    if (lookup.accept !== undefined && !lookup.accept(entry.value)) return this.#miss()
+    // most recently used last: eviction takes the first
+    this.#entries.delete(path)
+    this.#entries.set(path, entry)
+    this.#hits++
+    return entry.value
   }
 
-  return {
-    get size() {
-      return entries.size
-    },
-    get hits() {
-      return hits
-    },
-    get misses() {
-      return misses
-    },
-    lookup(path, lookup = {}) {
-      assertString(path, 'FileReadCache.lookup', 'path')
-      const entry = entries.get(path)
-      if (entry === undefined) return miss()
-      const now = lookup.stamp === undefined ? statStamp(path, follow) : lookup.stamp
-      if (now === null || now === undefined || !sameFileStamp(now, entry.stamp)) {
-        forget(path)
-        return miss()
-      }
-      if (lookup.accept !== undefined && !lookup.accept(entry.value)) return miss()
-      // most recently used last: eviction takes the first
-      entries.delete(path)
-      entries.set(path, entry)
-      hits++
-      return entry.value
-    },
-    store(path, stamp, value, startedMs, valueWeight = 0) {
-      assertString(path, 'FileReadCache.store', 'path')
-      if (!(valueWeight >= 0)) {
-        invalidArgument('FileReadCache.store', 'weight', 'a number ≥ 0', valueWeight)
-      }
-      forget(path)
-      if (stampIsRacy(stamp, startedMs, racyMs) || !(valueWeight <= maxWeight)) return false
-      entries.set(path, { stamp, value, weight: valueWeight })
-      weight += valueWeight
-      evictToLimits()
-      return true
-    },
-    delete: forget,
-    clear() {
-      entries.clear()
-      weight = 0
-    },
+  store(path: string, stamp: FileStamp, value: T, startedMs: number, weight = 0): boolean {
+    assertString(path, 'FileReadCache.store', 'path')
+    if (!(weight >= 0)) invalidArgument('FileReadCache.store', 'weight', 'a number ≥ 0', weight)
+    this.delete(path)
+    if (stampIsRacy(stamp, startedMs, this.racyMs) || !(weight <= this.maxWeight)) return false
+    this.#entries.set(path, { stamp, value, weight })
+    this.#weight += weight
+    for (const oldest of this.#entries.keys()) {
+      if (this.#entries.size <= this.maxEntries && this.#weight <= this.maxWeight) break
+      this.delete(oldest)
+    }
+    return true
+  }
+
+  delete(path: string): boolean {
+    const entry = this.#entries.get(path)
+    if (entry === undefined) return false
+    this.#weight -= entry.weight
+    return this.#entries.delete(path)
+  }
+
+  clear(): void {
+    this.#entries.clear()
+    this.#weight = 0
+  }
+
+  #miss(): undefined {
+    this.#misses++
+    return undefined
   }
 }
