@@ -1,83 +1,34 @@
-import { join } from 'node:path'
-import {
-  assertSessionId,
-  parseWith,
-  type SessionEntry,
-  SessionEntrySchema,
-  type SessionStore,
-  ValidationError,
-} from '@contextkit/core'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import * as z from 'zod'
-import { jsonlSessionStore } from '../session/jsonl-store.js'
-import { tempDir } from '../session/test-support.js'
-import {
-  SessionStoreConformanceError,
-  sessionStoreChecks,
-  sessionStoreConformance,
-} from './session-store-conformance.js'
-
-let work: Awaited<ReturnType<typeof tempDir>>
-let n = 0
-beforeAll(async () => {
-  work = await tempDir('conformance')
-})
-afterAll(() => work.cleanup())
-
-const jsonl = () => jsonlSessionStore(join(work.dir, `s${n++}`), { fsync: false })
-
-/** A small in-memory store written from the contract alone: the suite is not file-specific. */
-function memoryStore(): SessionStore {
-  const sessions = new Map<string, SessionEntry[]>()
-  return {
-    async load(id) {
-      assertSessionId(id, 'memory.load')
-      return { entries: structuredClone(sessions.get(id) ?? []), warnings: [] }
-    },
-    async append(id, entries) {
-      assertSessionId(id, 'memory.append')
-      const parsed = parseWith(z.array(SessionEntrySchema), entries, 'entries')
-      if (parsed.some((e) => e.type === 'session' && e.id !== id)) {
-        throw new ValidationError('header of another session', [{ path: 'id', message: id }])
-      }
-      if (parsed.length === 0) return
-      sessions.set(id, [...(sessions.get(id) ?? []), ...structuredClone(parsed)])
-    },
-    async list() {
-      return [...sessions.keys()].sort()
-    },
-    async delete(id) {
-      assertSessionId(id, 'memory.delete')
-      return sessions.delete(id)
-    },
-  }
-}
+import { describe, expect, test } from 'vitest'
+import type { SessionEntry, SessionStore } from '../session-store.js'
+import { memorySessionStore } from './memory-stores.js'
+import { sessionStoreChecks, sessionStoreConformance } from './session-store-conformance.js'
+import { StoreConformanceError } from './store-checks.js'
 
 async function failedChecks(make: () => SessionStore): Promise<string[]> {
   try {
     await sessionStoreConformance(make)
   } catch (error) {
-    if (error instanceof SessionStoreConformanceError) return error.failures.map((f) => f.check)
+    if (error instanceof StoreConformanceError) return error.failures.map((f) => f.check)
     throw error
   }
   return []
 }
 
 const name = (prefix: string) => {
-  const found = sessionStoreChecks(jsonl).find((c) => c.name.startsWith(prefix))
+  const found = sessionStoreChecks(memorySessionStore).find((c) => c.name.startsWith(prefix))
   if (!found) throw new Error(`no check named ${prefix}`)
   return found.name
 }
 
 describe('sessionStoreConformance', () => {
   test('passes a correct store that is not file based', async () => {
-    const report = await sessionStoreConformance(memoryStore)
-    expect(report.passed).toEqual(sessionStoreChecks(memoryStore).map((c) => c.name))
+    const report = await sessionStoreConformance(memorySessionStore)
+    expect(report.passed).toEqual(sessionStoreChecks(memorySessionStore).map((c) => c.name))
   })
 
   test('catches a store that lets unsafe ids through', async () => {
     const make = () => {
-      const inner = memoryStore()
+      const inner = memorySessionStore()
       return {
         ...inner,
         delete: async (id) => (typeof id === 'string' && id.length > 0 ? inner.delete(id) : false),
@@ -88,7 +39,7 @@ describe('sessionStoreConformance', () => {
 
   test('catches a store whose list is not sorted', async () => {
     const make = (): SessionStore => {
-      const inner = jsonl()
+      const inner = memorySessionStore()
       return { ...inner, list: async () => (await inner.list()).reverse() }
     }
     expect(await failedChecks(make)).toContain(name('list names'))
@@ -96,7 +47,7 @@ describe('sessionStoreConformance', () => {
 
   test('catches a store that writes part of a bad batch', async () => {
     const make = (): SessionStore => {
-      const inner = jsonl()
+      const inner = memorySessionStore()
       return {
         ...inner,
         async append(id, entries) {
@@ -111,7 +62,7 @@ describe('sessionStoreConformance', () => {
 
   test('catches a store that interleaves concurrent batches', async () => {
     const make = (): SessionStore => {
-      const inner = memoryStore()
+      const inner = memorySessionStore()
       return {
         ...inner,
         async append(id, entries) {
@@ -127,7 +78,7 @@ describe('sessionStoreConformance', () => {
 
   test('catches a store that mangles text', async () => {
     const make = (): SessionStore => {
-      const inner = memoryStore()
+      const inner = memorySessionStore()
       return {
         ...inner,
         async load(id) {
@@ -142,7 +93,7 @@ describe('sessionStoreConformance', () => {
 
   test('catches a store whose delete always says yes, and names every failure at once', async () => {
     const make = (): SessionStore => {
-      const inner = memoryStore()
+      const inner = memorySessionStore()
       return {
         ...inner,
         delete: async (id) => (await inner.delete(id)) || true,

@@ -1,55 +1,19 @@
 import assert from 'node:assert/strict'
-import {
-  ContextkitError,
-  type SessionEntry,
-  type SessionStore,
-  sessionHeader,
-  ValidationError,
-} from '@contextkit/core'
-import { compactionRoundTrip, tailLoadMatchesFull } from './compaction-check.js'
-import { approvalResume, approvalRoundTrip, crashResume } from './durable-checks.js'
+import type { SessionEntry, SessionStore } from '../session-store.js'
+import { sessionHeader } from '../session-store.js'
 import { freshId, messageEntries, newSession, normalized } from './session-fixtures.js'
+import { approvalRoundTrip, compactionRoundTrip, tailIsResumeSuffix } from './session-log-checks.js'
+import {
+  type CheckOf,
+  checksOf,
+  rejectsValidation,
+  runChecks,
+  type StoreCheck,
+  type StoreConformanceReport,
+} from './store-checks.js'
 
 /** Makes the store under test. Called once per check; stores may share storage (ids are unique). */
 export type MakeSessionStore = () => SessionStore | Promise<SessionStore>
-
-/** One named conformance check: `run` resolves when the store behaves, and throws otherwise. */
-export interface SessionStoreCheck {
-  /** The check's name. */
-  name: string
-  /** Run the check against a fresh store; rejects with what went wrong. */
-  run(): Promise<void>
-}
-
-/** What {@link sessionStoreConformance} returns when every check passed. */
-export interface SessionStoreConformanceReport {
-  /** Names of the checks that ran, in order. */
-  passed: string[]
-}
-
-/** One or more conformance checks failed; `failures` names each with its error. */
-export class SessionStoreConformanceError extends ContextkitError {
-  /** The `code` of every error of this class: `agent_loop_store_conformance`. */
-  static override readonly code: string = 'agent_loop_store_conformance'
-  /** Every failed check and the error it threw. */
-  readonly failures: ReadonlyArray<{ check: string; error: unknown }>
-
-  constructor(failures: ReadonlyArray<{ check: string; error: unknown }>) {
-    // Built on a failure path: a wrong argument must not hide the failure behind a TypeError.
-    if (!Array.isArray(failures)) failures = []
-    const lines = failures.map(({ check, error }) => `- ${check}: ${describe(error)}`)
-    super(`${failures.length} session store conformance check(s) failed:\n${lines.join('\n')}`, {
-      details: { failed: failures.map((f) => f.check) },
-    })
-    this.failures = failures
-  }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message.split('\n').slice(0, 6).join('\n  ') : String(error)
-}
-
-type Check = (store: SessionStore, ids: string[]) => Promise<void>
 
 /** A fresh id for this check, remembered so it is deleted afterwards. */
 function idFor(ids: string[], label: string): string {
@@ -58,37 +22,14 @@ function idFor(ids: string[], label: string): string {
   return id
 }
 
-async function rejectsValidation(what: string, action: () => Promise<unknown>): Promise<void> {
-  let outcome: unknown
-  try {
-    await action()
-    outcome = 'it resolved'
-  } catch (error) {
-    if (ValidationError.isInstance(error)) return
-    outcome = error
-  }
-  assert.fail(`${what} must reject with a ValidationError, but ${describe(outcome)}`)
-}
-
 async function expectEntries(store: SessionStore, id: string, expected: readonly SessionEntry[]) {
   const { entries, warnings } = await store.load(id)
   assert.deepEqual(warnings, [], `load("${id}") must report no warnings`)
   assert.deepEqual(entries, normalized(expected), `load("${id}") must return every entry, in order`)
 }
 
-const CHECKS: ReadonlyArray<readonly [string, Check]> = [
-  [
-    'approval entries round-trip with their optional fields',
-    (store, ids) => approvalRoundTrip(store, idFor(ids, 'approval')),
-  ],
-  [
-    'a run killed mid-tool resumes from the log: the idempotent call runs again, the other is answered as interrupted',
-    (store, ids) => crashResume(store, idFor(ids, 'crash-resume')),
-  ],
-  [
-    'a run paused for approval is finished by a later run',
-    (store, ids) => approvalResume(store, idFor(ids, 'approval-resume')),
-  ],
+const CHECKS: ReadonlyArray<readonly [string, CheckOf<SessionStore>]> = [
+  ['approval entries round-trip with their optional fields', approvalRoundTrip],
   [
     'an unknown id loads empty, is not listed and deletes as false',
     async (store, ids) => {
@@ -328,15 +269,15 @@ const CHECKS: ReadonlyArray<readonly [string, Check]> = [
       await expectEntries(store, id, entries)
     },
   ],
-  ['a compaction entry round-trips and applies as summary + kept tail', compactionRoundTrip],
+  ['a compaction entry round-trips in its place', compactionRoundTrip],
   [
-    'loadTail (when the store has it) gives a resume what load gives',
-    (store, ids) => tailLoadMatchesFull(store, ids),
+    'loadTail (when the store has it) is a suffix of load holding what a resume needs',
+    tailIsResumeSuffix,
   ],
 ]
 
 /**
- * The conformance checks every {@link @contextkit/core#SessionStore} must pass, one per behaviour of the
+ * The conformance checks every core `SessionStore` must pass, one per behaviour of the
  * contract, each usable as its own test:
  *
  * ```ts
@@ -344,46 +285,21 @@ const CHECKS: ReadonlyArray<readonly [string, Check]> = [
  * ```
  *
  * `makeStore` is called once per check. Stores may share their storage: every check works on
- * ids of its own (`<label>-<random>`) and deletes them when it is done.
+ * ids of its own (`<label>-<random>`) and deletes them when it is done. That the loop finishes a
+ * crashed or paused run from a store's log is checked by agent-loop (`sessionResumeChecks` in
+ * `@contextkit/agent-loop/testing`), which runs the loop.
  */
-export function sessionStoreChecks(makeStore: MakeSessionStore): SessionStoreCheck[] {
-  if (typeof makeStore !== 'function') {
-    throw new ValidationError('sessionStoreChecks: makeStore must be a function', [
-      { path: 'makeStore', message: 'expected a function returning a SessionStore' },
-    ])
-  }
-  return CHECKS.map(([name, check]) => ({
-    name,
-    async run() {
-      const store = await makeStore()
-      const ids: string[] = []
-      try {
-        await check(store, ids)
-      } finally {
-        for (const id of ids) await store.delete(id).catch(() => {})
-      }
-    },
-  }))
+export function sessionStoreChecks(makeStore: MakeSessionStore): StoreCheck[] {
+  return checksOf('sessionStoreChecks', makeStore, CHECKS, (store, id) => store.delete(id))
 }
 
 /**
  * Run every check of {@link sessionStoreChecks} against a store, one after another. Plain async
  * code that throws (no test runner needed): resolves with the names of the checks when all
- * pass, and rejects with a {@link SessionStoreConformanceError} naming every failed check.
+ * pass, and rejects with a `StoreConformanceError` naming every failed check.
  */
 export async function sessionStoreConformance(
   makeStore: MakeSessionStore,
-): Promise<SessionStoreConformanceReport> {
-  const failures: Array<{ check: string; error: unknown }> = []
-  const passed: string[] = []
-  for (const check of sessionStoreChecks(makeStore)) {
-    try {
-      await check.run()
-      passed.push(check.name)
-    } catch (error) {
-      failures.push({ check: check.name, error })
-    }
-  }
-  if (failures.length > 0) throw new SessionStoreConformanceError(failures)
-  return { passed }
+): Promise<StoreConformanceReport> {
+  return runChecks(sessionStoreChecks(makeStore), 'session store')
 }
