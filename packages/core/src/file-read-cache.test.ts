@@ -90,7 +90,9 @@ describe('createFileReadCache', () => {
     loose.store(name, statStamp(file)!, 'x', Date.now())
     expect(loose.lookup(name)).toBe('x')
   })
+})
 
+describe('createFileReadCache: lookups and limits', () => {
   test('a stamp given by the caller is used; accept refuses without forgetting', async () => {
     const cache = createFileReadCache<string>({ racyMs: 0 })
     const file = join(dir, 'c.txt')

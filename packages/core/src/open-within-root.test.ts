@@ -130,7 +130,9 @@ describe('openWithinRoot with followLinks', () => {
       path: rel,
     })
   })
+})
 
+describe('openWithinRoot with followLinks: what is not a file', () => {
   test('a loop of links, a dangling link, a directory', async () => {
     expect((await refusal(openWithinRoot(root, 'loop-a', follow))).reason).toBe('symlink')
     await expect(openWithinRoot(root, 'dangling', follow)).rejects.toMatchObject({

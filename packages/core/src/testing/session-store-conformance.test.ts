@@ -59,7 +59,9 @@ describe('sessionStoreConformance', () => {
     const failed = await failedChecks(make)
     expect(failed).toContain(name('a batch with an invalid entry'))
   })
+})
 
+describe('sessionStoreConformance, more broken stores', () => {
   test('catches a store that interleaves concurrent batches', async () => {
     const make = (): SessionStore => {
       const inner = memorySessionStore()

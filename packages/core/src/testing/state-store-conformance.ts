@@ -59,82 +59,71 @@ interface Kit<T> {
 
 type Check<T> = (store: StateStore<T>, ids: string[], kit: Kit<T>) => Promise<void>
 
+async function unknownIsNull<T>(store: StateStore<T>, ids: string[]): Promise<void> {
+  assert.equal(await store.load(agentFor(ids, 'unknown')), null)
+}
+
+async function revisionsCount<T>(store: StateStore<T>, ids: string[], kit: Kit<T>) {
+  const id = agentFor(ids, 'revisions')
+  assert.deepEqual(await store.save(id, kit.sample(1)), { revision: 1 })
+  assert.deepEqual(await store.save(id, kit.sample(2)), { revision: 2 })
+  await kit.expectStored(store, id, kit.sample(2), 2)
+}
+
+async function compareAndSet<T>(store: StateStore<T>, ids: string[], kit: Kit<T>) {
+  const { sample } = kit
+  const id = agentFor(ids, 'cas')
+  const save = (n: number, expectedRevision: number) =>
+    store.save(id, sample(n), { expectedRevision })
+  assert.deepEqual(await save(1, 0), { revision: 1 })
+  const again = await conflictOf(save(2, 0), 'a save over revision 0')
+  assert.equal(again.expectedRevision, 0)
+  const actual = again.actualRevision
+  assert.ok(actual === undefined || actual === 1, 'actualRevision 1')
+  assert.deepEqual(await save(3, 1), { revision: 2 })
+  await conflictOf(save(4, 1), 'a stale save')
+  await conflictOf(save(5, 9), 'a save from the future')
+  await kit.expectStored(store, id, sample(3), 2)
+  const nobody = agentFor(ids, 'cas-none')
+  const first = store.save(nobody, sample(6), { expectedRevision: 3 })
+  await conflictOf(first, 'a save over nothing')
+  assert.equal(await store.load(nobody), null, 'a refused first save stores nothing')
+}
+
+async function racingSaves<T>(store: StateStore<T>, ids: string[], kit: Kit<T>) {
+  const id = agentFor(ids, 'race')
+  await store.save(id, kit.sample(0))
+  const results = await Promise.allSettled(
+    Array.from({ length: 8 }, (_, i) => store.save(id, kit.sample(i + 1), { expectedRevision: 1 })),
+  )
+  assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'exactly one wins')
+  for (const r of results) {
+    if (r.status === 'rejected') {
+      assert.ok(RevisionConflictError.isInstance(r.reason), describeFailure(r.reason))
+    }
+  }
+  assert.equal((await store.load(id))?.revision, 2)
+}
+
+async function agentsApart<T>(store: StateStore<T>, ids: string[], kit: Kit<T>) {
+  const a = agentFor(ids, 'apart-a')
+  const b = agentFor(ids, 'apart-b')
+  await Promise.all([store.save(a, kit.sample(1)), store.save(b, kit.sample(2))])
+  await store.save(b, kit.sample(3))
+  await kit.expectStored(store, a, kit.sample(1), 1)
+  await kit.expectStored(store, b, kit.sample(3), 2)
+}
+
 function checks<T>(): ReadonlyArray<readonly [string, Check<T>]> {
   return [
-    [
-      'an unknown agent loads null',
-      async (store, ids) => {
-        assert.equal(await store.load(agentFor(ids, 'unknown')), null)
-      },
-    ],
-    [
-      'saves count revisions from 1 and load gives the last value back',
-      async (store, ids, { sample, expectStored }) => {
-        const id = agentFor(ids, 'revisions')
-        assert.deepEqual(await store.save(id, sample(1)), { revision: 1 })
-        assert.deepEqual(await store.save(id, sample(2)), { revision: 2 })
-        await expectStored(store, id, sample(2), 2)
-      },
-    ],
+    ['an unknown agent loads null', unknownIsNull],
+    ['saves count revisions from 1 and load gives the last value back', revisionsCount],
     [
       'compare-and-set: the expected revision wins, any other is a RevisionConflictError that writes nothing',
-      async (store, ids, { sample, expectStored }) => {
-        const id = agentFor(ids, 'cas')
-        assert.deepEqual(await store.save(id, sample(1), { expectedRevision: 0 }), { revision: 1 })
-        const again = await conflictOf(
-          store.save(id, sample(2), { expectedRevision: 0 }),
-          'a save over revision 0',
-        )
-        assert.equal(again.expectedRevision, 0)
-        assert.ok(
-          again.actualRevision === undefined || again.actualRevision === 1,
-          'actualRevision 1',
-        )
-        assert.deepEqual(await store.save(id, sample(3), { expectedRevision: 1 }), { revision: 2 })
-        await conflictOf(store.save(id, sample(4), { expectedRevision: 1 }), 'a stale save')
-        await conflictOf(
-          store.save(id, sample(5), { expectedRevision: 9 }),
-          'a save from the future',
-        )
-        await expectStored(store, id, sample(3), 2)
-        const nobody = agentFor(ids, 'cas-none')
-        await conflictOf(
-          store.save(nobody, sample(6), { expectedRevision: 3 }),
-          'a save over nothing',
-        )
-        assert.equal(await store.load(nobody), null, 'a refused first save stores nothing')
-      },
+      compareAndSet,
     ],
-    [
-      'racing saves on one revision: exactly one wins, the others conflict',
-      async (store, ids, { sample }) => {
-        const id = agentFor(ids, 'race')
-        await store.save(id, sample(0))
-        const results = await Promise.allSettled(
-          Array.from({ length: 8 }, (_, i) =>
-            store.save(id, sample(i + 1), { expectedRevision: 1 }),
-          ),
-        )
-        const won = results.filter((r) => r.status === 'fulfilled')
-        assert.equal(won.length, 1, 'exactly one save wins')
-        for (const r of results) {
-          if (r.status === 'rejected')
-            assert.ok(RevisionConflictError.isInstance(r.reason), describeFailure(r.reason))
-        }
-        assert.equal((await store.load(id))?.revision, 2)
-      },
-    ],
-    [
-      'agents are kept apart',
-      async (store, ids, { sample, expectStored }) => {
-        const a = agentFor(ids, 'apart-a')
-        const b = agentFor(ids, 'apart-b')
-        await Promise.all([store.save(a, sample(1)), store.save(b, sample(2))])
-        await store.save(b, sample(3))
-        await expectStored(store, a, sample(1), 1)
-        await expectStored(store, b, sample(3), 2)
-      },
-    ],
+    ['racing saves on one revision: exactly one wins, the others conflict', racingSaves],
+    ['agents are kept apart', agentsApart],
   ]
 }
 
