@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
 import { textMessage } from '@contextkit/core'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import {
   type AnthropicEmulator,
   type ScriptRequest,
@@ -19,7 +20,6 @@ import { defineTool } from '../src/define-tool.js'
 import type { AgentCallUsage, AgentResult } from '../src/events.js'
 import type { ModelProvider } from '../src/provider.js'
 import { runAgent } from '../src/run-agent.js'
-import { jsonlSessionStore } from '../src/session/jsonl-store.js'
 import { maxSteps } from '../src/stop-conditions.js'
 
 /**

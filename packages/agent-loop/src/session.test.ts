@@ -2,11 +2,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sessionHeader, sessionMessages, textMessage } from '@contextkit/core'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { defineTool } from './define-tool.js'
 import { runAgent } from './run-agent.js'
-import { jsonlSessionStore } from './session/jsonl-store.js'
 import { emulated, memorySessionStore, onCleanup, wireText } from './test-support.js'
 
 const note = defineTool({

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRunInfo, createTurnContext, getModelInfo, memoryTrace } from '@contextkit/core'
 import { createFileReadCache, type FileReadCache } from '@contextkit/core/node'
+import type { Revisioned } from '@contextkit/store-files'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { resumption } from './middleware.js'
 import { emptySelfState, type SelfState } from './self-state.js'
-import { loadSelfStateChecked, saveSelfState } from './state-file.js'
+import { loadSelfStateCached, saveSelfState } from './state-file.js'
 
 // The middleware keeps its last read of the state file and reuses it while a stat shows the
 // file unchanged. These tests change the file in every way a writer can and expect the change.
@@ -38,16 +39,19 @@ function withTail(raw: string): SelfState {
 const tick = () => new Promise((resolve) => setTimeout(resolve, 30))
 /** The middleware's cache: the last read of one state file. */
 const stateCache = (racyMs?: number) =>
-  createFileReadCache<SelfState>({ maxEntries: 1, ...(racyMs === undefined ? {} : { racyMs }) })
-const tailOf = async (cache: FileReadCache<SelfState>) =>
-  (await loadSelfStateChecked(path, {}, cache)).state?.streamTail?.raw
+  createFileReadCache<Revisioned<SelfState>>({
+    maxEntries: 1,
+    ...(racyMs === undefined ? {} : { racyMs }),
+  })
+const tailOf = async (cache: FileReadCache<Revisioned<SelfState>>) =>
+  (await loadSelfStateCached(path, {}, cache)).state?.streamTail?.raw
 
 describe('the state file read cache (core FileReadCache)', () => {
   test('an unchanged file is read once: the same frozen state comes back', async () => {
     await saveSelfState(path, withTail('first tail'))
     const cache = stateCache(0)
-    const a = await loadSelfStateChecked(path, {}, cache)
-    const b = await loadSelfStateChecked(path, {}, cache)
+    const a = await loadSelfStateCached(path, {}, cache)
+    const b = await loadSelfStateCached(path, {}, cache)
     expect(b.state).toBe(a.state)
     expect(b.source).toBe('file')
     expect(Object.isFrozen(a.state)).toBe(true)
@@ -85,14 +89,14 @@ describe('the state file read cache (core FileReadCache)', () => {
     expect(await tailOf(cache)).toBe('first tail')
     await rm(path)
     await rm(`${path}.bak`, { force: true })
-    expect((await loadSelfStateChecked(path, {}, cache)).state).toBeNull()
+    expect((await loadSelfStateCached(path, {}, cache)).state).toBeNull()
   })
 
   test('a file changed less than the racy window before its read is not kept', async () => {
     await saveSelfState(path, withTail('first tail'))
     const cache = stateCache()
-    const a = await loadSelfStateChecked(path, {}, cache)
-    const b = await loadSelfStateChecked(path, {}, cache)
+    const a = await loadSelfStateCached(path, {}, cache)
+    const b = await loadSelfStateCached(path, {}, cache)
     expect(b.state).not.toBe(a.state)
     expect(b.state).toEqual(a.state)
   })

@@ -1,18 +1,23 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { statSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { bundleFixture, tempDir } from '../../../test-utils/temp-dir.js'
 import { expectedEntry } from './crash-entries.js'
 import { jsonlSessionStore } from './jsonl-store.js'
-import { SESSION_WARNING_CODES } from './lines.js'
-import { bundleFixture, tempDir } from './test-support.js'
+import { SESSION_WARNING_CODES } from './warning-codes.js'
 
 let work: Awaited<ReturnType<typeof tempDir>>
 let writer: string
 
 beforeAll(async () => {
   work = await tempDir('crash')
-  writer = await bundleFixture('crash-writer', work.dir)
+  writer = await bundleFixture(
+    new URL('./crash-writer.fixture.ts', import.meta.url),
+    work.dir,
+    build,
+  )
 })
 afterAll(() => work.cleanup())
 

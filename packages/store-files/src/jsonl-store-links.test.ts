@@ -1,11 +1,11 @@
 import { link, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { sessionHeader, UnsafeWriteError } from '@contextkit/core'
+import { messageEntries } from '@contextkit/core/testing'
 import { afterEach, beforeEach, expect, test } from 'vitest'
-import { messageEntries } from '../testing/session-fixtures.js'
+import { tempDir } from '../../../test-utils/temp-dir.js'
 import { SessionIoError } from './errors.js'
 import { jsonlSessionStore } from './jsonl-store.js'
-import { tempDir } from './test-support.js'
 
 // A workspace the user did not write may plant links where the store keeps its files.
 let work: Awaited<ReturnType<typeof tempDir>>

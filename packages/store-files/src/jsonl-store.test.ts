@@ -2,16 +2,17 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { type SessionEntry, sessionHeader, ValidationError } from '@contextkit/core'
 import { withFileLock } from '@contextkit/core/node'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { messageEntries, newSession } from '../testing/session-fixtures.js'
 import {
+  messageEntries,
+  newSession,
   sessionStoreChecks,
   sessionStoreConformance,
-} from '../testing/session-store-conformance.js'
+} from '@contextkit/core/testing'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { tempDir } from '../../../test-utils/temp-dir.js'
 import { SessionIoError } from './errors.js'
 import { jsonlSessionStore } from './jsonl-store.js'
-import { SESSION_WARNING_CODES } from './lines.js'
-import { tempDir } from './test-support.js'
+import { SESSION_WARNING_CODES } from './warning-codes.js'
 
 let work: Awaited<ReturnType<typeof tempDir>>
 let n = 0

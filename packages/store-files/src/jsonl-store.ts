@@ -1,21 +1,16 @@
-import { type FileHandle, mkdir, readdir } from 'node:fs/promises'
-import { isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { mkdir, readdir } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
 import {
   assertSessionId,
   assertString,
+  errnoCode,
   invalidArgument,
   parseWith,
-  type SessionEntry,
-  SessionEntrySchema,
   SessionIdSchema,
   type SessionLoadResult,
   type SessionStore,
-  ValidationError,
 } from '@contextkit/core'
 import {
-  appendWithinRoot,
-  type FileLockError,
-  FileLockTimeoutError,
   lockMsSchema,
   mkdirWithinRoot,
   openWithinRoot,
@@ -23,14 +18,19 @@ import {
   withFileLock,
 } from '@contextkit/core/node'
 import * as z from 'zod'
-import { errnoCode, SessionIoError, SessionLockError } from './errors.js'
-import { parseSessionLines } from './lines.js'
-import { readSessionTail, type SessionTail } from './tail.js'
-
-/** File name suffix of a session file: `<id>.jsonl`. */
-export const SESSION_FILE_SUFFIX = '.jsonl'
-/** File name suffix of a session's lock file: `<id>.jsonl.lock`. */
-export const SESSION_LOCK_SUFFIX = '.jsonl.lock'
+import {
+  checkEntry,
+  ioError,
+  lockError,
+  readSession,
+  readTail,
+  SESSION_FILE_SUFFIX,
+  SESSION_LOCK_SUFFIX,
+  type Within,
+  withinOf,
+  writeBatch,
+} from './session-files.js'
+import { parseSessionLines } from './session-lines.js'
 
 /** Options of {@link jsonlSessionStore}. */
 export interface JsonlSessionStoreOptions {
@@ -84,6 +84,125 @@ export interface JsonlSessionStore extends SessionStore {
   loadTail(id: string): Promise<SessionLoadResult>
 }
 
+/** One store's directory, its confinement and its checked options. */
+interface Sessions {
+  /** The directory (absolute). */
+  root: string
+  within: Within
+  fsync: boolean
+  /** Run `fn` holding the lock file of session `id`. */
+  locked<T>(id: string, fn: () => Promise<T>): Promise<T>
+  /** The file of session `id` (absolute). */
+  fileOf(id: string): string
+}
+
+/** Check the store's arguments; nothing touches the disk. */
+function sessionsOf(dir: string, options: JsonlSessionStoreOptions): Sessions {
+  assertString(dir, 'jsonlSessionStore', 'dir')
+  if (dir.length === 0) invalidArgument('jsonlSessionStore', 'dir', 'a non-empty directory path')
+  const opts = parseWith(OptionsSchema, options ?? {}, 'jsonlSessionStore options')
+  const root = resolve(dir)
+  const lockOptions = { timeoutMs: opts.lockTimeoutMs, staleMs: opts.lockStaleMs }
+  return {
+    root,
+    within: withinOf(root, opts.root),
+    fsync: opts.fsync,
+    locked: (id, fn) =>
+      withFileLock(join(root, `${id}${SESSION_LOCK_SUFFIX}`), fn, lockOptions, lockError),
+    fileOf: (id) => join(root, `${id}${SESSION_FILE_SUFFIX}`),
+  }
+}
+
+/** `load`: every line parsed; a torn last line is looked at again once its writer is done. */
+async function loadSession(s: Sessions, id: string): Promise<SessionLoadResult> {
+  assertSessionId(id, 'jsonlSessionStore.load')
+  const file = s.fileOf(id)
+  const first = await readSession(s.within, id, file)
+  if (first === null) return { entries: [], warnings: [] }
+  let parsed = parseSessionLines(first)
+  if (parsed.tornTail) {
+    // A writer may be in the middle of its write: look again once it has finished.
+    try {
+      const again = await s.locked(id, () => readSession(s.within, id, file))
+      parsed = parseSessionLines(again ?? new Uint8Array())
+    } catch {
+      // Cannot take the lock (read-only directory, a busy writer): report what we saw.
+    }
+  }
+  return { entries: parsed.entries, warnings: parsed.warnings }
+}
+
+/** `loadTail`: read backwards as far as a resume needs. */
+async function loadSessionTail(s: Sessions, id: string): Promise<SessionLoadResult> {
+  assertSessionId(id, 'jsonlSessionStore.loadTail')
+  const read = () => readTail(s.within, id, s.fileOf(id))
+  let tail = await read()
+  if (tail.tornTail) {
+    // A writer may be in the middle of its write: look again once it has finished.
+    tail = await s.locked(id, read).catch(() => tail)
+  }
+  return { entries: tail.entries, warnings: tail.warnings }
+}
+
+/** `append`: check every entry, then write the batch whole under the lock. */
+async function appendSession(s: Sessions, id: string, entries: unknown): Promise<void> {
+  assertSessionId(id, 'jsonlSessionStore.append')
+  if (!Array.isArray(entries)) {
+    invalidArgument('jsonlSessionStore.append', 'entries', 'an array of session entries', entries)
+  }
+  const checked = entries.map((entry, i) => checkEntry(id, entry, i))
+  if (checked.length === 0) return
+  const toBytes = (list: readonly unknown[]) =>
+    Buffer.from(`${list.map((e) => JSON.stringify(e)).join('\n')}\n`, 'utf8')
+  const payload = toBytes(checked)
+  const rest = checked.filter((e) => e.type !== 'session')
+  // what to write when the file already has lines: never a second header
+  const existing =
+    rest.length === checked.length ? payload : rest.length === 0 ? null : toBytes(rest)
+  try {
+    await mkdir(s.within.root, { recursive: true })
+    if (s.within.dir !== '') await mkdirWithinRoot(s.within.root, s.within.dir)
+  } catch (error) {
+    throw ioError(`cannot create the session directory ${s.root}`, error, s.root, 'mkdir')
+  }
+  const file = s.fileOf(id)
+  await s.locked(id, () => writeBatch(s.within, id, file, payload, s.fsync, existing))
+}
+
+/** `list`: the safe ids of the session files in the directory, sorted. */
+async function listSessions(s: Sessions): Promise<string[]> {
+  let names: string[]
+  try {
+    names = (await readdir(s.root, { withFileTypes: true }))
+      .filter((d) => d.isFile() && d.name.endsWith(SESSION_FILE_SUFFIX))
+      .map((d) => d.name.slice(0, -SESSION_FILE_SUFFIX.length))
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return []
+    throw ioError(`cannot list the session directory ${s.root}`, error, s.root, 'list')
+  }
+  return names.filter((id) => SessionIdSchema.safeParse(id).success).sort()
+}
+
+/** `delete`: remove the file under its lock; `false` when there was none. */
+async function deleteSession(s: Sessions, id: string): Promise<boolean> {
+  assertSessionId(id, 'jsonlSessionStore.delete')
+  const file = s.fileOf(id)
+  try {
+    // a symlink on the way is refused before the lock file is made beside it
+    await (await openWithinRoot(s.within.root, s.within.file(id))).handle.close()
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return false
+    throw ioError(`cannot delete the session ${file}`, error, file, 'delete')
+  }
+  return s.locked(id, async () => {
+    try {
+      return await unlinkWithinRoot(s.within.root, s.within.file(id))
+    } catch (error) {
+      throw ioError(`cannot delete the session ${file}`, error, file, 'delete')
+    }
+  })
+}
+
 /**
  * A crash-safe, append-only {@link @contextkit/core#SessionStore}: one `<id>.jsonl` file per session in `dir`,
  * one JSON entry per line.
@@ -112,258 +231,17 @@ export function jsonlSessionStore(
   dir: string,
   options: JsonlSessionStoreOptions = {},
 ): JsonlSessionStore {
-  assertString(dir, 'jsonlSessionStore', 'dir')
-  if (dir.length === 0) invalidArgument('jsonlSessionStore', 'dir', 'a non-empty directory path')
-  const opts = parseWith(OptionsSchema, options ?? {}, 'jsonlSessionStore options')
-  const root = resolve(dir)
-  const within = withinOf(root, opts.root)
-  const lockOptions = { timeoutMs: opts.lockTimeoutMs, staleMs: opts.lockStaleMs }
-  const locked = <T>(id: string, fn: () => Promise<T>) =>
-    withFileLock(lockOf(id), fn, lockOptions, lockError)
-  const fileOf = (id: string) => join(root, `${id}${SESSION_FILE_SUFFIX}`)
-  const lockOf = (id: string) => join(root, `${id}${SESSION_LOCK_SUFFIX}`)
-
+  const s = sessionsOf(dir, options)
   return {
-    dir: root,
-
+    dir: s.root,
     pathOf(id) {
       assertSessionId(id, 'jsonlSessionStore.pathOf')
-      return fileOf(id)
+      return s.fileOf(id)
     },
-
-    async load(id): Promise<SessionLoadResult> {
-      assertSessionId(id, 'jsonlSessionStore.load')
-      const file = fileOf(id)
-      const first = await readSession(within, id, file)
-      if (first === null) return { entries: [], warnings: [] }
-      let parsed = parseSessionLines(first)
-      if (parsed.tornTail) {
-        // A writer may be in the middle of its write: look again once it has finished.
-        try {
-          const again = await locked(id, () => readSession(within, id, file))
-          parsed = again === null ? parseSessionLines(new Uint8Array()) : parseSessionLines(again)
-        } catch {
-          // Cannot take the lock (read-only directory, a busy writer): report what we saw.
-        }
-      }
-      return { entries: parsed.entries, warnings: parsed.warnings }
-    },
-
-    async loadTail(id): Promise<SessionLoadResult> {
-      assertSessionId(id, 'jsonlSessionStore.loadTail')
-      const file = fileOf(id)
-      const read = () => readTail(within, id, file)
-      let tail = await read()
-      if (tail.tornTail) {
-        // A writer may be in the middle of its write: look again once it has finished.
-        tail = await locked(id, read).catch(() => tail)
-      }
-      return { entries: tail.entries, warnings: tail.warnings }
-    },
-
-    async append(id, entries) {
-      assertSessionId(id, 'jsonlSessionStore.append')
-      if (!Array.isArray(entries)) {
-        invalidArgument(
-          'jsonlSessionStore.append',
-          'entries',
-          'an array of session entries',
-          entries,
-        )
-      }
-      const checked = entries.map((entry, i) => checkEntry(id, entry, i))
-      if (checked.length === 0) return
-      const toBytes = (list: SessionEntry[]) =>
-        Buffer.from(`${list.map((e) => JSON.stringify(e)).join('\n')}\n`, 'utf8')
-      const payload = toBytes(checked)
-      const rest = checked.filter((e) => e.type !== 'session')
-      // what to write when the file already has lines: never a second header
-      const existing =
-        rest.length === checked.length ? payload : rest.length === 0 ? null : toBytes(rest)
-      try {
-        await mkdir(within.root, { recursive: true })
-        if (within.dir !== '') await mkdirWithinRoot(within.root, within.dir)
-      } catch (error) {
-        throw ioError(`cannot create the session directory ${root}`, error, root, 'mkdir')
-      }
-      const file = fileOf(id)
-      await locked(id, () => writeBatch(within, id, file, payload, opts.fsync, existing))
-    },
-
-    async list() {
-      let names: string[]
-      try {
-        names = (await readdir(root, { withFileTypes: true }))
-          .filter((d) => d.isFile() && d.name.endsWith(SESSION_FILE_SUFFIX))
-          .map((d) => d.name.slice(0, -SESSION_FILE_SUFFIX.length))
-      } catch (error) {
-        if (errnoCode(error) === 'ENOENT') return []
-        throw ioError(`cannot list the session directory ${root}`, error, root, 'list')
-      }
-      return names.filter((id) => SessionIdSchema.safeParse(id).success).sort()
-    },
-
-    async delete(id) {
-      assertSessionId(id, 'jsonlSessionStore.delete')
-      const file = fileOf(id)
-      try {
-        // a symlink on the way is refused before the lock file is made beside it
-        await (await openWithinRoot(within.root, within.file(id))).handle.close()
-      } catch (error) {
-        if (errnoCode(error) === 'ENOENT') return false
-        throw ioError(`cannot delete the session ${file}`, error, file, 'delete')
-      }
-      return locked(id, async () => {
-        try {
-          return await unlinkWithinRoot(within.root, within.file(id))
-        } catch (error) {
-          throw ioError(`cannot delete the session ${file}`, error, file, 'delete')
-        }
-      })
-    },
+    load: (id) => loadSession(s, id),
+    loadTail: (id) => loadSessionTail(s, id),
+    append: (id, entries) => appendSession(s, id, entries),
+    list: () => listSessions(s),
+    delete: (id) => deleteSession(s, id),
   }
-}
-
-/** Validate one entry of a batch; a header must name the session it is appended to. */
-function checkEntry(id: string, entry: unknown, index: number): SessionEntry {
-  const parsed = parseWith(SessionEntrySchema, entry, `session entry ${index} for "${id}"`)
-  if (parsed.type === 'session' && parsed.id !== id) {
-    throw new ValidationError(
-      `Invalid session entry ${index} for "${id}": the header names session "${parsed.id}"`,
-      [{ path: `${index}.id`, message: `expected "${id}"` }],
-    )
-  }
-  return parsed
-}
-
-/** Where a store's files sit inside the root its writes are confined to. */
-interface Within {
-  /** The root (absolute). */
-  root: string
-  /** The store's directory relative to the root, `/`-separated (`''` when it is the root). */
-  dir: string
-  /** A session file relative to the root. */
-  file(id: string): string
-}
-
-function withinOf(dir: string, rootOption: string | undefined): Within {
-  const root = resolve(rootOption ?? dir)
-  const rel = relative(root, dir)
-  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    invalidArgument('jsonlSessionStore', 'options.root', `a directory holding ${dir}`)
-  }
-  const relDir = rel.split(sep).join('/')
-  return {
-    root,
-    dir: relDir,
-    file: (id) => `${relDir === '' ? '' : `${relDir}/`}${id}${SESSION_FILE_SUFFIX}`,
-  }
-}
-
-/**
- * The bytes of a session file, or `null` when there is none. Read through core's
- * `openWithinRoot`: a session file (or a directory on its way) that is a symlink is refused.
- */
-async function readSession(within: Within, id: string, file: string): Promise<Uint8Array | null> {
-  try {
-    const { handle } = await openWithinRoot(within.root, within.file(id))
-    try {
-      return await handle.readFile()
-    } finally {
-      await handle.close().catch(() => {})
-    }
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return null
-    throw ioError(`cannot read the session ${file}`, error, file, 'load')
-  }
-}
-
-/** The tail of a session file a resume needs (core's `readSessionTail`); empty when there is none. */
-async function readTail(within: Within, id: string, file: string): Promise<SessionTail> {
-  let handle: FileHandle
-  try {
-    handle = (await openWithinRoot(within.root, within.file(id))).handle
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT')
-      return { entries: [], warnings: [], tornTail: false, whole: true, start: 0 }
-    throw ioError(`cannot read the session ${file}`, error, file, 'load')
-  }
-  try {
-    const { size } = await handle.stat()
-    const read = async (position: number, length: number) => {
-      const buffer = Buffer.allocUnsafe(length)
-      let done = 0
-      while (done < length) {
-        const { bytesRead } = await handle.read(buffer, done, length - done, position + done)
-        if (bytesRead === 0) break
-        done += bytesRead
-      }
-      // appends only grow a file (a failed one is cut back to no less than it was): only
-      // something outside the store can make it shorter than its size when we looked
-      if (done < length) throw new Error('the file became shorter while it was read')
-      return buffer
-    }
-    return await readSessionTail({ size, read })
-  } catch (error) {
-    throw ioError(`cannot read the session ${file}`, error, file, 'load')
-  } finally {
-    await handle.close().catch(() => {})
-  }
-}
-
-/** Core's lock failures as the session store's errors. */
-function lockError(error: FileLockError): SessionLockError | SessionIoError {
-  const { message, details } = error
-  return FileLockTimeoutError.isInstance(error)
-    ? new SessionLockError(message, { cause: error, details })
-    : new SessionIoError(message, { cause: error, details: { ...details, op: 'lock' } })
-}
-
-/**
- * Append `payload` (whole lines) to the session file, holding its lock, through core's
- * `appendWithinRoot`: no symlink or hard link followed below the root; a file not ending in a
- * newline had its last write torn, so the batch starts on a fresh line; a failed write is cut
- * back, so a batch is written whole or not at all. When the file already has lines, `existing`
- * (the batch without its header; `null`: nothing else) is written instead, so a session never
- * gets a second header. Reads only the file's size.
- */
-async function writeBatch(
-  within: Within,
-  id: string,
-  file: string,
-  payload: Buffer,
-  fsync: boolean,
-  existing: Buffer | null,
-): Promise<void> {
-  const data = (await sessionSize(within, id, file)) > 0 ? existing : payload
-  if (data === null) return
-  try {
-    await appendWithinRoot(within.root, within.file(id), data, { fsync })
-  } catch (error) {
-    throw ioError(`cannot append to the session ${file}`, error, file, 'append')
-  }
-}
-
-/** Bytes in the session file now (0 when it does not exist yet), opened without following links. */
-async function sessionSize(within: Within, id: string, file: string): Promise<number> {
-  let handle: FileHandle
-  try {
-    handle = (await openWithinRoot(within.root, within.file(id))).handle
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return 0
-    throw ioError(`cannot open the session ${file}`, error, file, 'append')
-  }
-  try {
-    return (await handle.stat()).size
-  } finally {
-    await handle.close().catch(() => {})
-  }
-}
-
-function ioError(message: string, cause: unknown, path: string, op: string): SessionIoError {
-  if (cause instanceof SessionIoError) return cause
-  return new SessionIoError(`${message}: ${errnoCode(cause) ?? String(cause)}`, {
-    cause,
-    details: { path, op, errno: errnoCode(cause) },
-  })
 }

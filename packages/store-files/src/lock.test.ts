@@ -5,9 +5,9 @@ import { join } from 'node:path'
 import { sessionHeader } from '@contextkit/core'
 import { withFileLock } from '@contextkit/core/node'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { tempDir } from '../../../test-utils/temp-dir.js'
 import { SessionLockError } from './errors.js'
 import { jsonlSessionStore } from './jsonl-store.js'
-import { tempDir } from './test-support.js'
 
 let work: Awaited<ReturnType<typeof tempDir>>
 let n = 0

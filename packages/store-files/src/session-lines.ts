@@ -9,8 +9,6 @@ import {
 } from '@contextkit/core'
 import { SESSION_WARNING_CODES } from './warning-codes.js'
 
-export { SESSION_WARNING_CODES } from './warning-codes.js'
-
 /** What {@link parseSessionLines} found in a session file. */
 export interface ParsedSessionLines {
   entries: SessionEntry[]

@@ -7,7 +7,7 @@ import {
   type ParsedSessionLines,
   parseEntry,
   recordLine,
-} from './lines.js'
+} from './session-lines.js'
 
 /** Where {@link readSessionTail} reads a session file from: its size and positioned reads. */
 export interface ByteSource {

@@ -1,13 +1,13 @@
 // End to end: an abort in the middle of a streamed reply, with the session on disk.
 import { readFile } from 'node:fs/promises'
 import { sessionMessages, textMessage } from '@contextkit/core'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
+import { tempDir } from '../../../../test-utils/temp-dir.js'
 import { defineTool } from '../define-tool.js'
 import { repairOrphans } from '../history.js'
 import { runAgent } from '../run-agent.js'
-import { jsonlSessionStore } from '../session/jsonl-store.js'
-import { tempDir } from '../session/test-support.js'
 import { emulated, onCleanup } from '../test-support.js'
 
 let runs = 0

@@ -4,8 +4,8 @@
  * message the way a run does (the header first, since it saw no header). argv: <dir> <id> <tag>.
  */
 import { defaultTokenCounter, textMessage } from '@contextkit/core'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import { SessionRun } from '../session-run.js'
-import { jsonlSessionStore } from './jsonl-store.js'
 
 const [dir, id, tag] = process.argv.slice(2)
 if (dir === undefined || id === undefined) throw new Error('usage: <dir> <id> <tag>')

@@ -1,4 +1,4 @@
-import { appendFile, open, readFile } from 'node:fs/promises'
+import { appendFile } from 'node:fs/promises'
 import {
   type Message,
   type SessionEntry,
@@ -6,18 +6,16 @@ import {
   sessionHeader,
   textMessage,
 } from '@contextkit/core'
+import { jsonlSessionStore, SESSION_WARNING_CODES } from '@contextkit/store-files'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { z } from 'zod'
+import { tempDir } from '../../../../test-utils/temp-dir.js'
 import { defineTool } from '../define-tool.js'
 import { runAgent } from '../run-agent.js'
 import { scriptedProvider } from '../testing/scripted-provider.js'
 import { applyCompaction } from './apply-compaction.js'
 import { lastEntryId } from './entries.js'
-import { jsonlSessionStore } from './jsonl-store.js'
 import { runStateOf } from './run-state.js'
-import { readSessionTail } from './tail.js'
-import { tempDir } from './test-support.js'
-import { SESSION_WARNING_CODES } from './warning-codes.js'
 
 let work: Awaited<ReturnType<typeof tempDir>>
 beforeAll(async () => {
@@ -244,44 +242,5 @@ describe('jsonlSessionStore.loadTail', () => {
     // whether the newest compaction's id is held before it can only be known at the file's
     // start: the whole file was read, as the full load does
     expect(tail.entries).toEqual(full.entries)
-  })
-
-  test('a session without a compaction entry is loaded whole, and an unknown one empty', async () => {
-    const store = jsonlSessionStore(work.dir, { fsync: false })
-    await store.append('plain', [sessionHeader('plain', new Date(0)), ...chatter(200)])
-    expect(await store.loadTail('plain')).toEqual(await store.load('plain'))
-    expect(await store.loadTail('missing')).toEqual({ entries: [], warnings: [] })
-    await expect(store.loadTail('../x')).rejects.toThrow(/unsafe session id/)
-  })
-
-  test('every block size gives the same tail on a real file with multi-byte text', async () => {
-    const store = jsonlSessionStore(work.dir, { fsync: false })
-    await store.append('blocks', [
-      sessionHeader('blocks', new Date(0)),
-      ...chatter(40),
-      { type: 'compaction', id: 'c', parentId: null, ts, summary: '要約 🙂', firstKeptId: 'm30' },
-      ...chatter(5, 40),
-    ])
-    const handle = await open(store.pathOf('blocks'))
-    try {
-      const { size } = await handle.stat()
-      const source = {
-        size,
-        read: async (position: number, length: number) => {
-          const buffer = Buffer.alloc(length)
-          await handle.read(buffer, 0, length, position)
-          return buffer
-        },
-      }
-      const expected = await store.loadTail('blocks')
-      for (const block of [1, 2, 3, 5, 7, 64, 601, 4096, size + 1]) {
-        const tail = await readSessionTail(source, block)
-        expect({ entries: tail.entries, warnings: tail.warnings }).toEqual(expected)
-      }
-      await expect(readSessionTail(source, 0)).rejects.toThrow(/blockSize/)
-    } finally {
-      await handle.close()
-    }
-    expect((await readFile(store.pathOf('blocks'), 'utf8')).includes('🙂')).toBe(true)
   })
 })

@@ -1,20 +1,24 @@
 import assert from 'node:assert/strict'
-import type { SessionEntry, SessionStore } from '@contextkit/core'
+import { invalidArgument, type SessionEntry, type SessionStore } from '@contextkit/core'
+import {
+  freshId,
+  type MakeSessionStore,
+  messageEntries,
+  newSession,
+  resumeLog,
+  type StoreCheck,
+} from '@contextkit/core/testing'
 import { summaryOf } from '../compaction/summarize.js'
 import { applyCompaction } from '../session/apply-compaction.js'
 import { lastEntryId } from '../session/entries.js'
 import { runStateOf } from '../session/run-state.js'
-import { freshId, messageEntries, newSession, normalized } from './session-fixtures.js'
+import { approvalResume, crashResume } from './durable-checks.js'
 
 /**
- * Conformance check: a `compaction` entry (with its optional token figures and reason) written
- * between message batches loads back exactly, and `applyCompaction` over the loaded entries
- * gives the summary and the messages from `firstKeptId` on, while every original message is
- * still stored.
+ * A session with a `compaction` entry loads into the history the loop sends: `applyCompaction`
+ * over the loaded entries gives the summary and the messages from `firstKeptId` on.
  */
-export async function compactionRoundTrip(store: SessionStore, ids: string[]): Promise<void> {
-  const id = freshId('compaction')
-  ids.push(id)
+async function compactionApplies(store: SessionStore, id: string): Promise<void> {
   const first = newSession(id, 6)
   const compaction: SessionEntry = {
     type: 'compaction',
@@ -23,18 +27,10 @@ export async function compactionRoundTrip(store: SessionStore, ids: string[]): P
     ts: '2026-01-02T00:00:00.000Z',
     summary: 'The user asked for X; steps 1-3 are done.',
     firstKeptId: `${id}-m-4`,
-    tokensBefore: 16_500,
-    tokensAfter: 3_800,
-    reason: 'threshold',
   }
   const after = messageEntries(`${id}-n`, 2, `${id}-k`)
-  await store.append(id, first)
-  await store.append(id, [compaction])
-  await store.append(id, after)
-  const { entries, warnings } = await store.load(id)
-  assert.deepEqual(warnings, [], `load("${id}") must report no warnings`)
-  assert.deepEqual(entries, normalized([...first, compaction, ...after]), 'every entry, in order')
-  const applied = applyCompaction(entries)
+  for (const batch of [first, [compaction], after]) await store.append(id, batch)
+  const applied = applyCompaction((await store.load(id)).entries)
   assert.equal(summaryOf(applied.summary), compaction.summary, 'the summary comes first')
   assert.deepEqual(
     applied.messages.map((m) => m.content[0]),
@@ -46,77 +42,54 @@ export async function compactionRoundTrip(store: SessionStore, ids: string[]): P
 }
 
 /**
- * Conformance check for a store with the optional `loadTail`: on a session with a compaction
- * entry, a reply whose tool call waits for approval after it, and a newer compaction kept from
- * after that reply, `loadTail` returns the header and a suffix of `load`'s entries, and
- * `applyCompaction`, `runStateOf` and `lastEntryId` give the same over both. A store without
- * `loadTail` passes (runs load it in full).
+ * For a store with the optional `loadTail`: `applyCompaction`, `runStateOf` and `lastEntryId`
+ * give the same over its tail as over its full load (core's `resumeLog`: two compactions, a
+ * call waiting for approval between them). A store without `loadTail` passes.
  */
-export async function tailLoadMatchesFull(store: SessionStore, ids: string[]): Promise<void> {
+async function tailResumesAsFull(store: SessionStore, id: string): Promise<void> {
   if (store.loadTail === undefined) return
-  const id = freshId('tail')
-  ids.push(id)
-  const ts = '2026-01-02T00:00:00.000Z'
-  const call = {
-    type: 'tool_call' as const,
-    id: 'toolu_tail',
-    name: 'deploy',
-    input: { env: 'prod' },
+  for (const batch of resumeLog(id)) await store.append(id, batch)
+  const full = (await store.load(id)).entries
+  const tail = (await store.loadTail(id)).entries
+  assert.deepEqual(applyCompaction(tail), applyCompaction(full), 'applyCompaction')
+  assert.deepEqual(runStateOf(tail), runStateOf(full), 'runStateOf')
+  assert.equal(lastEntryId(tail), lastEntryId(full), 'lastEntryId')
+}
+
+const CHECKS: ReadonlyArray<
+  readonly [string, string, (store: SessionStore, id: string) => Promise<void>]
+> = [
+  [
+    'a run killed mid-tool resumes from the log: the idempotent call runs again, the other is answered as interrupted',
+    'crash-resume',
+    crashResume,
+  ],
+  ['a run paused for approval is finished by a later run', 'approval-resume', approvalResume],
+  ['a compaction entry applies as summary + kept tail', 'compaction', compactionApplies],
+  ['loadTail (when the store has it) resumes as the full load does', 'tail', tailResumesAsFull],
+]
+
+/**
+ * The loop over a store: `runAgent` finishes a run killed mid-tool and a run paused for approval
+ * from the store's log alone, and what it derives from a load (compaction applied, run state,
+ * last entry) is the same over `loadTail` as over `load`. One `StoreCheck` (core's) each,
+ * usable as its own test; the store's contract itself is core's `sessionStoreChecks`
+ * (`@contextkit/core/testing`). Each check works on an id of its own and deletes it after.
+ */
+export function sessionResumeChecks(makeStore: MakeSessionStore): StoreCheck[] {
+  if (typeof makeStore !== 'function') {
+    invalidArgument('sessionResumeChecks', 'makeStore', 'a function returning a SessionStore')
   }
-  const first = newSession(id, 12)
-  const rest: SessionEntry[] = [
-    {
-      type: 'compaction',
-      id: `${id}-k1`,
-      parentId: `${id}-m-11`,
-      ts,
-      summary: 'Before.',
-      firstKeptId: `${id}-m-8`,
+  return CHECKS.map(([name, label, check]) => ({
+    name,
+    async run() {
+      const store = await makeStore()
+      const id = freshId(label)
+      try {
+        await check(store, id)
+      } finally {
+        await store.delete(id).catch(() => {})
+      }
     },
-    {
-      type: 'message',
-      id: `${id}-r`,
-      parentId: `${id}-k1`,
-      ts,
-      message: { role: 'assistant', content: [call] },
-    },
-    {
-      type: 'approval',
-      id: `${id}-a`,
-      parentId: `${id}-r`,
-      ts,
-      toolCallId: call.id,
-      tool: 'deploy',
-      status: 'requested',
-    },
-    ...messageEntries(`${id}-n`, 1, `${id}-a`),
-    {
-      type: 'compaction',
-      id: `${id}-k2`,
-      parentId: `${id}-n-0`,
-      ts,
-      summary: 'Later.',
-      firstKeptId: `${id}-n-0`,
-    },
-  ]
-  await store.append(id, first)
-  await store.append(id, rest)
-  const full = await store.load(id)
-  const tail = await store.loadTail(id)
-  assert.deepEqual(tail.warnings, full.warnings, 'loadTail reports what load reports')
-  const header = full.entries[0]
-  assert.deepEqual(tail.entries[0], header, 'loadTail starts with the header')
-  const body = tail.entries.slice(1)
-  assert.deepEqual(
-    body,
-    full.entries.slice(full.entries.length - body.length),
-    'then a suffix of load',
-  )
-  assert.ok(
-    body.some((e) => e.id === `${id}-r`),
-    'the tail reaches back to the last reply',
-  )
-  assert.deepEqual(applyCompaction(tail.entries), applyCompaction(full.entries), 'applyCompaction')
-  assert.deepEqual(runStateOf(tail.entries), runStateOf(full.entries), 'runStateOf')
-  assert.equal(lastEntryId(tail.entries), lastEntryId(full.entries), 'lastEntryId')
+  }))
 }
