@@ -146,6 +146,20 @@ function bootstrapNamesOf(option: PreloadOptions['bootstrap']): readonly string[
   return option === true || option === undefined ? DEFAULT_BOOTSTRAP_FILES : option
 }
 
+/**
+ * What was skipped, for the trace event; a root that could not be read is also a warning (from
+ * `source`), once.
+ */
+function skippedOf(
+  run: RunInfo,
+  source: string,
+  skipped: readonly { path: string; reason: string; error?: unknown }[],
+): { path: string; reason: string }[] {
+  const rootError = skipped.find((s) => RootUnavailableError.isInstance(s.error))
+  if (rootError) recordWarning(run, source, rootError.error)
+  return skipped.map((s) => ({ path: s.path, reason: s.reason }))
+}
+
 /** Step 2: the workspace's bootstrap files as stable system sections. */
 async function addBootstrap(
   p: Preloader,
@@ -165,13 +179,12 @@ async function addBootstrap(
     p.cache,
     realRoot(workspace),
   )
-  const rootError = boot.skipped.find((s) => RootUnavailableError.isInstance(s.error))
-  if (rootError) recordWarning(run, 'preload.bootstrap', rootError.error)
+  const skipped = skippedOf(run, 'preload.bootstrap', boot.skipped)
   event.bootstrap = {
     loaded: boot.loaded,
     missing: boot.missing,
     truncated: boot.truncated,
-    skipped: boot.skipped.map((s) => ({ path: s.path, reason: s.reason })),
+    skipped,
   }
   if (boot.sections.length === 0) return turn
   return { ...turn, system: insertAfterStable(turn.system, boot.sections) }
@@ -221,13 +234,8 @@ async function addFiles(
     p.cache,
     realRoot(root),
   )
-  const rootError = files.skipped.find((s) => RootUnavailableError.isInstance(s.error))
-  if (rootError) recordWarning(run, 'preload.files', rootError.error)
-  event.files = {
-    loaded: files.sections.map((s) => s.id),
-    tokens: files.tokens,
-    skipped: files.skipped.map((s) => ({ path: s.path, reason: s.reason })),
-  }
+  const skipped = skippedOf(run, 'preload.files', files.skipped)
+  event.files = { loaded: files.sections.map((s) => s.id), tokens: files.tokens, skipped }
   if (files.sections.length === 0 && files.omissions.length === 0) return turn
   return {
     ...turn,

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
-import { invalidArgument, type SessionEntry, type SessionStore } from '@contextkit/core'
+import { invalidArgument, type SessionStore } from '@contextkit/core'
 import {
+  compactionLog,
   freshId,
   type MakeSessionStore,
-  messageEntries,
-  newSession,
   resumeLog,
   type StoreCheck,
 } from '@contextkit/core/testing'
@@ -19,24 +18,20 @@ import { approvalResume, crashResume } from './durable-checks.js'
  * over the loaded entries gives the summary and the messages from `firstKeptId` on.
  */
 async function compactionApplies(store: SessionStore, id: string): Promise<void> {
-  const first = newSession(id, 6)
-  const compaction: SessionEntry = {
-    type: 'compaction',
-    id: `${id}-k`,
-    parentId: `${id}-m-5`,
-    ts: '2026-01-02T00:00:00.000Z',
-    summary: 'The user asked for X; steps 1-3 are done.',
-    firstKeptId: `${id}-m-4`,
-  }
-  const after = messageEntries(`${id}-n`, 2, `${id}-k`)
-  for (const batch of [first, [compaction], after]) await store.append(id, batch)
+  const batches = compactionLog(id)
+  for (const batch of batches) await store.append(id, batch)
+  const compaction = batches[1]?.[0]
   const applied = applyCompaction((await store.load(id)).entries)
+  assert.ok(compaction?.type === 'compaction', 'the fixture holds a compaction entry')
   assert.equal(summaryOf(applied.summary), compaction.summary, 'the summary comes first')
+  // the first kept message (`<id>-m-4`) and every message after it, the compaction's own included
+  const kept = batches
+    .flat()
+    .filter((e) => e.type === 'message')
+    .slice(4)
   assert.deepEqual(
     applied.messages.map((m) => m.content[0]),
-    [...first.slice(5), ...after].flatMap((e) =>
-      e.type === 'message' ? [e.message.content[0]] : [],
-    ),
+    kept.flatMap((e) => (e.type === 'message' ? [e.message.content[0]] : [])),
     'then the messages from firstKeptId on',
   )
 }

@@ -2,7 +2,7 @@
 // `StateStore`), beside them. Node-only: the checks assert with `node:assert`.
 
 export { freshId, messageEntries, newSession, normalized } from './session-fixtures.js'
-export { resumeLog } from './session-log-checks.js'
+export { compactionLog, resumeLog } from './session-log-checks.js'
 export type { MakeSessionStore } from './session-store-conformance.js'
 export { sessionStoreChecks, sessionStoreConformance } from './session-store-conformance.js'
 export type { MakeStateStore, StateStoreCheckOptions } from './state-store-conformance.js'

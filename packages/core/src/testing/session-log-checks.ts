@@ -44,13 +44,11 @@ export async function approvalRoundTrip(store: SessionStore, ids: string[]): Pro
 }
 
 /**
- * A `compaction` entry (with its optional token figures and reason) written between message
- * batches loads back exactly, in its place, and every message before it stays stored.
+ * A compacted log, as batches to append in order: a header and 6 messages (`<id>-m-<n>`), a
+ * `compaction` entry (`<id>-k`, with its token figures and reason) keeping from `<id>-m-4`, and
+ * 2 messages after it (`<id>-n-<n>`).
  */
-export async function compactionRoundTrip(store: SessionStore, ids: string[]): Promise<void> {
-  const id = freshId('compaction')
-  ids.push(id)
-  const first = newSession(id, 6)
+export function compactionLog(id: string): SessionEntry[][] {
   const compaction: SessionEntry = {
     type: 'compaction',
     id: `${id}-k`,
@@ -62,13 +60,21 @@ export async function compactionRoundTrip(store: SessionStore, ids: string[]): P
     tokensAfter: 3_800,
     reason: 'threshold',
   }
-  const after = messageEntries(`${id}-n`, 2, `${id}-k`)
-  await store.append(id, first)
-  await store.append(id, [compaction])
-  await store.append(id, after)
+  return [newSession(id, 6), [compaction], messageEntries(`${id}-n`, 2, `${id}-k`)]
+}
+
+/**
+ * A `compaction` entry (with its optional token figures and reason) written between message
+ * batches loads back exactly, in its place, and every message before it stays stored.
+ */
+export async function compactionRoundTrip(store: SessionStore, ids: string[]): Promise<void> {
+  const id = freshId('compaction')
+  ids.push(id)
+  const batches = compactionLog(id)
+  for (const batch of batches) await store.append(id, batch)
   const { entries, warnings } = await store.load(id)
   assert.deepEqual(warnings, [], `load("${id}") must report no warnings`)
-  assert.deepEqual(entries, normalized([...first, compaction, ...after]), 'every entry, in order')
+  assert.deepEqual(entries, normalized(batches.flat()), 'every entry, in order')
 }
 
 /**
