@@ -1,6 +1,6 @@
 import { join } from 'node:path'
-import { type JsonlSessionStore, jsonlSessionStore } from '@contextkit/agent-loop/node'
 import { type Message, type SessionWarning, sessionMessages } from '@contextkit/core'
+import { type JsonlSessionStore, jsonlSessionStore } from '@contextkit/store-files'
 
 /**
  * Where the embedded runner keeps sessions: `<workspace>/.contextkit/sessions/<id>.jsonl`,

@@ -23,10 +23,9 @@ export const NODE_ROOT_IMPORTS: Readonly<Record<string, { node: string[]; pure: 
   '@contextkit/prefill': { node: ['prefill'], pure: ['applyPrefill'] },
   '@contextkit/preload': { node: ['preload'], pure: ['collectReferences'] },
   '@contextkit/resumption': {
-    node: ['resumption', 'fileStateStore'],
+    node: ['resumption', 'loadSelfState'],
     pure: ['buildResumptionMessage'],
   },
-  '@contextkit/agent-loop': { node: ['jsonlSessionStore'], pure: ['runAgent'] },
 }
 
 export interface NodeRootRun {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
 import { textMessage } from '@contextkit/core'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import {
   type AnthropicEmulator,
   type ScriptRequest,
@@ -18,7 +19,6 @@ import { anthropicProvider } from '../src/anthropic/anthropic-provider.js'
 import type { AgentCallUsage, AgentResult } from '../src/events/events.js'
 import type { ModelProvider } from '../src/provider/contract.js'
 import { runAgent } from '../src/run/run-agent.js'
-import { jsonlSessionStore } from '../src/session/jsonl-store.js'
 import { maxSteps } from '../src/stop/stop-conditions.js'
 import { defineTool } from '../src/tools/define-tool.js'
 

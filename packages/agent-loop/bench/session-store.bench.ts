@@ -1,8 +1,8 @@
 import { statSync, truncateSync } from 'node:fs'
 import { sessionMessages } from '@contextkit/core'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import { bench, describe } from 'vitest'
 import { limitHistory } from '../src/index.js'
-import { jsonlSessionStore } from '../src/node.js'
 import { benchDir, realisticEntry, realisticSession } from './session-fixtures.js'
 
 // Issue goals: an append to a 10,000-entry session costs at most 1.5x an append to a 10-entry

@@ -1,5 +1,6 @@
 // The pure API of @contextkit/agent-loop: no Node built-ins, safe to bundle for browsers and edge
-// runtimes. The Node-only parts are in `@contextkit/agent-loop/node` (src/node.ts).
+// runtimes. Sessions are kept by any core `SessionStore` the caller passes (the JSONL file store
+// is `@contextkit/store-files`).
 export type {
   CacheBreakpoint,
   CacheBreakpointReason,
@@ -79,10 +80,8 @@ export type { AppliedCompaction } from './session/apply-compaction.js'
 export { applyCompaction } from './session/apply-compaction.js'
 export type { SessionMessageEntriesOptions } from './session/entries.js'
 export { lastEntryId, sessionMessageEntries } from './session/entries.js'
-export { SessionIoError, SessionLockError } from './session/errors.js'
 export type { HistoryLimit, SessionOptions } from './session/session-run.js'
 export { COMPACTION_SUMMARY_PREFIX, summaryMessage, summaryOf } from './session/summary-message.js'
-export { SESSION_WARNING_CODES } from './session/warning-codes.js'
 export type { PrepareStep, PrepareStepState, StepPreparation } from './step/step-control.js'
 export type { StopCondition, StopPredicate, StopState, StopWhen } from './stop/stop-conditions.js'
 export {

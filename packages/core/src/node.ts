@@ -1,4 +1,5 @@
-// `@contextkit/core/node`: the Node-only parts (they write trace files and read small files).
+// `@contextkit/core/node`: the Node-only parts (they write trace files, read small files, open
+// files confined to a root and cache what was read).
 // The pure API is the package root (src/index.ts); see "Package shape" in the root README.
 
 export type { FileLockOptions } from './file-lock.js'
@@ -12,6 +13,12 @@ export {
   UNREADABLE_LOCK_GRACE_MS,
   withFileLock,
 } from './file-lock.js'
+export type {
+  FileReadCache,
+  FileReadCacheLookup,
+  FileReadCacheOptions,
+} from './file-read-cache.js'
+export { createFileReadCache } from './file-read-cache.js'
 export type { FileStamp } from './file-stamp.js'
 export {
   FILE_STAMP_RACY_MS,
@@ -22,6 +29,8 @@ export {
 } from './file-stamp.js'
 export type { JsonlTrace, JsonlTraceOptions } from './jsonl-trace.js'
 export { jsonlTrace } from './jsonl-trace.js'
+export type { FileWithinRoot, OpenWithinRootOptions } from './open-within-root.js'
+export { openWithinRoot } from './open-within-root.js'
 export { ownerAlive, processAlive, processStartTime } from './process-identity.js'
 export type {
   ReadTextFileOptions,
@@ -39,7 +48,6 @@ export {
   appendWithinRoot,
   appendWithinRootSync,
   mkdirWithinRoot,
-  openWithinRoot,
   replaceWithinRoot,
   UnsafeWriteError,
   unlinkWithinRoot,

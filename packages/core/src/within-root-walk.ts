@@ -5,15 +5,18 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  readlinkSync,
   realpathSync,
+  type Stats,
 } from 'node:fs'
 import { join } from 'node:path'
 import { errnoCode } from './errno.js'
 import { ContextkitError, invalidArgument } from './errors.js'
 import { inspectRelativePath } from './relative-path.js'
 
-// Internal: the directory walk behind within-root.ts. One walk for every writer, sync because
-// each step is a metadata call on a path we hold (the data writes themselves are async there).
+// Internal: the directory walk behind within-root.ts and open-within-root.ts. One walk for every
+// writer and reader, sync because each step is a metadata call on a path we hold (the data reads
+// and writes themselves are async there).
 
 /** Why {@link UnsafeWriteError} refused a path. */
 export type UnsafeWriteReason =
@@ -23,12 +26,17 @@ export type UnsafeWriteReason =
   | 'not_a_directory'
   | 'not_a_file'
   | 'moved'
+  | 'leaves_root'
 
 /**
  * A write (or a read through the same walk) that would leave its root, or land on a file that
  * could be another one: a symlink, a hard link, a path that is not a clean relative path, a
- * directory that changed while it was walked. Nothing was written. `details` holds `root`,
- * `path`, `reason` ({@link UnsafeWriteReason}) and `why` (the message's explanation alone).
+ * directory that changed while it was walked, a symlink leading outside the root (a read that
+ * follows links: `leaves_root`). Nothing was written. `details` holds `root`, `path`, `reason`
+ * ({@link UnsafeWriteReason}) and `why` (the message's explanation alone); a `not_a_file`
+ * refusal adds `kind` (`directory`, `fifo`, `socket`, `character_device`, `block_device`,
+ * `other`), a `leaves_root` one `at` (`file`: the final name is the link; `directory`: a
+ * directory on the way is).
  */
 export class UnsafeWriteError extends ContextkitError {
   /** The `code` of every error of this class: `unsafe_write`. */
@@ -59,17 +67,31 @@ export function releaseDir(dir: WalkedDir): void {
   if (dir.fd !== null) closeSync(dir.fd)
 }
 
+/** The refusal of `path` under `root`, for `reason`; `extra` adds to its details. */
 export function unsafe(
   root: string,
   path: string,
   reason: UnsafeWriteReason,
   why: string,
   cause?: unknown,
+  extra: Record<string, unknown> = {},
 ): UnsafeWriteError {
   return new UnsafeWriteError(`Refused "${path}" under ${root}: ${why}`, {
     ...(cause === undefined ? {} : { cause }),
-    details: { root, path, reason, why },
+    details: { root, path, reason, why, ...extra },
   })
+}
+
+/** What kind of entry `st` is, for a `not_a_file` refusal's `kind`. */
+export function entryKind(
+  st: Pick<Stats, 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice'>,
+): string {
+  if (st.isDirectory()) return 'directory'
+  if (st.isFIFO()) return 'fifo'
+  if (st.isSocket()) return 'socket'
+  if (st.isCharacterDevice()) return 'character_device'
+  if (st.isBlockDevice()) return 'block_device'
+  return 'other'
 }
 
 /** The checked components of `relPath`, or an {@link UnsafeWriteError}. */
@@ -85,8 +107,8 @@ export function segmentsOf(root: unknown, relPath: unknown): string[] {
 let procWorks: boolean | undefined
 
 /** Open the root (its own path is trusted); a missing root is the file system's `ENOENT`. */
-function openRoot(root: string): WalkedDir {
-  const real = realpathSync(root)
+export function openRoot(root: string): WalkedDir {
+  const real = realpathSync.native(root)
   if (process.platform === 'win32') return { fd: null, path: real }
   const fd = openSync(real, DIR_FLAGS)
   if (procWorks === undefined) {
@@ -119,6 +141,8 @@ export function walkDirs(
   try {
     for (const segment of segments) {
       const next = openChildDir(dir, segment, root, rel, create)
+      // without `follow` a link is refused, never returned
+      if ('link' in next) throw unsafe(root, rel, 'symlink', `"${segment}" is a symlink`)
       releaseDir(dir)
       dir = next
     }
@@ -129,20 +153,48 @@ export function walkDirs(
   }
 }
 
-function openChildDir(
+/** A directory entry that is a symbolic link, met by a walk that follows links: its text. */
+export interface LinkText {
+  link: string
+}
+
+/**
+ * The text of the symbolic link at `path`, or `null` when it is no longer a link (swapped back
+ * between the open that met it and this read: the caller tries again).
+ */
+export function readLink(path: string): string | null {
+  try {
+    return readlinkSync(path)
+  } catch (error) {
+    if (errnoCode(error) === 'EINVAL') return null
+    throw error
+  }
+}
+
+/**
+ * Open directory `name` inside `dir` without following a symbolic link; with `follow`, a link
+ * there is read and its text returned instead (the caller walks to where it leads).
+ */
+export function openChildDir(
   dir: WalkedDir,
   name: string,
   root: string,
   rel: string,
   create: boolean,
-): WalkedDir {
+  follow = false,
+): WalkedDir | LinkText {
   const full = join(dir.path, name)
   const at = childPath(dir, name)
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0; attempt <= MAX_LINKS; attempt++) {
     try {
       if (dir.fd === null) {
         const st = lstatSync(full)
-        if (st.isSymbolicLink()) throw unsafe(root, rel, 'symlink', `"${name}" is a symlink`)
+        if (st.isSymbolicLink()) {
+          const link = follow ? readLink(full) : null
+          if (link !== null) return { link }
+          if (follow) continue
+          throw unsafe(root, rel, 'symlink', `"${name}" is a symlink`)
+        }
         if (!st.isDirectory())
           throw unsafe(root, rel, 'not_a_directory', `"${name}" is not a directory`)
         return { fd: null, path: full }
@@ -160,14 +212,30 @@ function openChildDir(
         continue
       }
       if (code === 'ENOTDIR' || code === 'ELOOP' || code === 'EMLINK') {
-        const link = lstatOrNull(at)?.isSymbolicLink() ?? code !== 'ENOTDIR'
-        throw link
+        const isLink = lstatOrNull(at)?.isSymbolicLink() ?? code !== 'ENOTDIR'
+        const link = isLink && follow ? readLink(at) : null
+        if (link !== null) return { link }
+        if (isLink && follow) continue
+        throw isLink
           ? unsafe(root, rel, 'symlink', `"${name}" is a symlink`, error)
           : unsafe(root, rel, 'not_a_directory', `"${name}" is not a directory`, error)
       }
       throw error
     }
   }
+  throw tooManyLinks(root, rel)
+}
+
+/** How many symbolic links one walk follows at most (Linux's own limit). */
+export const MAX_LINKS = 40
+
+export function tooManyLinks(root: string, rel: string): UnsafeWriteError {
+  return unsafe(
+    root,
+    rel,
+    'symlink',
+    'too many levels of symbolic links (or a link swapped back and forth)',
+  )
 }
 
 function lstatOrNull(path: string) {
@@ -204,4 +272,57 @@ export function recheckPathMode(
   if (!there || there.dev !== held.dev || there.ino !== held.ino || real !== dir.path) {
     throw unsafe(root, rel, 'moved', 'the path changed while it was opened')
   }
+}
+
+/** A file below a root, its directory walked and held. */
+export interface Target {
+  root: string
+  rel: string
+  name: string
+  dir: WalkedDir
+}
+
+/** Walk to the directory of `relPath` (creating what is missing when `create`). */
+export function target(root: string, relPath: string, create: boolean): Target {
+  const segments = segmentsOf(root, relPath)
+  const rel = segments.join('/')
+  const dir = walkDirs(root, segments.slice(0, -1), rel, create)
+  return { root, rel, name: segments.at(-1) as string, dir }
+}
+
+/**
+ * Refuse what the final open reached unless it is a regular file (with one name, for a write:
+ * a hard link could be a file outside).
+ */
+export function checkHeld(st: Stats, t: Target, write: boolean): void {
+  if (!st.isFile()) {
+    throw unsafe(t.root, t.rel, 'not_a_file', 'it is not a regular file', undefined, {
+      kind: entryKind(st),
+    })
+  }
+  if (write && st.nlink > 1) {
+    throw unsafe(
+      t.root,
+      t.rel,
+      'hard_link',
+      `it has ${st.nlink} hard links (it may be a file outside)`,
+    )
+  }
+}
+
+/** Whether an open with `O_NOFOLLOW` failed because the name is a symbolic link. */
+export function isLinkErrno(code: string | undefined): boolean {
+  return code === 'ELOOP' || code === 'EMLINK' || code === 'EFTYPE'
+}
+
+/** A failed final open as a refusal (a symlink, not a regular file), or the error itself. */
+export function openError(error: unknown, t: Target): unknown {
+  const code = errnoCode(error)
+  if (isLinkErrno(code)) return unsafe(t.root, t.rel, 'symlink', 'it is a symlink', error)
+  if (code === 'ENXIO' || code === 'EISDIR' || code === 'EOPNOTSUPP') {
+    const st = lstatOrNull(childPath(t.dir, t.name))
+    const kind = st ? entryKind(st) : code === 'EISDIR' ? 'directory' : 'other'
+    return unsafe(t.root, t.rel, 'not_a_file', 'it is not a regular file', error, { kind })
+  }
+  return error
 }

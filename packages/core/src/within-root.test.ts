@@ -2,11 +2,11 @@ import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { openWithinRoot } from './open-within-root.js'
 import {
   appendWithinRoot,
   appendWithinRootSync,
   mkdirWithinRoot,
-  openWithinRoot,
   replaceWithinRoot,
   UnsafeWriteError,
   unlinkWithinRoot,
@@ -113,7 +113,7 @@ describe('openWithinRoot and mkdirWithinRoot', () => {
     await mkdirWithinRoot(root, 'x/y')
     await writeFile(join(root, 'x/y/ok.txt'), 'ok')
     await symlink(join(outside, 'secret'), join(root, 'x/link.txt'))
-    const handle = await openWithinRoot(root, 'x/y/ok.txt')
+    const { handle } = await openWithinRoot(root, 'x/y/ok.txt')
     expect(await handle.readFile('utf8')).toBe('ok')
     await handle.close()
     expect(await reason(openWithinRoot(root, 'x/link.txt'))).toBe('symlink')

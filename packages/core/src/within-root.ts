@@ -13,21 +13,24 @@ import {
   write,
   writeSync,
 } from 'node:fs'
-import { type FileHandle, open, rename, unlink } from 'node:fs/promises'
+import { open, rename, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { errnoCode } from './errno.js'
 import { invalidArgument } from './errors.js'
 import { sideFileName } from './side-files.js'
 import {
+  checkHeld,
   childPath,
   NOFOLLOW,
+  openError,
   recheckPathMode,
   releaseDir,
   segmentsOf,
+  type Target,
+  target,
   UnsafeWriteError,
   unsafe,
-  type WalkedDir,
   walkDirs,
 } from './within-root-walk.js'
 
@@ -56,22 +59,7 @@ const NONBLOCK = constants.O_NONBLOCK ?? 0
 const APPEND_FLAGS = constants.O_RDWR | constants.O_APPEND | NOFOLLOW | NONBLOCK
 const CREATE_FLAGS = APPEND_FLAGS | constants.O_CREAT | constants.O_EXCL
 const TEMP_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW
-const READ_FLAGS = constants.O_RDONLY | NOFOLLOW | NONBLOCK
 const NEWLINE = 0x0a
-
-interface Target {
-  root: string
-  rel: string
-  name: string
-  dir: WalkedDir
-}
-
-function target(root: string, relPath: string, create: boolean): Target {
-  const segments = segmentsOf(root, relPath)
-  const rel = segments.join('/')
-  const dir = walkDirs(root, segments.slice(0, -1), rel, create)
-  return { root, rel, name: segments.at(-1) as string, dir }
-}
 
 /** `data` as bytes; a wrong `data` or `options` is a caller's bug: a `ValidationError`. */
 function toBytes(data: unknown, options: unknown, fn: string): Buffer {
@@ -81,30 +69,6 @@ function toBytes(data: unknown, options: unknown, fn: string): Buffer {
   if (typeof data === 'string') return Buffer.from(data, 'utf8')
   if (data instanceof Uint8Array) return Buffer.from(data.buffer, data.byteOffset, data.byteLength)
   return invalidArgument(fn, 'data', 'a string or a Uint8Array', data)
-}
-
-/** Refuse what the final open reached unless it is a regular file with one name. */
-function checkHeld(st: Stats, t: Target, write: boolean): void {
-  if (!st.isFile()) throw unsafe(t.root, t.rel, 'not_a_file', 'it is not a regular file')
-  if (write && st.nlink > 1) {
-    throw unsafe(
-      t.root,
-      t.rel,
-      'hard_link',
-      `it has ${st.nlink} hard links (it may be a file outside)`,
-    )
-  }
-}
-
-function openError(error: unknown, t: Target): unknown {
-  const code = errnoCode(error)
-  if (code === 'ELOOP' || code === 'EMLINK' || code === 'EFTYPE') {
-    return unsafe(t.root, t.rel, 'symlink', 'it is a symlink', error)
-  }
-  if (code === 'ENXIO' || code === 'EISDIR') {
-    return unsafe(t.root, t.rel, 'not_a_file', 'it is not a regular file', error)
-  }
-  return error
 }
 
 /** Open for appending (creating it), knowing whether this call created the file. */
@@ -253,40 +217,6 @@ const fsp = {
   ) => Promise<{ bytesWritten: number }>,
   fsync: promisify(fsync),
   ftruncate: promisify(ftruncate),
-}
-
-async function openHandle(t: Target, flags: number, write: boolean): Promise<FileHandle> {
-  let handle: FileHandle
-  try {
-    handle = await open(childPath(t.dir, t.name), flags)
-  } catch (error) {
-    throw openError(error, t)
-  }
-  try {
-    recheckPathMode(t.dir, t.name, handle.fd, t.root, t.rel)
-    checkHeld(await handle.stat(), t, write)
-    return handle
-  } catch (error) {
-    await handle.close().catch(() => {})
-    throw error
-  }
-}
-
-/**
- * Open the existing regular file `relPath` inside `root` for reading, through the same walk as
- * {@link appendWithinRoot} (no symlink followed anywhere below the root). The caller closes the
- * handle.
- *
- * @throws UnsafeWriteError for a symlink, a path that leaves the root or a non-regular file.
- * @throws the file system's own error (`ENOENT` for a missing file or directory, …).
- */
-export async function openWithinRoot(root: string, relPath: string): Promise<FileHandle> {
-  const t = target(root, relPath, false)
-  try {
-    return await openHandle(t, READ_FLAGS, false)
-  } finally {
-    releaseDir(t.dir)
-  }
 }
 
 /**

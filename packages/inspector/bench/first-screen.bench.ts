@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { jsonlSessionStore } from '@contextkit/agent-loop/node'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import { afterAll, bench, describe } from 'vitest'
 import { startBrowser } from '../../../test-utils/browser.js'
 import { InspectorData } from '../src/inspector-data.js'

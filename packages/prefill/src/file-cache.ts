@@ -2,21 +2,13 @@ import { type BigIntStats, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { assertOptions, errnoCode, invalidArgument } from '@contextkit/core'
 import {
+  createFileReadCache,
   FILE_STAMP_RACY_MS,
-  type FileStamp,
   fileStamp,
   readTextFile,
-  sameFileStamp,
-  stampIsRacy,
   type TextFileRead,
 } from '@contextkit/core/node'
 import { PrefillReadError } from './errors.js'
-
-/** One cached file: its trimmed text and the stamp of the handle it was read from. */
-interface CacheEntry {
-  stamp: FileStamp
-  text: string
-}
 
 /** Outcome of reading one candidate file. */
 export type FileRead =
@@ -37,10 +29,12 @@ export interface PrefillCacheOptions {
 }
 
 /**
- * A cache of prefill file contents keyed by path and core's `FileStamp` (device, inode, size,
- * modification and change times): a repeated read of an unchanged file costs one `stat` and no
- * read, and a file replaced by one of the same size and modification time is read again. Each `prefill()` middleware owns one; the
- * plain {@link readPrefillContent} shares a module-wide one unless given its own.
+ * A cache of prefill file contents over core's stamp-checked `FileReadCache` (keyed by path and
+ * `FileStamp`: device, inode, size, modification and change times): a repeated read of an
+ * unchanged file costs one `stat` and no read, and a file replaced by one of the same size and
+ * modification time is read again. Bounded, least recently used first. Each `prefill()`
+ * middleware owns one; the plain {@link readPrefillContent} uses a fresh one per call unless
+ * given its own.
  */
 export interface PrefillCache {
   /** Number of cached files. */
@@ -123,14 +117,12 @@ export function isMissing(error: unknown): boolean {
 /** Create a {@link PrefillCache}. */
 export function createPrefillCache(options: PrefillCacheOptions = {}): PrefillCache {
   assertOptions(options, 'createPrefillCache')
-  const maxEntries = Math.max(1, options.maxEntries ?? 64)
   const racyMs = options.racyMs ?? FILE_STAMP_RACY_MS
   if (typeof racyMs !== 'number' || !(racyMs >= 0)) {
     invalidArgument('createPrefillCache', 'options.racyMs', 'a number ≥ 0', racyMs)
   }
-  const entries = new Map<string, CacheEntry>()
-  let hits = 0
-  let misses = 0
+  const maxEntries = Math.max(1, Math.floor(options.maxEntries ?? 64))
+  const files = createFileReadCache<string>({ maxEntries, racyMs })
 
   async function readFresh(path: string, maxBytes: number): Promise<FileRead> {
     const startedMs = Date.now()
@@ -142,45 +134,41 @@ export function createPrefillCache(options: PrefillCacheOptions = {}): PrefillCa
       return { kind: 'failed', error: readError(path, reasonOf(read), read.cause) }
     }
     const text = read.text.trim()
-    if (entries.size >= maxEntries && !entries.has(path)) {
-      const oldest = entries.keys().next().value
-      if (oldest !== undefined) entries.delete(oldest)
-    }
-    // a file changed within the racy window of its read is read again next time
-    if (stampIsRacy(read.stamp, startedMs, racyMs)) entries.delete(path)
-    else entries.set(path, { stamp: read.stamp, text })
+    // a file changed within the racy window of its read is not kept: read again next time
+    files.store(path, read.stamp, text, startedMs)
     return { kind: 'text', text, path, cached: false }
   }
 
   return {
     get size() {
-      return entries.size
+      return files.size
     },
     get hits() {
-      return hits
+      return files.hits
     },
     get misses() {
-      return misses
+      return files.misses
     },
     clear() {
-      entries.clear()
+      files.clear()
     },
     read(path, maxBytes) {
       const st = statQuiet(path)
       if (st === undefined) {
-        entries.delete(path)
+        files.delete(path)
         return Promise.resolve({ kind: 'missing' })
       }
       if (st instanceof Error) {
         if (isMissing(st)) return Promise.resolve({ kind: 'missing' })
         return Promise.resolve({ kind: 'failed', error: readError(path, errnoOf(st), st) })
       }
-      const hit = entries.get(path)
-      if (hit && sameFileStamp(hit.stamp, fileStamp(st)) && Number(hit.stamp.size) <= maxBytes) {
-        hits++
-        return Promise.resolve({ kind: 'text', text: hit.text, path, cached: true })
+      // the stat taken above is the lookup's: one stat per read, hit or miss
+      // a cached file over this caller's maxBytes is read again (and refused as too large)
+      const accept = () => Number(st.size) <= maxBytes
+      const text = files.lookup(path, { stamp: fileStamp(st), accept })
+      if (text !== undefined) {
+        return Promise.resolve({ kind: 'text', text, path, cached: true })
       }
-      misses++
       return readFresh(path, maxBytes)
     },
   }

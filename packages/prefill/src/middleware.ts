@@ -104,6 +104,213 @@ function readState(run: RunInfo): PrefillState | undefined {
   return parsed.success ? parsed.data : undefined
 }
 
+/** What one {@link prefill} middleware works with: its options, and its memory across runs. */
+interface Prefiller {
+  config: PrefillConfig
+  workspace: string | undefined
+  placement: 'turn' | 'messages'
+  thinkingOf: (turn: TurnContext) => boolean
+  cache: PrefillCache
+  loader: DynamicPrefillLoader
+  /** What `applyPrefill` and `fallback` are given besides the text and model. */
+  applyOptions: {
+    onUnsupported: PrefillConfig['onUnsupported']
+    instruction?: (p: string) => string
+  }
+  /** Models the provider refused a prefill for: this instance's memory across its runs. */
+  rejectingModels: Set<string>
+}
+
+/** Check the options and set up what the middleware keeps. */
+function createPrefiller(options: PrefillOptions): Prefiller {
+  const parsed = parseWith(OptionsSchema, options, 'prefill options')
+  const { workspace, placement, isThinking, instruction, cache, ...config } = parsed
+  return {
+    config,
+    workspace,
+    placement,
+    thinkingOf: isThinking ?? defaultIsThinking,
+    cache: cache ?? createPrefillCache(),
+    loader: new DynamicPrefillLoader(),
+    applyOptions: { onUnsupported: config.onUnsupported, ...(instruction ? { instruction } : {}) },
+    rejectingModels: new Set(),
+  }
+}
+
+/** `model` as this middleware knows it: prefill-less once the provider refused one for it. */
+function effectiveModel(p: Prefiller, model: ModelInfo): ModelInfo {
+  return p.rejectingModels.has(model.id) ? { ...model, supportsPrefill: false } : model
+}
+
+/** The turn `applied` describes, with what was sent noted in the run's state. */
+function buildTurn(
+  p: Prefiller,
+  turn: TurnContext,
+  run: RunInfo,
+  applied: AppliedPrefill,
+  source: string | undefined,
+  recovered?: boolean,
+): TurnContext {
+  const { prefill: _previous, ...rest } = turn
+  if ((applied.mode !== 'native' && applied.mode !== 'instruct') || !applied.sent) {
+    setRunState(run, PREFILL_STATE_KEY, undefined)
+    return { ...rest, messages: applied.messages }
+  }
+  const state: PrefillState = {
+    text: applied.sent,
+    mode: applied.mode,
+    placement: p.placement,
+    ...(source === undefined ? {} : { source }),
+    ...(recovered ? { recovered } : {}),
+  }
+  setRunState(run, PREFILL_STATE_KEY, state)
+  const next: TurnContext = { ...rest }
+  if (applied.mode === 'native' && p.placement === 'turn') {
+    next.messages = turn.messages
+    next.prefill = applied.sent
+  } else {
+    next.messages = applied.messages
+  }
+  return next
+}
+
+/** The prefill of this turn: an explicit `turn.prefill`, else the workspace's (a warning when unreadable). */
+async function findText(
+  p: Prefiller,
+  turn: TurnContext,
+  run: RunInfo,
+): Promise<{ text?: string; source?: string }> {
+  const explicit = turn.prefill?.trim()
+  if (explicit) return { text: explicit, source: 'turn.prefill' }
+  const dir = p.workspace ?? run.workspace
+  if (!dir) return {}
+  const context = {
+    model: turn.model,
+    history: turn.messages,
+    vars: turn.vars,
+    runId: run.runId,
+    ...(run.sessionId === undefined ? {} : { sessionId: run.sessionId }),
+    ...(run.signal === undefined ? {} : { signal: run.signal }),
+  }
+  const load = await loadWithConfig(dir, p.config, context, p.cache, p.loader)
+  if (load.warning) recordWarning(run, 'prefill', load.warning)
+  return load.text === undefined ? {} : { text: load.text, source: load.source ?? 'unknown' }
+}
+
+/** The `prepare` hook: add the prefill the model can take, and say so in the trace. */
+async function prepareTurn(p: Prefiller, turn: TurnContext, run: RunInfo): Promise<TurnContext> {
+  if (!p.config.enabled) return turn
+  const { text, source } = await findText(p, turn, run)
+  if (text === undefined) {
+    setRunState(run, PREFILL_STATE_KEY, undefined)
+    if (turn.prefill === undefined) return turn
+    const { prefill: _blank, ...rest } = turn
+    return rest
+  }
+  const applied = applyPrefill(turn.messages, text, effectiveModel(p, turn.model), {
+    ...p.applyOptions,
+    thinking: p.thinkingOf(turn),
+  })
+  const next = buildTurn(p, turn, run, applied, source)
+  if (applied.mode === 'skip') {
+    run.trace.record(PREFILL_TRACE_STAGES.skipped, {
+      reason: applied.reason,
+      model: turn.model.id,
+      source,
+    })
+    return next
+  }
+  run.trace.record(PREFILL_TRACE_STAGES.injected, {
+    prefill: applied.sent,
+    mode: applied.mode,
+    placement: applied.mode === 'native' ? p.placement : 'messages',
+    ...(applied.reason === undefined ? {} : { reason: applied.reason }),
+    source,
+    model: turn.model.id,
+    messages: next.messages,
+  })
+  return next
+}
+
+/** The `finalize` hook: strip the prefill from the first reply (or keep it whole: `ephemeral: false`). */
+function finalizeReply(
+  p: Prefiller,
+  reply: AssistantMessage,
+  run: RunInfo,
+  info: FinalizeInfo | undefined,
+): AssistantMessage {
+  // the prefill goes with the first model call of a turn only: later replies never carry it
+  if (info !== undefined && info.step !== 1) return reply
+  const state = readState(run)
+  if (!state) return reply
+  if (!p.config.ephemeral) {
+    if (state.mode !== 'native') return reply
+    const content = ensurePrefillInContent(reply.content, state.text)
+    run.trace.record(PREFILL_TRACE_STAGES.kept, { prefill: state.text, mode: state.mode })
+    return { ...reply, content }
+  }
+  const result = stripPrefillFromContent(reply.content, state.text)
+  run.trace.record(PREFILL_TRACE_STAGES.stripped, {
+    original: result.original,
+    stripped: result.stripped,
+    match: result.match,
+    mode: state.mode,
+    stopReason: reply.stopReason,
+  })
+  return result.match === 'none' ? reply : { ...reply, content: result.content }
+}
+
+/** The `recover` hook (see {@link PrefillMiddleware.recover}). */
+function recoverTurn(
+  p: Prefiller,
+  error: unknown,
+  turn: TurnContext,
+  run: RunInfo,
+): TurnContext | undefined {
+  if (!isPrefillRejection(error)) return undefined
+  p.rejectingModels.add(turn.model.id)
+  const state = readState(run)
+  if (state?.mode !== 'native') return undefined
+  // only a turn that carries this run's native prefill is ours to fix
+  const carried =
+    state.placement === 'turn'
+      ? turn.prefill === state.text
+      : turn.messages.at(-1)?.role === 'assistant'
+  if (!carried) return undefined
+  if (p.config.onUnsupported === 'error') {
+    throw new PrefillRejectedError(
+      `Model ${turn.model.id} rejected the assistant prefill (onUnsupported: 'error')`,
+      { cause: error, details: { model: turn.model.id, by: 'provider' } },
+    )
+  }
+  if (state.recovered) return undefined
+  return fallbackTurn(p, error, turn, run, state)
+}
+
+/** The turn to retry with after a prefill was refused: the prefill as an instruction, or none. */
+function fallbackTurn(
+  p: Prefiller,
+  error: unknown,
+  turn: TurnContext,
+  run: RunInfo,
+  state: PrefillState,
+): TurnContext {
+  let messages: Message[] = turn.messages
+  if (state.placement === 'messages' && turn.messages.at(-1)?.role === 'assistant') {
+    messages = turn.messages.slice(0, -1)
+  }
+  const model = { ...turn.model, supportsPrefill: false }
+  const applied = fallback(messages, state.text, model, 'model', p.applyOptions)
+  const next = buildTurn(p, { ...turn, model }, run, applied, state.source, true)
+  run.trace.record(PREFILL_TRACE_STAGES.fallback, {
+    model: turn.model.id,
+    mode: applied.mode,
+    error: describeError(error),
+    messages: next.messages,
+  })
+  return next
+}
+
 /**
  * The prefill middleware: `prepare` reads the workspace's prefill (`PREFILL.md`, a per-model file
  * or a dynamic module; an explicit `turn.prefill` wins) and adds it to the turn the way the model
@@ -115,172 +322,12 @@ function readState(run: RunInfo): PrefillState | undefined {
  * the turn goes on without a prefill. Throws a `ValidationError` for invalid options.
  */
 export function prefill(options: PrefillOptions = {}): PrefillMiddleware {
-  const parsed = parseWith(OptionsSchema, options, 'prefill options')
-  const { workspace, placement, isThinking, instruction, cache: givenCache, ...config } = parsed
-  const cache = givenCache ?? createPrefillCache()
-  const loader = new DynamicPrefillLoader()
-  const thinkingOf = isThinking ?? defaultIsThinking
-  // models the provider refused a prefill for: this instance's memory across its runs
-  const rejectingModels = new Set<string>()
-  const applyOptions = {
-    onUnsupported: config.onUnsupported,
-    ...(instruction ? { instruction } : {}),
-  }
-
-  function effectiveModel(model: ModelInfo): ModelInfo {
-    return rejectingModels.has(model.id) ? { ...model, supportsPrefill: false } : model
-  }
-
-  function buildTurn(
-    turn: TurnContext,
-    run: RunInfo,
-    applied: AppliedPrefill,
-    source: string | undefined,
-    recovered?: boolean,
-  ): TurnContext {
-    const { prefill: _previous, ...rest } = turn
-    if ((applied.mode !== 'native' && applied.mode !== 'instruct') || !applied.sent) {
-      setRunState(run, PREFILL_STATE_KEY, undefined)
-      return { ...rest, messages: applied.messages }
-    }
-    const state: PrefillState = {
-      text: applied.sent,
-      mode: applied.mode,
-      placement,
-      ...(source === undefined ? {} : { source }),
-      ...(recovered ? { recovered } : {}),
-    }
-    setRunState(run, PREFILL_STATE_KEY, state)
-    const next: TurnContext = { ...rest }
-    if (applied.mode === 'native' && placement === 'turn') {
-      next.messages = turn.messages
-      next.prefill = applied.sent
-    } else {
-      next.messages = applied.messages
-    }
-    return next
-  }
-
-  async function findText(
-    turn: TurnContext,
-    run: RunInfo,
-  ): Promise<{ text?: string; source?: string }> {
-    const explicit = turn.prefill?.trim()
-    if (explicit) return { text: explicit, source: 'turn.prefill' }
-    const dir = workspace ?? run.workspace
-    if (!dir) return {}
-    const load = await loadWithConfig(
-      dir,
-      config,
-      {
-        model: turn.model,
-        history: turn.messages,
-        vars: turn.vars,
-        runId: run.runId,
-        ...(run.sessionId === undefined ? {} : { sessionId: run.sessionId }),
-        ...(run.signal === undefined ? {} : { signal: run.signal }),
-      },
-      cache,
-      loader,
-    )
-    if (load.warning) recordWarning(run, 'prefill', load.warning)
-    return load.text === undefined ? {} : { text: load.text, source: load.source ?? 'unknown' }
-  }
-
+  const p = createPrefiller(options)
   return {
     name: 'prefill',
-    config,
-
-    async prepare(turn, run) {
-      if (!config.enabled) return turn
-      const { text, source } = await findText(turn, run)
-      if (text === undefined) {
-        setRunState(run, PREFILL_STATE_KEY, undefined)
-        if (turn.prefill === undefined) return turn
-        const { prefill: _blank, ...rest } = turn
-        return rest
-      }
-      const model = effectiveModel(turn.model)
-      const applied = applyPrefill(turn.messages, text, model, {
-        ...applyOptions,
-        thinking: thinkingOf(turn),
-      })
-      const next = buildTurn(turn, run, applied, source)
-      if (applied.mode === 'skip') {
-        run.trace.record(PREFILL_TRACE_STAGES.skipped, {
-          reason: applied.reason,
-          model: turn.model.id,
-          source,
-        })
-      } else {
-        run.trace.record(PREFILL_TRACE_STAGES.injected, {
-          prefill: applied.sent,
-          mode: applied.mode,
-          placement: applied.mode === 'native' ? placement : 'messages',
-          ...(applied.reason === undefined ? {} : { reason: applied.reason }),
-          source,
-          model: turn.model.id,
-          messages: next.messages,
-        })
-      }
-      return next
-    },
-
-    finalize(reply, _turn, run, info) {
-      // the prefill goes with the first model call of a turn only: later replies never carry it
-      if (info !== undefined && info.step !== 1) return reply
-      const state = readState(run)
-      if (!state) return reply
-      if (!config.ephemeral) {
-        if (state.mode !== 'native') return reply
-        const content = ensurePrefillInContent(reply.content, state.text)
-        run.trace.record(PREFILL_TRACE_STAGES.kept, { prefill: state.text, mode: state.mode })
-        return { ...reply, content }
-      }
-      const result = stripPrefillFromContent(reply.content, state.text)
-      run.trace.record(PREFILL_TRACE_STAGES.stripped, {
-        original: result.original,
-        stripped: result.stripped,
-        match: result.match,
-        mode: state.mode,
-        stopReason: reply.stopReason,
-      })
-      return result.match === 'none' ? reply : { ...reply, content: result.content }
-    },
-
-    recover(error, turn, run) {
-      if (!isPrefillRejection(error)) return undefined
-      rejectingModels.add(turn.model.id)
-      const state = readState(run)
-      if (state?.mode !== 'native') return undefined
-      // only a turn that carries this run's native prefill is ours to fix
-      const carried =
-        state.placement === 'turn'
-          ? turn.prefill === state.text
-          : turn.messages.at(-1)?.role === 'assistant'
-      if (!carried) return undefined
-      if (config.onUnsupported === 'error') {
-        throw new PrefillRejectedError(
-          `Model ${turn.model.id} rejected the assistant prefill (onUnsupported: 'error')`,
-          { cause: error, details: { model: turn.model.id, by: 'provider' } },
-        )
-      }
-      if (state.recovered) return undefined
-      let messages: Message[] = turn.messages
-      if (state.placement === 'messages') {
-        const last = turn.messages.at(-1)
-        if (last?.role === 'assistant') messages = turn.messages.slice(0, -1)
-      }
-      const model = { ...turn.model, supportsPrefill: false }
-      const applied = fallback(messages, state.text, model, 'model', applyOptions)
-      const next = buildTurn({ ...turn, model }, run, applied, state.source, true)
-      run.trace.record(PREFILL_TRACE_STAGES.fallback, {
-        model: turn.model.id,
-        mode: applied.mode,
-        error: describeError(error),
-        messages: next.messages,
-      })
-      return next
-    },
+    config: p.config,
+    prepare: (turn, run) => prepareTurn(p, turn, run),
+    finalize: (reply, _turn, run, info) => finalizeReply(p, reply, run, info),
+    recover: (error, turn, run) => recoverTurn(p, error, turn, run),
   }
 }

@@ -87,6 +87,188 @@ const PreloadOptionsSchema = FileOptionsSchema.extend({
   workspace: z.string().min(1).optional(),
 })
 
+/** What one {@link preload} middleware keeps across its runs: its checked options and cache. */
+interface Preloader {
+  options: PreloadOptions
+  bootOptions: BootstrapOptions
+  bootLimits: ReturnType<typeof bootstrapLimits>
+  fileLimits: ReturnType<typeof preloadLimits>
+  /** Files unchanged since the last run, with their rendered sections and token counts. */
+  cache: ReadCache
+  /** The token counter of a model (the option's, or one per model made once). */
+  counterFor: (model: TurnContext['model']) => TokenCounter
+}
+
+/** A directory's real path, resolved once per run (the workspace is usually the root too). */
+type RealRoot = (dir: string) => Promise<string | RootUnavailableError>
+
+/** Check the options once; each run reuses the limits. */
+function createPreloader(options: PreloadOptions): Preloader {
+  parseWith(PreloadOptionsSchema, options, 'preload options')
+  const bootOptions = options.bootstrapOptions ?? {}
+  const counters = new Map<string, TokenCounter>()
+  const counterFor = (model: TurnContext['model']): TokenCounter => {
+    if (options.counter) return options.counter
+    const key = `${model.id}\u0000${model.tokenizerFactor}`
+    let counter = counters.get(key)
+    if (counter === undefined) {
+      counter = createTokenCounter({ model })
+      counters.set(key, counter)
+    }
+    return counter
+  }
+  return {
+    options,
+    bootOptions,
+    bootLimits: bootstrapLimits(bootOptions),
+    fileLimits: preloadLimits(options),
+    cache: new ReadCache(),
+    counterFor,
+  }
+}
+
+/** A {@link RealRoot} for one run. */
+function realRootsOfRun(): RealRoot {
+  const roots = new Map<string, Promise<string | RootUnavailableError>>()
+  return (dir) => {
+    let found = roots.get(dir)
+    if (found === undefined) {
+      found = resolveRoot(dir)
+      roots.set(dir, found)
+    }
+    return found
+  }
+}
+
+/** The bootstrap file names the `bootstrap` option asks for. */
+function bootstrapNamesOf(option: PreloadOptions['bootstrap']): readonly string[] {
+  if (option === false) return []
+  return option === true || option === undefined ? DEFAULT_BOOTSTRAP_FILES : option
+}
+
+/**
+ * What was skipped, for the trace event; a root that could not be read is also a warning (from
+ * `source`), once.
+ */
+function skippedOf(
+  run: RunInfo,
+  source: string,
+  skipped: readonly { path: string; reason: string; error?: unknown }[],
+): { path: string; reason: string }[] {
+  const rootError = skipped.find((s) => RootUnavailableError.isInstance(s.error))
+  if (rootError) recordWarning(run, source, rootError.error)
+  return skipped.map((s) => ({ path: s.path, reason: s.reason }))
+}
+
+/** Step 2: the workspace's bootstrap files as stable system sections. */
+async function addBootstrap(
+  p: Preloader,
+  turn: TurnContext,
+  run: RunInfo,
+  workspace: string,
+  realRoot: RealRoot,
+  event: Record<string, unknown>,
+): Promise<TurnContext> {
+  const names = bootstrapNamesOf(p.options.bootstrap)
+  if (names.length === 0) return turn
+  const boot = await loadBootstrapChecked(
+    workspace,
+    names,
+    p.bootLimits,
+    p.bootOptions,
+    p.cache,
+    realRoot(workspace),
+  )
+  const skipped = skippedOf(run, 'preload.bootstrap', boot.skipped)
+  event.bootstrap = {
+    loaded: boot.loaded,
+    missing: boot.missing,
+    truncated: boot.truncated,
+    skipped,
+  }
+  if (boot.sections.length === 0) return turn
+  return { ...turn, system: insertAfterStable(turn.system, boot.sections) }
+}
+
+/** The files to preload this turn, or `undefined` when a `references` function failed (a warning). */
+async function referencesOf(
+  p: Preloader,
+  turn: TurnContext,
+  run: RunInfo,
+): Promise<readonly (string | FileReference)[] | undefined> {
+  const source = p.options.references
+  let refs: readonly (string | FileReference)[]
+  try {
+    refs =
+      source === undefined
+        ? collectReferences(turn.vars.contexts, turn.vars.backendMap)
+        : typeof source === 'function'
+          ? await source(turn, run)
+          : source
+  } catch (error) {
+    recordWarning(run, 'preload.references', error)
+    return undefined
+  }
+  // what a `references` function returned is the caller's code: checked on every run (a list
+  // option was checked once, with the options)
+  if (typeof source === 'function') checkRefs(refs, 'buildPreloadedFiles refs')
+  return refs
+}
+
+/** Step 4: the referenced files as user sections; what did not fit goes to `turn.omitted`. */
+async function addFiles(
+  p: Preloader,
+  turn: TurnContext,
+  run: RunInfo,
+  refs: readonly (string | FileReference)[],
+  root: string,
+  realRoot: RealRoot,
+  event: Record<string, unknown>,
+): Promise<TurnContext> {
+  const { references: _s, bootstrap: _b, bootstrapOptions: _o, workspace: _w, ...rest } = p.options
+  const fileOptions = { ...rest, root, counter: p.counterFor(turn.model) }
+  const files = await buildPreloadedChecked(
+    refs,
+    fileOptions,
+    p.fileLimits,
+    p.cache,
+    realRoot(root),
+  )
+  const skipped = skippedOf(run, 'preload.files', files.skipped)
+  event.files = { loaded: files.sections.map((s) => s.id), tokens: files.tokens, skipped }
+  if (files.sections.length === 0 && files.omissions.length === 0) return turn
+  return {
+    ...turn,
+    userSections: [...turn.userSections, ...files.sections],
+    omitted: [...turn.omitted, ...files.omissions],
+    vars: {
+      ...turn.vars,
+      [PRELOAD_VARS_KEY]: files.sections.map((s) => s.id.slice(preloadSectionId('').length)),
+    },
+  }
+}
+
+/** The `prepare` hook: bootstrap files, then referenced files, then one `preload:loaded` event. */
+async function prepareTurn(p: Preloader, turn: TurnContext, run: RunInfo): Promise<TurnContext> {
+  const root = p.options.root ?? run.workspace
+  const workspace = p.options.workspace ?? run.workspace ?? root
+  const realRoot = realRootsOfRun()
+  const event: Record<string, unknown> = {}
+  let next = turn
+  if (workspace !== undefined) {
+    next = await addBootstrap(p, next, run, workspace, realRoot, event)
+  }
+  if (root === undefined) {
+    const why = 'preload has no root: set options.root or run.workspace'
+    recordWarning(run, 'preload', new ConfigurationError(why, { recoverable: true }))
+  } else {
+    const refs = await referencesOf(p, turn, run)
+    if (refs !== undefined) next = await addFiles(p, next, run, refs, root, realRoot, event)
+  }
+  run.trace.record(PRELOAD_TRACE_STAGES.loaded, event)
+  return next
+}
+
 /**
  * Middleware that brings files into the turn (architecture steps 2 and 4):
  * - workspace bootstrap files become "Project Context" **system** sections (`cache: 'stable'`,
@@ -101,131 +283,6 @@ const PreloadOptionsSchema = FileOptionsSchema.extend({
  * input. Throws a `ValidationError` for invalid options.
  */
 export function preload(options: PreloadOptions = {}): ContextMiddleware {
-  parseWith(PreloadOptionsSchema, options, 'preload options')
-  // checked once here; each run reuses the limits, and files unchanged since the last run are
-  // taken from the cache (one lstat each) with their rendered sections and token counts
-  const bootOptions = options.bootstrapOptions ?? {}
-  const bootLimits = bootstrapLimits(bootOptions)
-  const fileLimits = preloadLimits(options)
-  const cache = new ReadCache()
-  const counters = new Map<string, TokenCounter>()
-  const counterFor = (model: TurnContext['model']): TokenCounter => {
-    if (options.counter) return options.counter
-    const key = `${model.id}\u0000${model.tokenizerFactor}`
-    let counter = counters.get(key)
-    if (counter === undefined) {
-      counter = createTokenCounter({ model })
-      counters.set(key, counter)
-    }
-    return counter
-  }
-  return {
-    name: 'preload',
-    async prepare(turn, run) {
-      const root = options.root ?? run.workspace
-      const workspace = options.workspace ?? run.workspace ?? root
-      let next: TurnContext = turn
-      const event: Record<string, unknown> = {}
-      // each directory resolved once per run (the workspace is usually the root too)
-      const roots = new Map<string, Promise<string | RootUnavailableError>>()
-      const realRoot = (dir: string) => {
-        let found = roots.get(dir)
-        if (found === undefined) {
-          found = resolveRoot(dir)
-          roots.set(dir, found)
-        }
-        return found
-      }
-
-      const bootstrapNames =
-        options.bootstrap === false
-          ? []
-          : options.bootstrap === true || options.bootstrap === undefined
-            ? DEFAULT_BOOTSTRAP_FILES
-            : options.bootstrap
-      if (bootstrapNames.length > 0 && workspace !== undefined) {
-        const boot = await loadBootstrapChecked(
-          workspace,
-          bootstrapNames,
-          bootLimits,
-          bootOptions,
-          cache,
-          realRoot(workspace),
-        )
-        const rootError = boot.skipped.find((s) => RootUnavailableError.isInstance(s.error))
-        if (rootError) recordWarning(run, 'preload.bootstrap', rootError.error)
-        if (boot.sections.length > 0) {
-          next = { ...next, system: insertAfterStable(next.system, boot.sections) }
-        }
-        event.bootstrap = {
-          loaded: boot.loaded,
-          missing: boot.missing,
-          truncated: boot.truncated,
-          skipped: boot.skipped.map((s) => ({ path: s.path, reason: s.reason })),
-        }
-      }
-
-      if (root === undefined) {
-        recordWarning(
-          run,
-          'preload',
-          new ConfigurationError('preload has no root: set options.root or run.workspace', {
-            recoverable: true,
-          }),
-        )
-        run.trace.record(PRELOAD_TRACE_STAGES.loaded, event)
-        return next
-      }
-      let refs: readonly (string | FileReference)[]
-      try {
-        const source = options.references
-        refs =
-          source === undefined
-            ? collectReferences(turn.vars.contexts, turn.vars.backendMap)
-            : typeof source === 'function'
-              ? await source(turn, run)
-              : source
-      } catch (error) {
-        recordWarning(run, 'preload.references', error)
-        run.trace.record(PRELOAD_TRACE_STAGES.loaded, event)
-        return next
-      }
-      // what a `references` function returned is the caller's code: checked on every run (a
-      // list option was checked once, above)
-      if (typeof options.references === 'function') checkRefs(refs, 'buildPreloadedFiles refs')
-      const {
-        root: _r,
-        references: _s,
-        bootstrap: _b,
-        bootstrapOptions: _o,
-        workspace: _w,
-        ...fileOpts
-      } = options
-      const files = await buildPreloadedChecked(
-        refs,
-        { ...fileOpts, root, counter: counterFor(turn.model) },
-        fileLimits,
-        cache,
-        realRoot(root),
-      )
-      const rootError = files.skipped.find((s) => RootUnavailableError.isInstance(s.error))
-      if (rootError) recordWarning(run, 'preload.files', rootError.error)
-      event.files = {
-        loaded: files.sections.map((s) => s.id),
-        tokens: files.tokens,
-        skipped: files.skipped.map((s) => ({ path: s.path, reason: s.reason })),
-      }
-      run.trace.record(PRELOAD_TRACE_STAGES.loaded, event)
-      if (files.sections.length === 0 && files.omissions.length === 0) return next
-      return {
-        ...next,
-        userSections: [...next.userSections, ...files.sections],
-        omitted: [...next.omitted, ...files.omissions],
-        vars: {
-          ...next.vars,
-          [PRELOAD_VARS_KEY]: files.sections.map((s) => s.id.slice(preloadSectionId('').length)),
-        },
-      }
-    },
-  }
+  const p = createPreloader(options)
+  return { name: 'preload', prepare: (turn, run) => prepareTurn(p, turn, run) }
 }

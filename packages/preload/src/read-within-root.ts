@@ -1,14 +1,21 @@
-import { type BigIntStats, constants, realpathSync, type Stats, statSync } from 'node:fs'
-import { type FileHandle, open, readlink, realpath, stat } from 'node:fs/promises'
+import { realpathSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { assertString, errnoCode, parseWith } from '@contextkit/core'
-import { fileStamp, readTextFile, type TextFileRead } from '@contextkit/core/node'
+import {
+  type FileStamp,
+  type FileWithinRoot,
+  openWithinRoot,
+  readTextFile,
+  type TextFileRead,
+  UnsafeWriteError,
+} from '@contextkit/core/node'
 import * as z from 'zod'
 import { compileDenyList, DEFAULT_DENY_LIST, type DenyMatcher } from './deny-list.js'
 import {
   BinaryFileError,
   FileNotFoundError,
   FileTooLargeError,
+  InvalidPathError,
   InvalidUtf8Error,
   NotAFileError,
   PathDeniedError,
@@ -72,7 +79,6 @@ const LimitsSchema = z.object({
   deny: z.union([z.array(z.string()).readonly(), z.literal(false)]).optional(),
 })
 
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
 const denyCache = new WeakMap<readonly string[], DenyMatcher>()
 
 function denyMatcher(deny: readonly string[] | false | undefined): DenyMatcher | undefined {
@@ -84,45 +90,6 @@ function denyMatcher(deny: readonly string[] | false | undefined): DenyMatcher |
     denyCache.set(list, matcher)
   }
   return matcher
-}
-
-/** `true` when `target` is strictly inside `root` (both absolute, real paths). */
-function isInside(root: string, target: string): boolean {
-  const rel = path.relative(root, target)
-  return rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel)
-}
-
-function kindOf(st: Stats | BigIntStats): string {
-  if (st.isDirectory()) return 'directory'
-  if (st.isFIFO()) return 'fifo'
-  if (st.isSocket()) return 'socket'
-  if (st.isCharacterDevice()) return 'character_device'
-  if (st.isBlockDevice()) return 'block_device'
-  return 'other'
-}
-
-/**
- * The real path of an open handle: `/proc/self/fd/N` on Linux; elsewhere the real path of the
- * name, accepted only if it is the very file the handle holds (same device and inode).
- */
-async function handleRealPath(
-  fh: FileHandle,
-  name: string,
-  st: BigIntStats,
-): Promise<string | null> {
-  try {
-    const real = await readlink(`/proc/self/fd/${fh.fd}`)
-    // A file unlinked after we opened it reads as "<path> (deleted)"; the handle is still it.
-    return st.nlink === 0n && real.endsWith(' (deleted)') ? real.slice(0, -10) : real
-  } catch {
-    try {
-      const real = await realpath(name)
-      const again = await stat(real, { bigint: true })
-      return again.dev === st.dev && again.ino === st.ino ? real : null
-    } catch {
-      return null
-    }
-  }
 }
 
 /** {@link ReadLimits} checked, defaults applied. @internal */
@@ -168,14 +135,15 @@ export async function resolveRoot(root: string): Promise<string | RootUnavailabl
  * Read a UTF-8 text file inside `root` — the only way this package touches file contents.
  *
  * 1. The path string is checked on every OS ({@link checkRelativePath}) and against the deny list.
- * 2. The file is opened once with `O_RDONLY | O_NOFOLLOW | O_NONBLOCK` (FIFOs never block).
- *    A final-component symlink is followed only if its target is inside the root.
- * 3. The handle's real path (`/proc/self/fd/N`) must be inside `realpath(root)`, compared with
- *    `path.relative` (checked first, so nothing about a target outside is reported); then it is
- *    `fstat`ed (regular files only) and the deny list is checked again on the real path.
- * 4. At most `maxBytes + 1` bytes are read from that same handle, so swapping the file for a
+ * 2. The file is opened by core's confined open (`openWithinRoot` with `followLinks`): from
+ *    `realpath(root)` one directory at a time, never following a symlink itself; a symlink on
+ *    the way is read and followed only when it leads to a place inside the root, so nothing
+ *    outside the root is opened or even looked at. The file is opened `O_NOFOLLOW | O_NONBLOCK`
+ *    (FIFOs never block) and must be a regular file; the deny list is checked again on where
+ *    symlinks led.
+ * 3. At most `maxBytes + 1` bytes are read from that same handle, so swapping the file for a
  *    symlink between check and read cannot leak the target.
- * 5. NUL in the first 8 KB → binary; invalid UTF-8 is refused (never replaced with U+FFFD);
+ * 4. NUL in the first 8 KB → binary; invalid UTF-8 is refused (never replaced with U+FFFD);
  *    lines over `maxLineLength` are cut with a marker.
  *
  * Never throws for anything about the file: every refusal is returned as `{ ok: false, error }`.
@@ -209,12 +177,10 @@ export async function readResolved(
     path: typeof relPath === 'object' && relPath !== null ? '[object]' : String(relPath),
     error,
   })
-
   const checked = checkRelativePath(relPath, limits.path)
   if (!('segments' in checked)) return refuse(checked)
   const rel = checked.path
-  const { deny, maxBytes, maxLineLength } = limits
-  const denied = deny?.(checked.segments)
+  const denied = limits.deny?.(checked.segments)
   if (denied !== undefined) {
     return refuse(
       new PathDeniedError(`"${rel}" matches the deny list (${denied})`, {
@@ -224,79 +190,123 @@ export async function readResolved(
     )
   }
   if (typeof realRoot !== 'string') return refuse(realRoot)
-
+  // only files read at their own name (no symlink on the way) are kept, so a hit is one
   const name = path.join(realRoot, ...checked.segments)
-  const hit = await cache?.lookup(name, maxLineLength, maxBytes)
-  // the requested path passed the deny list above; a real path elsewhere is checked too
-  if (hit && (hit.realPath === name || isInside(realRoot, hit.realPath))) {
-    if (
-      hit.realPath === name ||
-      deny?.(path.relative(realRoot, hit.realPath).split(path.sep)) === undefined
-    ) {
-      return { ok: true, file: hit }
-    }
-  }
+  const hit = cache?.lookup(name, limits.maxLineLength, limits.maxBytes)
+  if (hit) return { ok: true, file: hit }
   const startedMs = Date.now()
-  const opened = await openNoFollow(name, realRoot, rel, deny)
-  if (!('fh' in opened)) return refuse(opened)
-  const { fh } = opened
+  let opened: FileWithinRoot
   try {
-    const st = await fh.stat({ bigint: true })
-    // Containment first: what lies outside the root (even its kind) is never reported.
-    const real = await handleRealPath(fh, opened.name, st)
-    if (real === null || !isInside(realRoot, real)) {
-      return refuse(
-        new PathOutsideRootError(`"${rel}" resolves outside the root`, {
-          recoverable: true,
-          details: { path: rel, reason: 'resolves_outside' },
-        }),
-      )
-    }
-    if (!st.isFile()) {
-      return refuse(
-        new NotAFileError(`"${rel}" is not a regular file (${kindOf(st)})`, {
-          recoverable: true,
-          details: { path: rel, kind: kindOf(st) },
-        }),
-      )
-    }
-    const realDenied = deny?.(path.relative(realRoot, real).split(path.sep))
-    if (realDenied !== undefined) {
-      return refuse(
-        new PathDeniedError(`"${rel}" resolves to a path on the deny list (${realDenied})`, {
-          recoverable: true,
-          details: { path: rel, pattern: realDenied },
-        }),
-      )
-    }
-    // core's small-file reader on this same handle: at most maxBytes + 1 bytes, NUL sniff,
-    // strict UTF-8 (never U+FFFD), one BOM removed
-    const read = await readTextFile(fh, { maxBytes, binarySniffBytes: BINARY_SNIFF_BYTES })
-    if (!read.ok) return refuse(readRefusal(read, rel, maxBytes))
-    const { text, cut } = cutLongLines(read.text, maxLineLength)
-    const file: FileText = {
-      path: rel,
-      realPath: real,
-      text,
-      bytes: read.bytes.length,
-      lines: countLines(read.text),
-      cutLines: cut,
-      bom: read.bom,
-    }
-    // only a file opened at its name (not through a final symlink) is looked up by that name
-    if (opened.name === name) cache?.store(name, maxLineLength, fileStamp(st), file, startedMs)
-    return { ok: true, file }
-  } catch (cause) {
-    return refuse(
-      new ReadFailedError(`Reading "${rel}" failed`, {
-        recoverable: true,
-        cause,
-        details: { path: rel, errno: errnoCode(cause) },
-      }),
-    )
-  } finally {
-    await fh.close().catch(() => undefined)
+    opened = await openWithinRoot(realRoot, rel, { followLinks: true })
+  } catch (error) {
+    return refuse(openRefusal(error, rel))
   }
+  try {
+    const read = await readOpened(opened, rel, limits)
+    if (!('text' in read)) return refuse(read)
+    if (!opened.viaLink) cache?.store(name, limits.maxLineLength, read.stamp, read.file, startedMs)
+    return { ok: true, file: read.file }
+  } catch (cause) {
+    return refuse(readFailed(rel, cause, errnoCode(cause)))
+  } finally {
+    await opened.handle.close().catch(() => undefined)
+  }
+}
+
+/** Check where symlinks led against the deny list, then read and decode the opened file. */
+async function readOpened(
+  opened: FileWithinRoot,
+  rel: string,
+  limits: ResolvedLimits,
+): Promise<{ text: true; file: FileText; stamp: FileStamp } | PreloadRefusalError> {
+  const realDenied = opened.viaLink ? limits.deny?.(opened.relPath.split('/')) : undefined
+  if (realDenied !== undefined) {
+    return new PathDeniedError(`"${rel}" resolves to a path on the deny list (${realDenied})`, {
+      recoverable: true,
+      details: { path: rel, pattern: realDenied },
+    })
+  }
+  // core's small-file reader on this same handle: at most maxBytes + 1 bytes, NUL sniff,
+  // strict UTF-8 (never U+FFFD), one BOM removed
+  const { maxBytes, maxLineLength } = limits
+  const read = await readTextFile(opened.handle, { maxBytes, binarySniffBytes: BINARY_SNIFF_BYTES })
+  if (!read.ok) return readRefusal(read, rel, maxBytes)
+  const { text, cut } = cutLongLines(read.text, maxLineLength)
+  const file: FileText = {
+    path: rel,
+    realPath: opened.path,
+    text,
+    bytes: read.bytes.length,
+    lines: countLines(read.text),
+    cutLines: cut,
+    bom: read.bom,
+  }
+  return { text: true, file, stamp: read.stamp }
+}
+
+function readFailed(rel: string, cause: unknown, errno: string | undefined): ReadFailedError {
+  return new ReadFailedError(`Reading "${rel}" failed`, {
+    recoverable: true,
+    cause,
+    details: { path: rel, errno },
+  })
+}
+
+/**
+ * The refusal for a failed confined open: core's `UnsafeWriteError` by its reason, or the file
+ * system's error by its code. What lies outside the root is never described (not even its kind).
+ */
+function openRefusal(error: unknown, rel: string): PreloadRefusalError {
+  const recoverable = true
+  if (UnsafeWriteError.isInstance(error)) {
+    const { reason, at, kind } = error.details
+    switch (reason) {
+      case 'not_a_file':
+        return new NotAFileError(`"${rel}" is not a regular file (${String(kind)})`, {
+          recoverable,
+          details: { path: rel, kind },
+        })
+      case 'not_a_directory':
+        return new FileNotFoundError(`"${rel}" does not exist`, {
+          recoverable,
+          details: { path: rel, errno: 'ENOTDIR' },
+        })
+      case 'bad_path':
+        return new InvalidPathError(`"${rel}" is not a path that can be opened`, {
+          recoverable,
+          cause: error,
+          details: { path: rel, reason: 'bad_path' },
+        })
+      case 'leaves_root':
+        if (at === 'directory') break
+        return new PathOutsideRootError(`"${rel}" is a symlink leading outside the root`, {
+          recoverable,
+          details: { path: rel, reason: 'symlink' },
+        })
+      default:
+        // a loop of links, or a path that moved while it was opened
+        return new PathOutsideRootError(`"${rel}" changed into a symlink while opening`, {
+          recoverable,
+          details: { path: rel, reason: 'symlink' },
+        })
+    }
+    return new PathOutsideRootError(`"${rel}" resolves outside the root`, {
+      recoverable,
+      details: { path: rel, reason: 'resolves_outside' },
+    })
+  }
+  const errno = errnoCode(error)
+  if (errno === 'ENOENT' || errno === 'ENOTDIR') {
+    return new FileNotFoundError(`"${rel}" does not exist`, {
+      recoverable,
+      details: { path: rel, errno },
+    })
+  }
+  return new ReadFailedError(`Opening "${rel}" failed`, {
+    recoverable,
+    cause: error,
+    details: { path: rel, errno },
+  })
 }
 
 /** The refusal for a failed {@link readTextFile} of an open, checked handle. */
@@ -325,7 +335,7 @@ function readRefusal(
     case 'not-a-file':
       return new NotAFileError(`"${rel}" is not a regular file`, {
         recoverable: true,
-        details: { path: rel, kind: read.stats ? kindOf(read.stats) : 'other' },
+        details: { path: rel, kind: read.stats?.isDirectory() ? 'directory' : 'other' },
       })
     default:
       return new ReadFailedError(`Reading "${rel}" failed`, {
@@ -334,81 +344,4 @@ function readRefusal(
         details: { path: rel, errno: read.errno },
       })
   }
-}
-
-async function openNoFollow(
-  name: string,
-  realRoot: string,
-  rel: string,
-  deny: DenyMatcher | undefined,
-): Promise<{ fh: FileHandle; name: string } | PreloadRefusalError> {
-  try {
-    return { fh: await open(name, OPEN_FLAGS), name }
-  } catch (error) {
-    const errno = errnoCode(error)
-    if (errno === 'ELOOP' || errno === 'EMLINK' || errno === 'EFTYPE') {
-      return openSymlinkTarget(name, realRoot, rel, deny)
-    }
-    return openError(error, rel)
-  }
-}
-
-/** The final component is a symlink: follow it only when its target is inside the root. */
-async function openSymlinkTarget(
-  name: string,
-  realRoot: string,
-  rel: string,
-  deny: DenyMatcher | undefined,
-): Promise<{ fh: FileHandle; name: string } | PreloadRefusalError> {
-  let target: string
-  try {
-    target = await realpath(name)
-  } catch (error) {
-    return openError(error, rel)
-  }
-  if (!isInside(realRoot, target)) {
-    return new PathOutsideRootError(`"${rel}" is a symlink leading outside the root`, {
-      recoverable: true,
-      details: { path: rel, reason: 'symlink' },
-    })
-  }
-  const denied = deny?.(path.relative(realRoot, target).split(path.sep))
-  if (denied !== undefined) {
-    return new PathDeniedError(`"${rel}" links to a path on the deny list (${denied})`, {
-      recoverable: true,
-      details: { path: rel, pattern: denied },
-    })
-  }
-  try {
-    return { fh: await open(target, OPEN_FLAGS), name: target }
-  } catch (error) {
-    return openError(error, rel)
-  }
-}
-
-function openError(error: unknown, rel: string): PreloadRefusalError {
-  const errno = errnoCode(error)
-  if (errno === 'ENOENT' || errno === 'ENOTDIR') {
-    return new FileNotFoundError(`"${rel}" does not exist`, {
-      recoverable: true,
-      details: { path: rel, errno },
-    })
-  }
-  if (errno === 'ENXIO' || errno === 'EOPNOTSUPP') {
-    return new NotAFileError(`"${rel}" is not a regular file (socket)`, {
-      recoverable: true,
-      details: { path: rel, kind: 'socket', errno },
-    })
-  }
-  if (errno === 'ELOOP' || errno === 'EMLINK' || errno === 'EFTYPE') {
-    return new PathOutsideRootError(`"${rel}" changed into a symlink while opening`, {
-      recoverable: true,
-      details: { path: rel, reason: 'symlink' },
-    })
-  }
-  return new ReadFailedError(`Opening "${rel}" failed`, {
-    recoverable: true,
-    cause: error,
-    details: { path: rel, errno },
-  })
 }

@@ -2,13 +2,7 @@
 // runtimes. The Node-only parts are in `@contextkit/resumption/node` (src/node.ts).
 export type { AddAnchorOptions, AnchorInput, CaptureOptions, RecordTailOptions } from './capture.js'
 export { addAnchor, captureStreamTail, recordStreamTail } from './capture.js'
-export {
-  StateConflictError,
-  StateCorruptError,
-  StateIoError,
-  StateLockError,
-  StateVersionError,
-} from './errors.js'
+export { StateVersionError } from './errors.js'
 export type { StripInjectedOptions } from './injected-text.js'
 export { INJECTED_END, INJECTED_START, markInjected, stripInjected } from './injected-text.js'
 export {

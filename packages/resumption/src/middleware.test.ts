@@ -145,7 +145,7 @@ describe('prepare', () => {
     expect(out).toBe(t)
     expect(trace.byStage('warning')[0]?.data).toMatchObject({
       source: 'resumption.prepare',
-      code: 'resumption_state_corrupt',
+      code: 'store_files_state_corrupt',
     })
     expect((await readdir(dir)).some((n) => n.startsWith('self-state.json.corrupt-'))).toBe(true)
   })
@@ -244,7 +244,7 @@ describe('finalize', () => {
     const trace = memoryTrace()
     const r = reply('words')
     expect(await runFinalize([mw], r, turn(), createRunInfo({ trace }))).toBe(r)
-    expect(trace.byStage('warning')[0]?.data).toMatchObject({ code: 'resumption_state_io' })
+    expect(trace.byStage('warning')[0]?.data).toMatchObject({ code: 'store_files_state_io' })
   })
 
   test('a reply that echoes the injected block does not capture it back', async () => {

@@ -1,8 +1,10 @@
 import { join } from 'node:path'
 import {
+  type AssistantMessage,
   ConfigurationError,
   type ContextMiddleware,
   createTokenCounter,
+  type FinalizeInfo,
   getRunState,
   insertAfterStable,
   parseWith,
@@ -15,14 +17,14 @@ import {
   type TurnContext,
   textOf,
 } from '@contextkit/core'
+import { createFileReadCache, type FileReadCache } from '@contextkit/core/node'
+import type { Revisioned, StateFileOptions } from '@contextkit/store-files'
 import { captureStreamTail, recordStreamTail } from './capture.js'
 import { stripInjected } from './injected-text.js'
 import { RESUMPTION_STATE_KEY, RESUMPTION_TRACE_STAGES } from './names.js'
 import { ResumptionOptionsSchema } from './options.js'
 import { emptySelfState, type SelfState } from './self-state.js'
-import { loadState, type StateAccess, updateState } from './state-access.js'
-import type { StateFileOptions } from './state-file.js'
-import { StateReadCache } from './state-read-cache.js'
+import { type LoadedState, loadState, type StateAccess, updateState } from './state-access.js'
 import { buildResumptionMessage, buildResumptionSection, resumptionContextFrom } from './wake-up.js'
 
 /** A value given directly or computed per run (e.g. the current git branch). */
@@ -31,8 +33,9 @@ export type Lazy<T> = T | (() => T | Promise<T>)
 /** Options of {@link resumption}. */
 export interface ResumptionOptions extends StateFileOptions {
   /**
-   * Where the state is kept: any core `StateStore` of self-states, e.g. `fileStateStore(...)` or
-   * `postgresStateStore(db)` from `@contextkit/store-postgres` for workers that share it.
+   * Where the state is kept: any core `StateStore` of self-states, e.g. store-files'
+   * `fileStateStore({ path, format: selfStateFormat })` or `postgresStateStore(db)` from
+   * `@contextkit/store-postgres` for workers that share it.
    * Default: the state file at `path` (the file options here apply to it).
    */
   store?: StateStore<SelfState>
@@ -103,7 +106,7 @@ function stateAccess(
   options: ResumptionOptions,
   run: RunInfo,
   source: string,
-  cache: StateReadCache,
+  cache: FileReadCache<Revisioned<SelfState>>,
 ): StateAccess {
   return {
     cache,
@@ -125,6 +128,140 @@ function injectedOf(run: RunInfo): string[] {
   return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : []
 }
 
+/** What one {@link resumption} middleware keeps across its runs. */
+interface Resumer {
+  options: ResumptionOptions
+  placement: 'system' | 'message'
+  /** The last read of the state file, reused while a stat shows the file unchanged. */
+  cache: FileReadCache<Revisioned<SelfState>>
+}
+
+function counterFor(r: Resumer, turn: TurnContext): TokenCounter {
+  return r.options.counter ?? createTokenCounter({ model: turn.model })
+}
+
+/** What to wake up to: the state's fresh tail and anchors, as far as they still apply. */
+async function wakeUpContext(r: Resumer, run: RunInfo, loaded: LoadedState) {
+  const { options } = r
+  return resumptionContextFrom(loaded.state, {
+    now: options.now ?? Date.now,
+    maxAgeMs: options.maxAgeMs ?? 24 * 60 * 60 * 1000,
+    maxAnchors: options.maxAnchors ?? 5,
+    cwd: await resolveLazy(options.cwd),
+    branch: await resolveLazy(options.branch),
+    sessionId: run.sessionId,
+  })
+}
+
+/** The `prepare` hook: load the state and inject the wake-up block (a warning on failure). */
+async function prepareTurn(r: Resumer, turn: TurnContext, run: RunInfo): Promise<TurnContext> {
+  setRunState(run, RESUMPTION_STATE_KEY, undefined)
+  try {
+    const loaded = await loadState(stateAccess(r.options, run, 'resumption.prepare', r.cache))
+    const resolved = await wakeUpContext(r, run, loaded)
+    const counter = counterFor(r, turn)
+    const wake = { counter, budgetTokens: r.options.budgetTokens ?? 300 }
+    const text = buildResumptionSection(resolved.context, wake)
+    run.trace.record(text ? RESUMPTION_TRACE_STAGES.injected : RESUMPTION_TRACE_STAGES.skipped, {
+      action: text ? 'inject' : 'skip',
+      placement: r.placement,
+      source: loaded.source,
+      tokens: text ? counter.count(text) : 0,
+      ...(resolved.tailDropped ? { tailDropped: resolved.tailDropped } : {}),
+    })
+    if (!text || !resolved.context) return turn
+    return placeWakeUp(r, turn, run, text, resolved.context, wake)
+  } catch (error) {
+    recordWarning(run, 'resumption.prepare', error)
+    return turn
+  }
+}
+
+/** Put the wake-up block in the turn (a system section, or a first message), noting what went in. */
+function placeWakeUp(
+  r: Resumer,
+  turn: TurnContext,
+  run: RunInfo,
+  text: string,
+  ctx: NonNullable<Awaited<ReturnType<typeof wakeUpContext>>['context']>,
+  wake: { counter: TokenCounter; budgetTokens: number },
+): TurnContext {
+  // What was injected is noted in the run's state, so finalize never captures it back and
+  // nothing is kept per run in the middleware.
+  const injected = [
+    text,
+    ...(ctx.streamTail ? [ctx.streamTail] : []),
+    ...ctx.anchors.map((a) => a.raw),
+  ]
+  setRunState(run, RESUMPTION_STATE_KEY, { injected })
+  if (r.placement === 'message') {
+    const message = buildResumptionMessage(ctx, wake)
+    return message ? { ...turn, messages: [message, ...turn.messages] } : turn
+  }
+  const section: Section = {
+    id: r.options.sectionId ?? 'resumption',
+    text,
+    priority: r.options.priority ?? 50,
+    cache: 'volatile',
+  }
+  return { ...turn, system: insertAfterStable(turn.system, [section]) }
+}
+
+/** The `finalize` hook: capture the final reply's tail and save it (a warning on failure). */
+async function finalizeReply(
+  r: Resumer,
+  reply: AssistantMessage,
+  turn: TurnContext,
+  run: RunInfo,
+  info: FinalizeInfo | undefined,
+): Promise<AssistantMessage> {
+  // only the last reply of the turn is the agent's last word; earlier ones led to tools
+  if (info?.final === false || r.options.capture === false) return reply
+  try {
+    await captureTail(r, textOf(reply), turn, run)
+  } catch (error) {
+    recordWarning(run, 'resumption.finalize', error)
+  }
+  return reply
+}
+
+/** Save the tail of `text` (less what resumption injected) by compare-and-set. */
+async function captureTail(r: Resumer, text: string, turn: TurnContext, run: RunInfo) {
+  const { options } = r
+  const injected = injectedOf(run)
+  const counter = counterFor(r, turn)
+  const tokens = options.tailTokens ?? 100
+  if (captureStreamTail(stripInjected(text, injected), { counter, tokens }) === '') {
+    const data = { action: 'capture-skip', reason: 'no new text' }
+    run.trace.record(RESUMPTION_TRACE_STAGES.captureSkipped, data)
+    return
+  }
+  const sessionKey = run.sessionId ?? run.runId
+  const cwd = await resolveLazy(options.cwd)
+  const branch = await resolveLazy(options.branch)
+  const clock = options.now ? { now: options.now } : {}
+  const record = {
+    sessionKey,
+    injected,
+    counter,
+    tokens,
+    ...clock,
+    ...(cwd !== undefined ? { cwd } : {}),
+    ...(branch !== undefined ? { branch } : {}),
+  }
+  const saved = await updateState(
+    stateAccess(options, run, 'resumption.finalize', r.cache),
+    (current) => recordStreamTail(current ?? emptySelfState(sessionKey, clock), text, record),
+    options.now ?? Date.now,
+  )
+  run.trace.record(RESUMPTION_TRACE_STAGES.captured, {
+    action: 'capture',
+    tokens: saved.state.streamTail?.tokenCount ?? 0,
+    revision: saved.revision,
+    ...(saved.retried ? { retried: true } : {}),
+  })
+}
+
 /**
  * Middleware that wakes the agent up where its last session stopped.
  *
@@ -141,111 +278,14 @@ function injectedOf(run: RunInfo): string[] {
  */
 export function resumption(options: ResumptionOptions = {}): ContextMiddleware {
   parseWith(ResumptionOptionsSchema, options, 'resumption options')
-  const placement = options.placement ?? 'system'
-  // the last state file read, reused while a stat shows it unchanged (one per middleware)
-  const cache = new StateReadCache()
-  const counterFor = (turn: TurnContext) =>
-    options.counter ?? createTokenCounter({ model: turn.model })
-
+  const r: Resumer = {
+    options,
+    placement: options.placement ?? 'system',
+    cache: createFileReadCache({ maxEntries: 1 }),
+  }
   return {
     name: 'resumption',
-
-    async prepare(turn, run) {
-      setRunState(run, RESUMPTION_STATE_KEY, undefined)
-      try {
-        const loaded = await loadState(stateAccess(options, run, 'resumption.prepare', cache))
-        const resolved = resumptionContextFrom(loaded.state, {
-          now: options.now ?? Date.now,
-          maxAgeMs: options.maxAgeMs ?? 24 * 60 * 60 * 1000,
-          maxAnchors: options.maxAnchors ?? 5,
-          cwd: await resolveLazy(options.cwd),
-          branch: await resolveLazy(options.branch),
-          sessionId: run.sessionId,
-        })
-        const counter = counterFor(turn)
-        const wake = { counter, budgetTokens: options.budgetTokens ?? 300 }
-        const text = buildResumptionSection(resolved.context, wake)
-        run.trace.record(
-          text ? RESUMPTION_TRACE_STAGES.injected : RESUMPTION_TRACE_STAGES.skipped,
-          {
-            action: text ? 'inject' : 'skip',
-            placement,
-            source: loaded.source,
-            tokens: text ? counter.count(text) : 0,
-            ...(resolved.tailDropped ? { tailDropped: resolved.tailDropped } : {}),
-          },
-        )
-        if (!text || !resolved.context) return turn
-        const ctx = resolved.context
-        // What was injected is noted in the run's state, so finalize never captures it back
-        // and nothing is kept per run in this closure.
-        const injected = [
-          text,
-          ...(ctx.streamTail ? [ctx.streamTail] : []),
-          ...ctx.anchors.map((a) => a.raw),
-        ]
-        setRunState(run, RESUMPTION_STATE_KEY, { injected })
-        if (placement === 'message') {
-          const message = buildResumptionMessage(ctx, wake)
-          return message ? { ...turn, messages: [message, ...turn.messages] } : turn
-        }
-        const section: Section = {
-          id: options.sectionId ?? 'resumption',
-          text,
-          priority: options.priority ?? 50,
-          cache: 'volatile',
-        }
-        return { ...turn, system: insertAfterStable(turn.system, [section]) }
-      } catch (error) {
-        recordWarning(run, 'resumption.prepare', error)
-        return turn
-      }
-    },
-
-    async finalize(reply, turn, run, info) {
-      // only the last reply of the turn is the agent's last word; earlier ones led to tools
-      if (info?.final === false) return reply
-      const injected = injectedOf(run)
-      if (options.capture === false) return reply
-      try {
-        const counter = counterFor(turn)
-        const tokens = options.tailTokens ?? 100
-        const text = textOf(reply)
-        if (captureStreamTail(stripInjected(text, injected), { counter, tokens }) === '') {
-          run.trace.record(RESUMPTION_TRACE_STAGES.captureSkipped, {
-            action: 'capture-skip',
-            reason: 'no new text',
-          })
-          return reply
-        }
-        const sessionKey = run.sessionId ?? run.runId
-        const cwd = await resolveLazy(options.cwd)
-        const branch = await resolveLazy(options.branch)
-        const clock = options.now ? { now: options.now } : {}
-        const saved = await updateState(
-          stateAccess(options, run, 'resumption.finalize', cache),
-          (current) =>
-            recordStreamTail(current ?? emptySelfState(sessionKey, clock), text, {
-              sessionKey,
-              injected,
-              counter,
-              tokens,
-              ...(options.now ? { now: options.now } : {}),
-              ...(cwd !== undefined ? { cwd } : {}),
-              ...(branch !== undefined ? { branch } : {}),
-            }),
-          options.now ?? Date.now,
-        )
-        run.trace.record(RESUMPTION_TRACE_STAGES.captured, {
-          action: 'capture',
-          tokens: saved.state.streamTail?.tokenCount ?? 0,
-          revision: saved.revision,
-          ...(saved.retried ? { retried: true } : {}),
-        })
-      } catch (error) {
-        recordWarning(run, 'resumption.finalize', error)
-      }
-      return reply
-    },
+    prepare: (turn, run) => prepareTurn(r, turn, run),
+    finalize: (reply, turn, run, info) => finalizeReply(r, reply, turn, run, info),
   }
 }

@@ -1,12 +1,10 @@
 // `@contextkit/resumption/node`: the Node-only parts (they read, write and lock state files).
 // The pure API is the package root (src/index.ts); see "Package shape" in the root README.
-export type { FileStateStoreOptions } from './file-state-store.js'
-export { fileStateStore } from './file-state-store.js'
 export type { Lazy, ResumptionOptions } from './middleware.js'
 export { resumption } from './middleware.js'
 export {
   RESUMPTION_STATE_KEY,
   RESUMPTION_TRACE_STAGES,
 } from './names.js'
-export type { LoadResult, SaveOptions, StateFileOptions } from './state-file.js'
-export { loadSelfState, saveSelfState, updateSelfState } from './state-file.js'
+export type { LoadResult } from './state-file.js'
+export { loadSelfState, saveSelfState, selfStateFormat, updateSelfState } from './state-file.js'

@@ -1,21 +1,9 @@
 import { SessionIdSchema, type StateStore, type TokenCounter } from '@contextkit/core'
-import { lockMsSchema } from '@contextkit/core/node'
+import { StateFileOptionsSchema } from '@contextkit/store-files'
 import * as z from 'zod'
-import type { LoadResult } from './state-file.js'
 
 const isFunction = (v: unknown): boolean => typeof v === 'function'
 const fn = <T>() => z.custom<T>(isFunction, { message: 'expected a function' })
-
-/** Zod schema of `StateFileOptions` (the state file's own options). */
-export const StateFileOptionsSchema = z.strictObject({
-  now: fn<() => number>().optional(),
-  backupPath: z.string().min(1).optional(),
-  lockPath: z.string().min(1).optional(),
-  lockTimeoutMs: lockMsSchema().optional(),
-  staleLockMs: lockMsSchema().optional(),
-  maxBytes: z.number().int().positive().optional(),
-  root: z.string().min(1).optional(),
-})
 
 const lazyString = z.union([z.string(), fn<() => string | undefined>()]).optional()
 
@@ -50,10 +38,4 @@ export const ResumptionOptionsSchema = StateFileOptionsSchema.extend({
   sectionId: z.string().min(1).optional(),
   priority: z.number().refine(Number.isFinite, 'expected a finite number').optional(),
   capture: z.boolean().optional(),
-})
-
-/** Zod schema of `FileStateStoreOptions`, checked by the `fileStateStore()` factory. */
-export const FileStateStoreOptionsSchema = StateFileOptionsSchema.extend({
-  path: z.union([z.string().min(1), fn<(agentId: string) => string>()]),
-  onLoad: fn<(result: LoadResult) => void>().optional(),
 })

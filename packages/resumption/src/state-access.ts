@@ -1,8 +1,8 @@
 import { RevisionConflictError, type StateStore, ValidationError } from '@contextkit/core'
-import { fileStateStore } from './file-state-store.js'
+import type { FileReadCache } from '@contextkit/core/node'
+import { fileStateStore, type Revisioned, type StateFileOptions } from '@contextkit/store-files'
 import { migrateSelfState, type SelfState } from './self-state.js'
-import { loadSelfStateChecked, type StateFileOptions } from './state-file.js'
-import type { StateReadCache } from './state-read-cache.js'
+import { loadSelfStateCached, selfStateFormat } from './state-file.js'
 
 /** Where the middleware's state comes from, for its trace. */
 export type StateSource = 'file' | 'backup' | 'store' | 'none'
@@ -25,7 +25,7 @@ export interface StateAccess {
   /** Where problems go (the run's warnings). */
   warn: (problem: unknown) => void
   /** The middleware's last read of the state file, reused while the file is unchanged. */
-  cache?: StateReadCache
+  cache: FileReadCache<Revisioned<SelfState>>
 }
 
 /**
@@ -37,29 +37,14 @@ export async function loadState(access: StateAccess): Promise<LoadedState> {
   if (!access.store) {
     // the state file, read directly: its options were checked with the middleware's, and a
     // state read from it is already validated (and migrated) once
-    const result = await loadSelfStateChecked(access.path(), access.fileOptions, access.cache)
+    const result = await loadSelfStateCached(access.path(), access.fileOptions, access.cache)
     for (const problem of result.problems) access.warn(problem)
-    const { state, source } = result
-    return state
-      ? { state, revision: state.revision, source }
-      : { state: null, revision: 0, source }
+    return { state: result.state, revision: result.revision, source: result.source }
   }
-  let fileSource: StateSource | undefined
-  const store =
-    access.store ??
-    fileStateStore({
-      ...access.fileOptions,
-      path: access.path(),
-      onLoad: (result) => {
-        fileSource = result.source
-        for (const problem of result.problems) access.warn(problem)
-      },
-    })
-  const loaded = await store.load(access.agentId)
-  const source: StateSource = fileSource ?? (loaded ? 'store' : 'none')
-  if (!loaded) return { state: null, revision: 0, source }
+  const loaded = await access.store.load(access.agentId)
+  if (!loaded) return { state: null, revision: 0, source: 'none' }
   try {
-    return { state: migrateSelfState(loaded.state), revision: loaded.revision, source }
+    return { state: migrateSelfState(loaded.state), revision: loaded.revision, source: 'store' }
   } catch (error) {
     if (!ValidationError.isInstance(error)) throw error
     access.warn(error)
@@ -93,7 +78,9 @@ export async function updateState(
       revision: current.revision + 1,
       updatedAt: new Date(now()).toISOString(),
     }
-    const store = access.store ?? fileStateStore({ ...access.fileOptions, path: access.path() })
+    const store =
+      access.store ??
+      fileStateStore({ ...access.fileOptions, path: access.path(), format: selfStateFormat })
     try {
       const { revision } = await store.save(access.agentId, next, {
         expectedRevision: current.revision,

@@ -2,8 +2,8 @@ import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/pr
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { UnsafeWriteError } from '@contextkit/core'
+import { StateIoError } from '@contextkit/store-files'
 import { afterEach, beforeEach, expect, test } from 'vitest'
-import { StateIoError } from './errors.js'
 import { emptySelfState } from './self-state.js'
 import { saveSelfState } from './state-file.js'
 

@@ -5,9 +5,10 @@ import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { ValidationError } from '@contextkit/core'
+import { StateConflictError, StateCorruptError, StateIoError } from '@contextkit/store-files'
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { addAnchor } from './capture.js'
-import { StateConflictError, StateCorruptError, StateIoError, StateVersionError } from './errors.js'
+import { StateVersionError } from './errors.js'
 import { emptySelfState, type SelfState, SelfStateSchema } from './self-state.js'
 import { loadSelfState, saveSelfState, updateSelfState } from './state-file.js'
 import { ensureDist, pkgDir } from './test-support.js'
@@ -124,7 +125,7 @@ describe('bad files', () => {
       const loaded = await loadSelfState(path, { now: clock })
       expect(loaded.source).toBe('backup')
       expect(loaded.state?.sessionId).toBe('good')
-      expect(loaded.problems.map((p) => p.code)).toEqual(['resumption_state_corrupt'])
+      expect(loaded.problems.map((p) => p.code)).toEqual(['store_files_state_corrupt'])
       expect(StateCorruptError.isInstance(loaded.problems[0])).toBe(true)
       expect(loaded.quarantined).toHaveLength(1)
       const aside = loaded.quarantined[0]!
@@ -180,7 +181,7 @@ describe('bad files', () => {
     const before = await readFile(path, 'utf8')
     const loaded = await loadSelfState(path, { maxBytes: 100 })
     expect(loaded.state).toBeNull()
-    expect(loaded.problems[0]?.code).toBe('resumption_state_corrupt')
+    expect(loaded.problems[0]?.code).toBe('store_files_state_corrupt')
     expect(loaded.quarantined).toEqual([])
     expect(await readFile(path, 'utf8')).toBe(before)
     expect(existsSync(`${path}.bak`)).toBe(true)
@@ -282,7 +283,7 @@ describe('concurrent saves from real processes', () => {
     const error = await saveSelfState(path, sample(), { lockTimeoutMs: 150 }).catch(
       (e: unknown) => e,
     )
-    expect((error as { code?: string }).code).toBe('resumption_state_lock')
+    expect((error as { code?: string }).code).toBe('store_files_state_lock')
     expect(existsSync(path)).toBe(false)
     // an old lock counts as abandoned
     const saved = await saveSelfState(path, sample(), { lockTimeoutMs: 2000, staleLockMs: 0 })

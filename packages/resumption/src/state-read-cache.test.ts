@@ -3,11 +3,12 @@ import { mkdtemp, rename, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRunInfo, createTurnContext, getModelInfo, memoryTrace } from '@contextkit/core'
+import { createFileReadCache, type FileReadCache } from '@contextkit/core/node'
+import type { Revisioned } from '@contextkit/store-files'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { resumption } from './middleware.js'
 import { emptySelfState, type SelfState } from './self-state.js'
-import { loadSelfStateChecked, saveSelfState } from './state-file.js'
-import { StateReadCache } from './state-read-cache.js'
+import { loadSelfStateCached, saveSelfState } from './state-file.js'
 
 // The middleware keeps its last read of the state file and reuses it while a stat shows the
 // file unchanged. These tests change the file in every way a writer can and expect the change.
@@ -36,15 +37,21 @@ function withTail(raw: string): SelfState {
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 30))
-const tailOf = async (cache: StateReadCache) =>
-  (await loadSelfStateChecked(path, {}, cache)).state?.streamTail?.raw
+/** The middleware's cache: the last read of one state file. */
+const stateCache = (racyMs?: number) =>
+  createFileReadCache<Revisioned<SelfState>>({
+    maxEntries: 1,
+    ...(racyMs === undefined ? {} : { racyMs }),
+  })
+const tailOf = async (cache: FileReadCache<Revisioned<SelfState>>) =>
+  (await loadSelfStateCached(path, {}, cache)).state?.streamTail?.raw
 
-describe('StateReadCache', () => {
+describe('the state file read cache (core FileReadCache)', () => {
   test('an unchanged file is read once: the same frozen state comes back', async () => {
     await saveSelfState(path, withTail('first tail'))
-    const cache = new StateReadCache(0)
-    const a = await loadSelfStateChecked(path, {}, cache)
-    const b = await loadSelfStateChecked(path, {}, cache)
+    const cache = stateCache(0)
+    const a = await loadSelfStateCached(path, {}, cache)
+    const b = await loadSelfStateCached(path, {}, cache)
     expect(b.state).toBe(a.state)
     expect(b.source).toBe('file')
     expect(Object.isFrozen(a.state)).toBe(true)
@@ -53,7 +60,7 @@ describe('StateReadCache', () => {
 
   test('a file rewritten in place, same size, is read again', async () => {
     await saveSelfState(path, withTail('first tail'))
-    const cache = new StateReadCache(0)
+    const cache = stateCache(0)
     expect(await tailOf(cache)).toBe('first tail')
     await tick()
     const text = readFileSync(path, 'utf8')
@@ -65,7 +72,7 @@ describe('StateReadCache', () => {
 
   test('a file replaced by rename with the old times is read again (a new inode)', async () => {
     await saveSelfState(path, withTail('first tail'))
-    const cache = new StateReadCache(0)
+    const cache = stateCache(0)
     expect(await tailOf(cache)).toBe('first tail')
     const text = readFileSync(path, 'utf8')
     const next = join(dir, 'next.json')
@@ -78,18 +85,18 @@ describe('StateReadCache', () => {
 
   test('a removed file is missing, not served from the cache', async () => {
     await saveSelfState(path, withTail('first tail'))
-    const cache = new StateReadCache(0)
+    const cache = stateCache(0)
     expect(await tailOf(cache)).toBe('first tail')
     await rm(path)
     await rm(`${path}.bak`, { force: true })
-    expect((await loadSelfStateChecked(path, {}, cache)).state).toBeNull()
+    expect((await loadSelfStateCached(path, {}, cache)).state).toBeNull()
   })
 
   test('a file changed less than the racy window before its read is not kept', async () => {
     await saveSelfState(path, withTail('first tail'))
-    const cache = new StateReadCache()
-    const a = await loadSelfStateChecked(path, {}, cache)
-    const b = await loadSelfStateChecked(path, {}, cache)
+    const cache = stateCache()
+    const a = await loadSelfStateCached(path, {}, cache)
+    const b = await loadSelfStateCached(path, {}, cache)
     expect(b.state).not.toBe(a.state)
     expect(b.state).toEqual(a.state)
   })

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { jsonlSessionStore } from '@contextkit/agent-loop/node'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import { PGlite } from '@electric-sql/pglite'
 import { bench, describe } from 'vitest'
 import { migrate, postgresSessionStore } from '../src/index.js'

@@ -1,5 +1,10 @@
-import { sessionStoreChecks, sessionStoreConformance } from '@contextkit/agent-loop/testing'
+import { sessionResumeChecks } from '@contextkit/agent-loop/testing'
 import { RevisionConflictError } from '@contextkit/core'
+import {
+  sessionStoreChecks,
+  sessionStoreConformance,
+  stateStoreChecks,
+} from '@contextkit/core/testing'
 import type { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -8,9 +13,10 @@ import { postgresStateStore } from './state-store.js'
 import { type RealDatabase, realDatabase, realServer, realServerNote } from './test-server.js'
 import { migratedPglite, socketServer, turnEntries } from './test-support.js'
 
-// agent-loop's SessionStore conformance checks, on PGlite in-process and through the real
-// `pg` driver (a single Client: the pool path is covered by pg-driver and multi-process tests),
-// and on a real PostgreSQL server through a pool (each connection its own session).
+// core's SessionStore and StateStore conformance checks, on PGlite in-process and through the
+// real `pg` driver (a single Client: the pool path is covered by pg-driver and multi-process
+// tests), and on a real PostgreSQL server through a pool (each connection its own session);
+// agent-loop's resume checks (the loop finishing runs from this store's log).
 let db: PGlite
 let server: Awaited<ReturnType<typeof socketServer>>
 let client: pg.Client
@@ -85,3 +91,15 @@ describe.skipIf(!('url' in realServer))(
     }, 60_000)
   },
 )
+
+describe('stateStoreConformance on PGlite', () => {
+  for (const check of stateStoreChecks(() => postgresStateStore(db))) {
+    test(check.name, check.run, 60_000)
+  }
+})
+
+describe('sessionResumeChecks (agent-loop) on PGlite', () => {
+  for (const check of sessionResumeChecks(() => postgresSessionStore(db))) {
+    test(check.name, check.run, 60_000)
+  }
+})

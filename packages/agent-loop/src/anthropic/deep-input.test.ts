@@ -3,12 +3,12 @@
 // see bounded JSON.
 import { readFile } from 'node:fs/promises'
 import { MAX_JSON_DEPTH, memoryTrace, sessionMessages, textMessage } from '@contextkit/core'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
+import { tempDir } from '../../../../test-utils/temp-dir.js'
 import type { AgentEvent } from '../events/events.js'
 import { runAgent } from '../run/run-agent.js'
-import { jsonlSessionStore } from '../session/jsonl-store.js'
-import { tempDir } from '../session/test-support.js'
 import { collect, emulated, onCleanup } from '../test-support.js'
 import { defineTool } from '../tools/define-tool.js'
 

@@ -1,12 +1,12 @@
 // End to end: an abort in the middle of a streamed reply, with the session on disk.
 import { readFile } from 'node:fs/promises'
 import { sessionMessages, textMessage } from '@contextkit/core'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
+import { tempDir } from '../../../../test-utils/temp-dir.js'
 import { repairOrphans } from '../budget/history.js'
 import { runAgent } from '../run/run-agent.js'
-import { jsonlSessionStore } from '../session/jsonl-store.js'
-import { tempDir } from '../session/test-support.js'
 import { emulated, onCleanup } from '../test-support.js'
 import { defineTool } from '../tools/define-tool.js'
 

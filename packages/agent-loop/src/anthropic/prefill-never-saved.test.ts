@@ -6,11 +6,11 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { sessionMessages, textMessage, textOf } from '@contextkit/core'
 import { AnthropicXmlFormatter, NativeFormatter } from '@contextkit/formatters'
 import { prefill } from '@contextkit/prefill/node'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { tempDir } from '../../../../test-utils/temp-dir.js'
 import { runAgent } from '../run/run-agent.js'
-import { jsonlSessionStore } from '../session/jsonl-store.js'
-import { tempDir } from '../session/test-support.js'
 import { emulated, onCleanup } from '../test-support.js'
 
 const prefillText = fc

@@ -3,8 +3,8 @@ import { PROVIDER_WARNINGS } from '../provider/warnings.js'
 /**
  * Codes of the warnings the loop itself reports (`AgentWarning.code`, `result.warnings`), for
  * comparisons without string literals. Providers add their own (`ANTHROPIC_REQUEST_WARNINGS`,
- * `CHAT_BODY_WARNINGS`); session loading adds `SESSION_WARNING_CODES`; errors turned into
- * warnings (a plan answer that never parsed) carry their error class's `code`.
+ * `CHAT_BODY_WARNINGS`); session loading adds the store's (store-files' `SESSION_WARNING_CODES`);
+ * errors turned into warnings (a plan answer that never parsed) carry their error class's `code`.
  */
 export const AGENT_LOOP_WARNINGS = Object.freeze({
   ...PROVIDER_WARNINGS,

@@ -3,8 +3,9 @@
  * argv[2]: the worker's arguments as JSON (see `DurableWorkerArgs`), plus `dir`, the sessions
  * directory.
  */
+
+import { jsonlSessionStore } from '@contextkit/store-files'
 import { durableWorkerProcess } from '../testing/durable-matrix.js'
-import { jsonlSessionStore } from './jsonl-store.js'
 
 const { dir } = JSON.parse(process.argv[2] ?? '{}') as { dir: string }
 await durableWorkerProcess(() => jsonlSessionStore(dir))

@@ -4,12 +4,13 @@ import { execFile, spawn } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import { startAnthropicEmulator } from '@contextkit/testkit'
+import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { bundleFixture, tempDir } from '../../../../test-utils/temp-dir.js'
 import { durableCrashMatrix } from '../testing/durable-matrix.js'
 import { DURABLE_CALLS, durableScript } from '../testing/durable-worker.js'
-import { jsonlSessionStore } from './jsonl-store.js'
-import { bundleFixture, tempDir } from './test-support.js'
 
 const KILLS = Number(process.env.DURABLE_CRASH_KILLS ?? 200)
 
@@ -19,7 +20,11 @@ let emulator: Awaited<ReturnType<typeof startAnthropicEmulator>>
 
 beforeAll(async () => {
   work = await tempDir('durable')
-  child = await bundleFixture('durable-child', work.dir)
+  child = await bundleFixture(
+    new URL('./durable-child.fixture.ts', import.meta.url),
+    work.dir,
+    build,
+  )
   emulator = await startAnthropicEmulator({ script: durableScript })
 }, 60_000)
 afterAll(async () => {

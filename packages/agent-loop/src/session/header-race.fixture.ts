@@ -4,7 +4,7 @@
  * message the way a run does (the header first, since it saw no header). argv: <dir> <id> <tag>.
  */
 import { defaultTokenCounter, textMessage } from '@contextkit/core'
-import { jsonlSessionStore } from './jsonl-store.js'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import { SessionRun } from './session-run.js'
 
 const [dir, id, tag] = process.argv.slice(2)

@@ -3,11 +3,11 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defaultTokenCounter, textMessage } from '@contextkit/core'
+import { jsonlSessionStore } from '@contextkit/store-files'
 import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { jsonlSessionStore } from './jsonl-store.js'
+import { tempDir } from '../../../../test-utils/temp-dir.js'
 import { SessionRun } from './session-run.js'
-import { tempDir } from './test-support.js'
 
 let work: Awaited<ReturnType<typeof tempDir>>
 let fixture: string

@@ -28,7 +28,7 @@ export interface HistoryLimit {
 
 /** The `session` option of `runAgent`. */
 export interface SessionOptions {
-  /** Any core `SessionStore` (`jsonlSessionStore(dir)`, `@contextkit/store-postgres`, …). */
+  /** Any core `SessionStore` (`jsonlSessionStore(dir)` from `@contextkit/store-files`, `@contextkit/store-postgres`, …). */
   store: SessionStore
   /** The session id (1–200 characters of `[A-Za-z0-9._-]`). */
   id: string

@@ -11,7 +11,6 @@ import * as z from 'zod'
 import { runAgent } from '../run/run-agent.js'
 import { defineTool } from '../tools/define-tool.js'
 import { scriptedProvider } from './scripted-provider.js'
-import { normalized } from './session-fixtures.js'
 
 const TS = '2026-01-03T00:00:00.000Z'
 
@@ -53,49 +52,6 @@ function countingTools() {
 
 const call = (id: string, name: string) =>
   ({ type: 'tool_call', id, name, input: { arg: 'x' } }) as const
-
-/** Approval entries (`requested` with its input, `denied` with a reason, `approved`) round-trip. */
-export async function approvalRoundTrip(store: SessionStore, id: string): Promise<void> {
-  const reply: Message = { role: 'assistant', content: [call(`${id}-call`, 'write')] }
-  const entries: SessionEntry[] = [
-    sessionHeader(id, new Date(TS)),
-    { type: 'message', id: `${id}-1`, parentId: null, ts: TS, message: reply },
-    {
-      type: 'approval',
-      id: `${id}-2`,
-      parentId: `${id}-1`,
-      ts: TS,
-      toolCallId: `${id}-call`,
-      tool: 'write',
-      status: 'requested',
-      input: { arg: 'x', nested: { list: [1, null] } },
-    },
-    {
-      type: 'approval',
-      id: `${id}-3`,
-      parentId: `${id}-2`,
-      ts: TS,
-      toolCallId: `${id}-call`,
-      tool: 'write',
-      status: 'denied',
-      reason: 'not today',
-    },
-    {
-      type: 'approval',
-      id: `${id}-4`,
-      parentId: `${id}-3`,
-      ts: TS,
-      toolCallId: `${id}-call`,
-      tool: 'write',
-      status: 'approved',
-    },
-  ]
-  await store.append(id, entries.slice(0, 3))
-  await store.append(id, entries.slice(3))
-  const loaded = await store.load(id)
-  assert.deepEqual(loaded.warnings, [], 'approval entries must load without warnings')
-  assert.deepEqual(loaded.entries, normalized(entries), 'approval entries must round-trip')
-}
 
 /**
  * A log as a kill mid-tool leaves it (the reply saved, no results): `resume: true` runs the

@@ -1,4 +1,6 @@
-// @contextkit/agent-loop/testing: conformance checks for store implementations.
+// @contextkit/agent-loop/testing: the loop held to its contracts: providers (conformance), stores
+// (resume checks, the durable-run crash matrix) and a scripted provider. The stores' own
+// contracts are checked by @contextkit/core/testing.
 
 export type { DurableCrashMatrixOptions, DurableWorkerArgs } from './durable-matrix.js'
 export { durableCrashMatrix, durableWorkerProcess } from './durable-matrix.js'
@@ -33,13 +35,4 @@ export type {
   ScriptedReply,
 } from './scripted-provider.js'
 export { scriptedProvider } from './scripted-provider.js'
-export type {
-  MakeSessionStore,
-  SessionStoreCheck,
-  SessionStoreConformanceReport,
-} from './session-store-conformance.js'
-export {
-  SessionStoreConformanceError,
-  sessionStoreChecks,
-  sessionStoreConformance,
-} from './session-store-conformance.js'
+export { sessionResumeChecks } from './session-resume-checks.js'

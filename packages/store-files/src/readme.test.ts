@@ -1,0 +1,8 @@
+import { expect, test } from 'vitest'
+import { runReadmeExample } from '../../../test-utils/readme-example.js'
+
+test('the README example runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(new URL('..', import.meta.url))
+  expect(expected.length).toBeGreaterThan(0)
+  expect(logs).toEqual(expected)
+}, 60_000)
