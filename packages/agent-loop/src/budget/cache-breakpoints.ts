@@ -1,7 +1,6 @@
 import type { Message, Section } from '@contextkit/core'
 import { assertArray, assertObject } from '@contextkit/core'
 import { MAX_CACHE_MARKERS } from '@contextkit/formatters'
-import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import type { ProviderRequest } from '../provider/contract.js'
 
 /** `runAgent`'s `cache` option: the loop places prompt-cache breakpoints (`auto`) or none (`off`). */
