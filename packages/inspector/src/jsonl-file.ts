@@ -13,7 +13,7 @@ const NEWLINE = 0x0a
  */
 export async function openJsonl(root: string, rel: string): Promise<FileHandle | null> {
   try {
-    return await openWithinRoot(root, rel)
+    return (await openWithinRoot(root, rel)).handle
   } catch (error) {
     if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return null
     throw error
