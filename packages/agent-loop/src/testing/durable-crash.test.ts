@@ -9,8 +9,8 @@ import { startAnthropicEmulator } from '@contextkit/testkit'
 import { build } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { bundleFixture, tempDir } from '../../../../test-utils/temp-dir.js'
-import { durableCrashMatrix } from '../testing/durable-matrix.js'
-import { DURABLE_CALLS, durableScript } from '../testing/durable-worker.js'
+import { durableCrashMatrix } from './durable-matrix.js'
+import { DURABLE_CALLS, durableScript } from './durable-worker.js'
 
 const KILLS = Number(process.env.DURABLE_CRASH_KILLS ?? 200)
 

@@ -5,7 +5,7 @@
  */
 
 import { jsonlSessionStore } from '@contextkit/store-files'
-import { durableWorkerProcess } from '../testing/durable-matrix.js'
+import { durableWorkerProcess } from './durable-matrix.js'
 
 const { dir } = JSON.parse(process.argv[2] ?? '{}') as { dir: string }
 await durableWorkerProcess(() => jsonlSessionStore(dir))
