@@ -59,6 +59,40 @@ function runIdOf(params: LanguageModelV4CallOptions): string | undefined {
   return typeof own?.runId === 'string' && own.runId !== '' ? own.runId : undefined
 }
 
+/** What one call's turn is built from. */
+interface TurnInput {
+  model: ModelInfo
+  core: ReturnType<typeof toCorePrompt>
+  tools: ReturnType<typeof toCoreTools>
+  memory: CallState['memory']
+  step: number
+}
+
+/**
+ * The call's turn: on a run's first call the middleware's `prepare` runs in order (and the
+ * prepared turn is kept for the run); later calls reuse its sections over their own messages
+ * and tools, without the first call's prefill.
+ */
+async function preparedTurn(
+  o: ReturnType<typeof parseOptions>,
+  { model, core, tools, memory, step }: TurnInput,
+): Promise<TurnContext> {
+  if (step === 1 || memory.prepared === undefined) {
+    const start = createTurnContext({
+      model,
+      system: core.system,
+      messages: core.messages,
+      tools,
+      vars: { ...o.vars },
+    })
+    const turn = await runPrepare(o.middleware, start, memory.run)
+    memory.prepared = turn
+    return turn
+  }
+  const { prefill: _first, ...prepared } = memory.prepared
+  return { ...prepared, messages: core.messages, tools }
+}
+
 /**
  * contextkit's middleware inside the Vercel AI SDK's own loop: a `LanguageModelMiddleware` for
  * `wrapLanguageModel({ model, middleware })`, so `generateText`, `streamText` and agents built on
@@ -128,21 +162,7 @@ export function contextkitMiddleware(
       const core = toCorePrompt(params.prompt as unknown as PromptMessage[])
       const { memory, step } = tracker.locate(core.messages, runIdOf(params))
       const tools = toCoreTools(params.tools)
-      let turn: TurnContext
-      if (step === 1 || memory.prepared === undefined) {
-        const start = createTurnContext({
-          model: modelInfo(model),
-          system: core.system,
-          messages: core.messages,
-          tools,
-          vars: { ...o.vars },
-        })
-        turn = await runPrepare(o.middleware, start, memory.run)
-        memory.prepared = turn
-      } else {
-        const { prefill: _first, ...prepared } = memory.prepared
-        turn = { ...prepared, messages: core.messages, tools }
-      }
+      const turn = await preparedTurn(o, { model: modelInfo(model), core, tools, memory, step })
       return paramsFor(turn, { core, memory, step }, params)
     },
 

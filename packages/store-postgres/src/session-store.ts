@@ -114,6 +114,98 @@ function entryTexts(entries: readonly SessionEntry[], fn: string): string[] {
   })
 }
 
+/** The statements of a session store on `table` (its heads table `heads`). */
+function sessionSql(table: string, heads: string) {
+  const reserve = `INSERT INTO ${heads} AS h (session_id, last_seq) VALUES ($1, $2::bigint)
+    ON CONFLICT (session_id) DO UPDATE SET last_seq = h.last_seq + EXCLUDED.last_seq, updated_at = now()
+    RETURNING h.last_seq::text AS last_seq`
+  const insert = `INSERT INTO ${table} (session_id, seq, entry)
+    SELECT $1, $2::bigint + e.ord - 1, e.value
+    FROM json_array_elements($3::json) WITH ORDINALITY AS e(value, ord)`
+  // Entries come back a page per row (one JSON array of up to LOAD_PAGE_ENTRIES entries, with
+  // their seqs): far fewer rows to decode than one per entry, and each entry's text unchanged.
+  const select = `SELECT json_agg(seq ORDER BY seq)::text AS seqs,
+      '[' || string_agg(entry::text, ',' ORDER BY seq) || ']' AS entries
+    FROM ${table} WHERE session_id = $1
+    GROUP BY (seq - 1) / ${LOAD_PAGE_ENTRIES} ORDER BY min(seq)`
+
+  // `loadTail`: pages backwards from `seq < $2` by the primary key, newest first, then the
+  // first row when the tail does not hold it (the header)
+  const selectBefore = `SELECT json_agg(seq ORDER BY seq)::text AS seqs,
+      '[' || string_agg(entry::text, ',' ORDER BY seq) || ']' AS entries
+    FROM (SELECT seq, entry FROM ${table} WHERE session_id = $1 AND seq < $2::bigint
+      ORDER BY seq DESC LIMIT $3::int) AS page`
+  const selectFirst = `SELECT json_agg(seq)::text AS seqs, '[' || string_agg(entry::text, ',') || ']' AS entries
+    FROM (SELECT seq, entry FROM ${table} WHERE session_id = $1 AND seq < $2::bigint
+      ORDER BY seq LIMIT 1) AS first`
+
+  return { reserve, insert, select, selectBefore, selectFirst }
+}
+
+type SessionSql = ReturnType<typeof sessionSql>
+
+/**
+ * `loadTail`: pages of rows backwards by the primary key, newest first, until they hold what a
+ * resume needs (core's `resumeTailBoundary`), then the first row (the header).
+ */
+async function readTail(db: PostgresDb, sql: SessionSql, id: string): Promise<SessionLoadResult> {
+  const op = 'postgresSessionStore.loadTail'
+  assertSessionId(id, op)
+  const reached = resumeTailBoundary()
+  const tail: RowRead[] = []
+  let before = Number.MAX_SAFE_INTEGER
+  let page = TAIL_FIRST_PAGE
+  scan: for (;;) {
+    const rows = await runQuery(db, op, sql.selectBefore, [id, String(before), String(page)])
+    const raws = rows.flatMap((row) => pageRows(row, id, op))
+    for (let i = raws.length - 1; i >= 0; i--) {
+      const read = checkRow(raws[i] as RawRow, id)
+      tail.push(read)
+      if (read.entry !== undefined && reached(read.entry)) break scan
+    }
+    if (raws.length < page) break
+    before = (raws[0] as RawRow).seq
+    page = Math.min(page * 2, 16 * LOAD_PAGE_ENTRIES)
+  }
+  tail.reverse()
+  const first = tail[0]
+  const head =
+    first === undefined ? [] : await runQuery(db, op, sql.selectFirst, [id, String(first.seq)])
+  const out: SessionLoadResult = { entries: [], warnings: [] }
+  for (const row of head) for (const raw of pageRows(row, id, op)) keep(checkRow(raw, id), out)
+  for (const read of tail) keep(read, out)
+  return out
+}
+
+/** `append`: the batch checked whole, then written in one transaction under the head row's lock. */
+async function appendBatch(
+  db: PostgresDb,
+  sql: SessionSql,
+  id: string,
+  batch: readonly SessionEntry[],
+): Promise<void> {
+  const op = 'postgresSessionStore.append'
+  assertSessionId(id, op)
+  if (!Array.isArray(batch)) invalidArgument(op, 'entries', 'an array of session entries', batch)
+  const parsed = parseWith(EntriesSchema, batch, 'session entries')
+  parsed.forEach((entry, i) => {
+    if (entry.type === 'session' && entry.id !== id) {
+      throw new ValidationError(
+        `${op}: entry ${i} is a header naming session "${entry.id}", not "${id}"`,
+        [{ path: `${i}.id`, message: `expected "${id}"` }],
+      )
+    }
+  })
+  const texts = entryTexts(batch, op)
+  if (texts.length === 0) return
+  const payload = `[${texts.join(',')}]`
+  await withTransaction(db, op, async (tx) => {
+    const rows = await txQuery(tx, op, sql.reserve, [id, String(texts.length)])
+    const last = integerOf(rows[0]?.last_seq, 'last_seq', op)
+    await txQuery(tx, op, sql.insert, [id, String(last - texts.length + 1), payload])
+  })
+}
+
 /**
  * A {@link @contextkit/core#SessionStore} in Postgres, shared by every worker that reaches the database.
  *
@@ -153,91 +245,25 @@ export function postgresSessionStore(
   const table = tableName(opts.table ?? DEFAULT_SESSION_TABLE, 'table')
   const heads = table.sibling(HEADS_SUFFIX)
 
-  const reserve = `INSERT INTO ${heads} AS h (session_id, last_seq) VALUES ($1, $2::bigint)
-    ON CONFLICT (session_id) DO UPDATE SET last_seq = h.last_seq + EXCLUDED.last_seq, updated_at = now()
-    RETURNING h.last_seq::text AS last_seq`
-  const insert = `INSERT INTO ${table.sql} (session_id, seq, entry)
-    SELECT $1, $2::bigint + e.ord - 1, e.value
-    FROM json_array_elements($3::json) WITH ORDINALITY AS e(value, ord)`
-  // Entries come back a page per row (one JSON array of up to LOAD_PAGE_ENTRIES entries, with
-  // their seqs): far fewer rows to decode than one per entry, and each entry's text unchanged.
-  const select = `SELECT json_agg(seq ORDER BY seq)::text AS seqs,
-      '[' || string_agg(entry::text, ',' ORDER BY seq) || ']' AS entries
-    FROM ${table.sql} WHERE session_id = $1
-    GROUP BY (seq - 1) / ${LOAD_PAGE_ENTRIES} ORDER BY min(seq)`
-
-  // `loadTail`: pages backwards from `seq < $2` by the primary key, newest first, then the
-  // first row when the tail does not hold it (the header)
-  const selectBefore = `SELECT json_agg(seq ORDER BY seq)::text AS seqs,
-      '[' || string_agg(entry::text, ',' ORDER BY seq) || ']' AS entries
-    FROM (SELECT seq, entry FROM ${table.sql} WHERE session_id = $1 AND seq < $2::bigint
-      ORDER BY seq DESC LIMIT $3::int) AS page`
-  const selectFirst = `SELECT json_agg(seq)::text AS seqs, '[' || string_agg(entry::text, ',') || ']' AS entries
-    FROM (SELECT seq, entry FROM ${table.sql} WHERE session_id = $1 AND seq < $2::bigint
-      ORDER BY seq LIMIT 1) AS first`
+  const sql = sessionSql(table.sql, heads)
 
   return {
     async load(id: string): Promise<SessionLoadResult> {
       const op = 'postgresSessionStore.load'
       assertSessionId(id, op)
       const out: SessionLoadResult = { entries: [], warnings: [] }
-      for (const row of await runQuery(db, op, select, [id])) {
+      for (const row of await runQuery(db, op, sql.select, [id])) {
         for (const raw of pageRows(row, id, op)) keep(checkRow(raw, id), out)
       }
       return out
     },
 
-    async loadTail(id: string): Promise<SessionLoadResult> {
-      const op = 'postgresSessionStore.loadTail'
-      assertSessionId(id, op)
-      const reached = resumeTailBoundary()
-      const tail: RowRead[] = []
-      let before = Number.MAX_SAFE_INTEGER
-      let page = TAIL_FIRST_PAGE
-      scan: for (;;) {
-        const rows = await runQuery(db, op, selectBefore, [id, String(before), String(page)])
-        const raws = rows.flatMap((row) => pageRows(row, id, op))
-        for (let i = raws.length - 1; i >= 0; i--) {
-          const read = checkRow(raws[i] as RawRow, id)
-          tail.push(read)
-          if (read.entry !== undefined && reached(read.entry)) break scan
-        }
-        if (raws.length < page) break
-        before = (raws[0] as RawRow).seq
-        page = Math.min(page * 2, 16 * LOAD_PAGE_ENTRIES)
-      }
-      tail.reverse()
-      const first = tail[0]
-      const head =
-        first === undefined ? [] : await runQuery(db, op, selectFirst, [id, String(first.seq)])
-      const out: SessionLoadResult = { entries: [], warnings: [] }
-      for (const row of head) for (const raw of pageRows(row, id, op)) keep(checkRow(raw, id), out)
-      for (const read of tail) keep(read, out)
-      return out
+    loadTail(id: string): Promise<SessionLoadResult> {
+      return readTail(db, sql, id)
     },
 
-    async append(id: string, batch: readonly SessionEntry[]): Promise<void> {
-      const op = 'postgresSessionStore.append'
-      assertSessionId(id, op)
-      if (!Array.isArray(batch))
-        invalidArgument(op, 'entries', 'an array of session entries', batch)
-      const parsed = parseWith(EntriesSchema, batch, 'session entries')
-      parsed.forEach((entry, i) => {
-        if (entry.type === 'session' && entry.id !== id) {
-          throw new ValidationError(
-            `${op}: entry ${i} is a header naming session "${entry.id}", not "${id}"`,
-            [{ path: `${i}.id`, message: `expected "${id}"` }],
-          )
-        }
-      })
-      const texts = entryTexts(batch, op)
-      if (texts.length === 0) return
-      const payload = `[${texts.join(',')}]`
-      await withTransaction(db, op, async (tx) => {
-        const rows = await txQuery(tx, op, reserve, [id, String(texts.length)])
-        const last = integerOf(rows[0]?.last_seq, 'last_seq', op)
-        await txQuery(tx, op, insert, [id, String(last - texts.length + 1), payload])
-      })
+    append(id: string, batch: readonly SessionEntry[]): Promise<void> {
+      return appendBatch(db, sql, id, batch)
     },
 
     async list(): Promise<string[]> {
