@@ -1,3 +1,4 @@
+import { invalidArgument } from '@contextkit/core'
 import * as z from 'zod'
 import type { CompositionDiffView, CompositionView } from './model.js'
 
@@ -65,6 +66,25 @@ function keyed(view: CompositionView): Map<string, string | undefined> {
   return out
 }
 
+/** Check a view given to {@link compositionDiff}. */
+function assertView(value: unknown, param: string): asserts value is CompositionView {
+  const v = value as Partial<CompositionView> | null
+  if (
+    typeof v !== 'object' ||
+    v === null ||
+    !Array.isArray(v.parts) ||
+    typeof v.messages !== 'object' ||
+    v.messages === null
+  ) {
+    invalidArgument(
+      'compositionDiff',
+      param,
+      'a CompositionView (compositionView of a record)',
+      value,
+    )
+  }
+}
+
 /**
  * What changed from `before` (step `previous`) to `after`: parts added, removed or with new
  * content, whether the message history was kept, and the first difference in request order —
@@ -75,6 +95,10 @@ export function compositionDiff(
   after: CompositionView,
   previous: number,
 ): CompositionDiffView {
+  assertView(before, 'before')
+  assertView(after, 'after')
+  if (!Number.isSafeInteger(previous))
+    invalidArgument('compositionDiff', 'previous', 'a step index', previous)
   const a = keyed(before)
   const b = keyed(after)
   const added = [...b.keys()].filter((k) => !a.has(k))

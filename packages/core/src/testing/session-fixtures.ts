@@ -1,3 +1,4 @@
+import { assertArray, assertFiniteNumber, assertString, invalidArgument } from '../errors.js'
 import { randomId } from '../random-id.js'
 import {
   type SessionEntry,
@@ -8,6 +9,7 @@ import {
 
 /** A fresh id no other check (or earlier run) uses: `<label>-<random>`. */
 export function freshId(label: string): string {
+  assertString(label, 'freshId', 'label')
   return `${label}-${randomId().slice(0, 13)}`
 }
 
@@ -21,6 +23,10 @@ export function messageEntries(
   parentId: string | null = null,
   text: (n: number) => string = (n) => `${prefix} text ${n}`,
 ): SessionMessageEntry[] {
+  assertString(prefix, 'messageEntries', 'prefix')
+  assertFiniteNumber(count, 'messageEntries', 'count')
+  if (parentId !== null) assertString(parentId, 'messageEntries', 'parentId', true)
+  if (typeof text !== 'function') invalidArgument('messageEntries', 'text', 'a function', text)
   const out: SessionMessageEntry[] = []
   let parent = parentId
   for (let n = 0; n < count; n++) {
@@ -49,5 +55,6 @@ export function newSession(id: string, count: number): SessionEntry[] {
 
 /** What a store must give back for `entries`: the schema's normal form (defaults filled in). */
 export function normalized(entries: readonly SessionEntry[]): SessionEntry[] {
+  assertArray(entries, 'normalized', 'entries')
   return entries.map((entry) => SessionEntrySchema.parse(entry))
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { assertString } from '../errors.js'
 import type { SessionEntry, SessionStore } from '../session-store.js'
 import { sessionHeader } from '../session-store.js'
 import { resumeTailBoundary } from '../session-tail.js'
@@ -49,6 +50,7 @@ export async function approvalRoundTrip(store: SessionStore, ids: string[]): Pro
  * 2 messages after it (`<id>-n-<n>`).
  */
 export function compactionLog(id: string): SessionEntry[][] {
+  assertString(id, 'compactionLog', 'id')
   const compaction: SessionEntry = {
     type: 'compaction',
     id: `${id}-k`,
@@ -84,6 +86,7 @@ export async function compactionRoundTrip(store: SessionStore, ids: string[]): P
  * that reply.
  */
 export function resumeLog(id: string): SessionEntry[][] {
+  assertString(id, 'resumeLog', 'id')
   const ts = '2026-01-02T00:00:00.000Z'
   const base = { ts } as const
   const rest: SessionEntry[] = [

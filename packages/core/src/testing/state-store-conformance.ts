@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { assertOptions, invalidArgument } from '../errors.js'
 import { RevisionConflictError, type StateStore } from '../state-store.js'
 import { freshId } from './session-fixtures.js'
 import {
@@ -142,6 +143,14 @@ export function stateStoreChecks<T>(
   makeStore: MakeStateStore<T>,
   options: StateStoreCheckOptions<T> = {},
 ): StoreCheck[] {
+  assertOptions(options, 'stateStoreChecks')
+  options ??= {}
+  for (const name of ['sample', 'comparable'] as const) {
+    const given = options[name]
+    if (given !== undefined && typeof given !== 'function') {
+      invalidArgument('stateStoreChecks', `options.${name}`, 'a function', given)
+    }
+  }
   const sample = options.sample ?? (defaultSample as (n: number) => T)
   const comparable = options.comparable ?? ((state: T) => state)
   const kit: Kit<T> = {

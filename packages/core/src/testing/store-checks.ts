@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { ContextkitError, invalidArgument, ValidationError } from '../errors.js'
+import { ContextkitError, invalidArgument, toText, ValidationError } from '../errors.js'
 
 /** One named conformance check: `run` resolves when the store behaves, and throws otherwise. */
 export interface StoreCheck {
@@ -25,9 +25,10 @@ export class StoreConformanceError extends ContextkitError {
   constructor(failures: ReadonlyArray<{ check: string; error: unknown }>, kind = 'store') {
     // Built on a failure path: a wrong argument must not hide the failure behind a TypeError.
     if (!Array.isArray(failures)) failures = []
-    const lines = failures.map(({ check, error }) => `- ${check}: ${describeFailure(error)}`)
+    if (typeof kind !== 'string') kind = 'store'
+    const lines = failures.map((f) => `- ${toText(f?.check)}: ${describeFailure(f?.error)}`)
     super(`${failures.length} ${kind} conformance check(s) failed:\n${lines.join('\n')}`, {
-      details: { failed: failures.map((f) => f.check) },
+      details: { failed: failures.map((f) => f?.check) },
     })
     this.failures = failures
   }
@@ -35,7 +36,7 @@ export class StoreConformanceError extends ContextkitError {
 
 /** The first lines of what a check threw, for a report. */
 export function describeFailure(error: unknown): string {
-  return error instanceof Error ? error.message.split('\n').slice(0, 6).join('\n  ') : String(error)
+  return error instanceof Error ? error.message.split('\n').slice(0, 6).join('\n  ') : toText(error)
 }
 
 /** A check of a table: it gets a fresh store and the list its ids go in (deleted afterwards). */
