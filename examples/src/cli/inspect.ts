@@ -9,7 +9,10 @@ import { type DemoStores, openStores } from './stores.js'
 import { createTerminal, type Terminal } from './terminal.js'
 import { prepareWorkspace } from './workspace.js'
 
-/** Where the runner writes each session's trace: `<workspace>/.contextkit/traces/<id>.jsonl`. */
+/**
+ * Where the runner writes each session's JSONL trace: `<workspace>/.contextkit/traces/<id>.jsonl`
+ * (the inspector reads these unless the stores keep traces of their own: store-postgres' table).
+ */
 export function tracesDir(workspace: string): string {
   return join(workspace, '.contextkit', 'traces')
 }
@@ -38,7 +41,7 @@ export async function serveInspector(input: {
 }): Promise<Inspector> {
   const inspector = await startInspector({
     sessions: inspectedSessions(input.stores, input.workspace),
-    traces: tracesDir(input.workspace),
+    traces: input.stores.traces ?? tracesDir(input.workspace),
     resume: input.resume,
     ...(input.port === undefined ? {} : { port: input.port }),
   })

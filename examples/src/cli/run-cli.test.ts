@@ -4,6 +4,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
+import { runInspectCli } from './inspect.js'
 import { offlineScenario } from './offline-scenario.js'
 import { type CliIO, newSessionId, runDemoCli } from './run-cli.js'
 import { ANSI_COLOR, collector } from './test-support.js'
@@ -198,6 +199,12 @@ test('--store pglite:<dir> (the walkthrough), then postgres:<url> on the same da
   expect(existsSync(join(ws, '.contextkit', 'sessions'))).toBe(false)
   expect(existsSync(join(ws, '.contextkit', 'self-state.json'))).toBe(false)
   expect(existsSync(join(dir, 'db', 'PG_VERSION'))).toBe(true)
+  // `pnpm inspect --store pglite:db` shows each step's composition from the trace table beside
+  // the sessions, not from the workspace's JSONL copy of the trace
+  await rm(join(ws, '.contextkit', 'traces'), { recursive: true, force: true })
+  const steps = await inspectedSteps(['--workspace', ws, '--store', 'pglite:db'], dir, 'session-1')
+  expect(steps.total).toBeGreaterThan(0)
+  expect(steps.steps.every((s) => (s.composition?.window ?? 0) > 0)).toBe(true)
 
   // the same database behind the Postgres wire protocol (pglite-socket): `--store postgres:<url>`
   // through the real `pg` driver sees the walkthrough's sessions and resumes from its state
@@ -229,6 +236,11 @@ test('--store pglite:<dir> (the walkthrough), then postgres:<url> on the same da
       'SELECT DISTINCT session_id FROM contextkit_sessions ORDER BY session_id',
     )
     expect(rows.rows.map((r) => r.session_id)).toEqual(['pg-3', 'session-1', 'session-2'])
+    // each run's trace went to the trace table beside the sessions
+    const traced = await db.query<{ session_id: string }>(
+      'SELECT DISTINCT session_id FROM contextkit_traces ORDER BY session_id',
+    )
+    expect(traced.rows.map((r) => r.session_id)).toEqual(['pg-3', 'session-1', 'session-2'])
   } finally {
     await server.stop()
     await db.close()
@@ -320,3 +332,29 @@ test('--provider: a wrong kind or no --base-url is one line and exit code 2', as
 test('new session ids are valid and sortable', () => {
   expect(newSessionId(new Date('2026-03-01T09:00:00.123Z'))).toBe('chat-2026-03-01T09-00-00-123')
 })
+
+/** Serve `pnpm inspect` with `argv`, read one session's steps through its API, then stop it. */
+async function inspectedSteps(argv: string[], cwd: string, sessionId: string) {
+  const stdout = collector()
+  const stop = new AbortController()
+  const running = runInspectCli(argv, {
+    stdout,
+    stderr: collector(),
+    cwd,
+    signal: stop.signal,
+    resumer: async () => ({ resume: async () => {}, close: async () => {} }),
+  })
+  try {
+    await expect.poll(() => stdout.text(), { timeout: 30_000 }).toMatch(/^inspector: /)
+    const url = new URL(stdout.text().trim().slice('inspector: '.length))
+    const headers = { 'x-inspector-token': url.searchParams.get('token') ?? '' }
+    const response = await fetch(new URL(`api/sessions/${sessionId}/steps`, url), { headers })
+    return (await response.json()) as {
+      total: number
+      steps: Array<{ composition: { window: number } | null }>
+    }
+  } finally {
+    stop.abort()
+    expect(await running).toBe(0)
+  }
+}

@@ -15,6 +15,7 @@ import {
   type FormatterChoice,
   runEmbeddedTurn,
 } from '../embedded-runner.js'
+import { teeTrace } from '../tee-trace.js'
 import { approvalsOf, decisionText, showPending } from './approval-output.js'
 import { DEMO_USAGE, type DemoArgs, type DemoDecision, parseDemoArgs } from './args.js'
 import { BudgetChartCollector } from './budget-collector.js'
@@ -269,6 +270,7 @@ export async function runTurn(
   if (live) live.line(c.bold(`you (session ${spec.sessionId}) › ${said}`))
   const started = Date.now()
   const preloadFiles = preloadFor(spec.text, ctx.workspace, ctx.contextFile)
+  const storeTrace = ctx.stores.openTrace?.(spec.sessionId)
   const result = await runEmbeddedTurn({
     ...(backend.provider
       ? { provider: backend.provider, formatter: backend.formatter ?? ('chatml' as const) }
@@ -287,7 +289,7 @@ export async function runTurn(
     preloadFiles,
     maxTokens,
     maxModelCalls: 6,
-    trace: collector.trace,
+    trace: storeTrace ? teeTrace(collector.trace, storeTrace) : collector.trace,
     onPrepared: collector.onPrepared,
     // after Ctrl-C nothing more is shown: the one line says what happened
     onEvent: (event) => {
@@ -300,7 +302,10 @@ export async function runTurn(
       : {}),
     ...(ctx.stores.stateStore ? { stateStore: ctx.stores.stateStore } : {}),
     ...(io.signal ? { signal: io.signal } : {}),
-  }).finally(() => live?.stop())
+  }).finally(async () => {
+    live?.stop()
+    await storeTrace?.flush()
+  })
   if (io.signal?.aborted) throw new Error('interrupted')
   const state =
     ctx.stores.kind === 'files'

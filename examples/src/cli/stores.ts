@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
-import type { SessionStore, StateStore } from '@contextkit/core'
+import type { SessionStore, StateStore, Trace, TraceReader } from '@contextkit/core'
 import type { SelfState } from '@contextkit/resumption'
 import { DemoUsageError } from './errors.js'
 
@@ -10,6 +10,13 @@ export interface DemoStores {
   /** Absent for `files`: the runner's own JSONL store and state file. */
   sessionStore?: SessionStore
   stateStore?: StateStore<SelfState>
+  /**
+   * Absent for `files` (the runner's JSONL traces): a run's trace written beside the sessions
+   * (store-postgres' trace table); flush it when the run ends.
+   */
+  openTrace?: (sessionId: string) => Trace & { flush(): Promise<void> }
+  /** Absent for `files`: where the inspector reads the traces `openTrace` writes. */
+  traces?: TraceReader
   /** One line for the user, e.g. `pglite:/data/agents (tables contextkit_sessions, …)`. */
   description: string
   /** Where one session is, for the summary. */
@@ -46,9 +53,14 @@ async function withPostgres(
   where: string,
   close: () => Promise<void>,
 ): Promise<DemoStores> {
-  const { DEFAULT_SESSION_TABLE, migrate, postgresSessionStore, postgresStateStore } = await import(
-    '@contextkit/store-postgres'
-  )
+  const {
+    DEFAULT_SESSION_TABLE,
+    migrate,
+    postgresSessionStore,
+    postgresStateStore,
+    postgresTrace,
+    postgresTraceReader,
+  } = await import('@contextkit/store-postgres')
   try {
     await migrate(db)
   } catch (error) {
@@ -60,6 +72,8 @@ async function withPostgres(
     kind,
     sessionStore: postgresSessionStore(db),
     stateStore: postgresStateStore<SelfState>(db),
+    openTrace: (sessionId) => postgresTrace(db, sessionId),
+    traces: postgresTraceReader(db),
     description: `${where} (migrated; sessions in table ${DEFAULT_SESSION_TABLE})`,
     location: (id) => `${where} → ${DEFAULT_SESSION_TABLE}, session "${id}"`,
     close,

@@ -157,3 +157,5 @@ export type { CalibratedCounter, TokenCounter, TokenCounterOptions } from './tok
 export { calibrate, createTokenCounter, defaultTokenCounter } from './tokens.js'
 export type { MemoryTrace, Trace, TraceEvent, TraceOptions } from './trace.js'
 export { digest, memoryTrace, noopTrace, sha256Hex } from './trace.js'
+export type { TraceEventTextOptions, TraceReader } from './trace-events.js'
+export { parseTraceEvent, traceEventText } from './trace-events.js'

@@ -1,14 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path'
 import { assertOptions, invalidArgument } from './errors.js'
-import {
-  type StringifyDrops,
-  safeStringify,
-  summarize,
-  type Trace,
-  type TraceEvent,
-  type TraceOptions,
-} from './trace.js'
+import type { StringifyDrops, Trace, TraceOptions } from './trace.js'
+import { traceEventText } from './trace-events.js'
 import { appendWithinRootSync } from './within-root.js'
 
 /** Options of {@link jsonlTrace}. */
@@ -82,7 +76,7 @@ export function jsonlTrace(path: string, options: JsonlTraceOptions = {}): Jsonl
       return drops.count
     },
     record(stage, data = {}) {
-      const line = eventLine(stage, data, seq++, now, options.full === true, drops)
+      const line = traceEventText(stage, data, seq++, { now, full: options.full === true, drops })
       try {
         if (!rootReady) {
           mkdirSync(root, { recursive: true })
@@ -94,35 +88,4 @@ export function jsonlTrace(path: string, options: JsonlTraceOptions = {}): Jsonl
       }
     },
   }
-}
-
-/** One event as a JSON line; never throws (what cannot be written is a counted marker). */
-function eventLine(
-  stage: unknown,
-  data: unknown,
-  seq: number,
-  now: () => number,
-  full: boolean,
-  drops: StringifyDrops,
-): string {
-  let ts: string
-  try {
-    ts = new Date(now()).toISOString()
-  } catch {
-    ts = new Date().toISOString()
-  }
-  let body: unknown
-  try {
-    body = full ? data : summarize(data)
-  } catch {
-    drops.count++
-    body = '[unreadable]'
-  }
-  const event: TraceEvent = {
-    ts,
-    seq,
-    stage: typeof stage === 'string' ? stage : safeStringify(stage, drops),
-    data: body as Record<string, unknown>,
-  }
-  return safeStringify(event, drops)
 }

@@ -1,16 +1,17 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { parseTraceEvent } from '@contextkit/core'
 import { expect, test } from 'vitest'
 import { compositionView } from './composition.js'
 import { InspectorData } from './inspector-data.js'
 import { sessionSource } from './session-source.js'
 import { ECHO_THEN_WRITE, run, workspace } from './test-support.js'
-import { jsonlTraceDirectory, parseTraceLine } from './trace-reader.js'
+import { jsonlTraceDirectory } from './trace-reader.js'
 
 function traceCompositions(file: string) {
   return readFileSync(file, 'utf8')
     .split('\n')
-    .map(parseTraceLine)
+    .map(parseTraceEvent)
     .filter((e) => e?.stage === 'agent:composition')
     .map((e) => compositionView(e?.data))
 }

@@ -1,9 +1,9 @@
+import type { TraceReader } from '@contextkit/core'
 import type { SessionListItem, SessionState, SessionSummaryView, StepsPage } from './model.js'
 import type { SessionSource } from './session-source.js'
 import { type SessionReply, sessionReplies } from './session-steps.js'
 import { emptySessionFold, type SessionFold } from './session-summary.js'
 import { addDiffs, stepView } from './step-views.js'
-import type { TraceReader } from './trace-reader.js'
 import {
   emptyTraceSummary,
   foldTraceEvent,
@@ -29,7 +29,7 @@ function totalSteps(s: Summaries): number {
 }
 
 /**
- * What the page shows, read through a {@link SessionSource} and a {@link TraceReader}: the
+ * What the page shows, read through a {@link SessionSource} and a {@link @contextkit/core#TraceReader}: the
  * sessions list, a session's summary and windows of its steps. A summary is kept per session and
  * grown from where the last read stopped, so a live session costs what it appended.
  */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import type { TraceReader } from '@contextkit/core'
 import { parseWith, type SessionStore } from '@contextkit/core'
 import * as z from 'zod'
-import type { TraceReader } from './trace-reader.js'
 
 /** A person's decision on one waiting tool call (agent-loop's `resume.approvals` value). */
 export type InspectorApproval = { approve: true } | { approve: false; reason?: string }
@@ -23,7 +23,7 @@ export interface InspectorOptions {
   /**
    * Where the run traces are: a directory of JSONL traces, one `<session id>.jsonl` per session
    * (what core's `jsonlTrace` writes; the examples' runner writes them to
-   * `<workspace>/.contextkit/traces/`), or any {@link TraceReader}. Default: none (the page shows
+   * `<workspace>/.contextkit/traces/`), or any {@link @contextkit/core#TraceReader}. Default: none (the page shows
    * what the sessions hold: messages, tool calls, approvals, compactions and usage).
    */
   traces?: string | TraceReader

@@ -1,59 +1,6 @@
 import { resolve } from 'node:path'
-import { assertSessionId, assertString, type TraceEvent } from '@contextkit/core'
+import { assertSessionId, assertString, parseTraceEvent, type TraceReader } from '@contextkit/core'
 import { backwardLines, forwardLines, openJsonl, sizeOf } from './jsonl-file.js'
-
-/**
- * Where the inspector reads a session's run traces from. `jsonlTraceDirectory(dir)` reads the
- * JSONL files core's `jsonlTrace` writes (one per session, `<dir>/<session id>.jsonl`); a
- * Postgres trace table can implement the same four methods. Positions are opaque numbers that
- * only grow as a trace grows (a byte offset, a sequence number).
- */
-export interface TraceReader {
-  /** Where the session's trace ends now (`0`: no trace). */
-  end(sessionId: string): Promise<number>
-  /**
-   * Every event between `from` and `end`, in order; resolves to the position after the last one
-   * read (a line still being written is left for later). With `stages`, only events of those
-   * stages are needed: a reader may skip the others without decoding them.
-   */
-  readForward(
-    sessionId: string,
-    from: number,
-    end: number,
-    onEvent: (event: TraceEvent) => void,
-    stages?: ReadonlySet<string>,
-  ): Promise<number>
-  /** The events before `end`, newest first, until `onEvent` returns `false`. */
-  readBackward(
-    sessionId: string,
-    end: number,
-    onEvent: (event: TraceEvent) => boolean,
-  ): Promise<void>
-}
-
-/** A trace line as an event, or `null` when it is not one (torn, hand-edited, another format). */
-export function parseTraceLine(line: string): TraceEvent | null {
-  if (line.trim() === '') return null
-  let value: unknown
-  try {
-    value = JSON.parse(line)
-  } catch {
-    return null
-  }
-  if (typeof value !== 'object' || value === null) return null
-  const e = value as Record<string, unknown>
-  if (typeof e.stage !== 'string') return null
-  const data =
-    typeof e.data === 'object' && e.data !== null && !Array.isArray(e.data)
-      ? (e.data as Record<string, unknown>)
-      : {}
-  return {
-    ts: typeof e.ts === 'string' ? e.ts : '',
-    seq: typeof e.seq === 'number' ? e.seq : 0,
-    stage: e.stage,
-    data,
-  }
-}
 
 /**
  * The stage of a trace line without decoding it (`jsonlTrace` writes `ts`, `seq`, then `stage`),
@@ -88,7 +35,7 @@ export function jsonlTraceDirectory(dir: string): TraceReader {
         return await forwardLines(handle, from, end, (line) => {
           const stage = stages ? stageOfLine(line) : undefined
           if (stage !== undefined && !stages?.has(stage)) return
-          const event = parseTraceLine(line)
+          const event = parseTraceEvent(line)
           if (event) onEvent(event)
         })
       } finally {
@@ -100,7 +47,7 @@ export function jsonlTraceDirectory(dir: string): TraceReader {
       if (!handle) return
       try {
         await backwardLines(handle, end, (line) => {
-          const event = parseTraceLine(line)
+          const event = parseTraceEvent(line)
           return event ? onEvent(event) : true
         })
       } finally {

@@ -1,8 +1,7 @@
-import type { TraceEvent } from '@contextkit/core'
+import type { TraceEvent, TraceReader } from '@contextkit/core'
 import { compositionView } from './composition.js'
 import type { CompositionView, OmissionView, UsageFigures } from './model.js'
 import { LOOP_STAGES } from './stages.js'
-import type { TraceReader } from './trace-reader.js'
 import { addUsage, emptyUsage, num, savedReply, stepKey } from './trace-summary.js'
 
 /** A tool call as the trace saw it run. */

@@ -19,6 +19,7 @@ export {
   DEFAULT_MIGRATIONS_TABLE,
   DEFAULT_SESSION_TABLE,
   DEFAULT_STATE_TABLE,
+  DEFAULT_TRACE_TABLE,
   MIGRATION_LOCK_ID,
   migrate,
 } from './migrate.js'
@@ -28,3 +29,9 @@ export { INVALID_ENTRY_WARNING, postgresSessionStore } from './session-store.js'
 export type { PostgresStateStoreOptions } from './state-store.js'
 export { postgresStateStore } from './state-store.js'
 export { TableNameSchema } from './table-name-schema.js'
+export type {
+  PostgresTrace,
+  PostgresTraceOptions,
+  PostgresTraceReaderOptions,
+} from './trace-store.js'
+export { postgresTrace, postgresTraceReader } from './trace-store.js'

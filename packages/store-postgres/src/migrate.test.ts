@@ -29,12 +29,14 @@ test('migrate creates both stores and records versions; a second run does nothin
       description: 'session heads and entries',
     },
     { target: 'state:contextkit_state', version: 1, description: 'agent state with revisions' },
+    { target: 'traces:contextkit_traces', version: 1, description: 'run trace events' },
   ])
   expect(await tables()).toEqual([
     'public.contextkit_migrations',
     'public.contextkit_sessions',
     'public.contextkit_sessions_heads',
     'public.contextkit_state',
+    'public.contextkit_traces',
   ])
   expect(await migrate(db)).toEqual({ applied: [] })
   const runs = await Promise.all(Array.from({ length: 5 }, () => migrate(db)))
@@ -56,17 +58,20 @@ test('custom and schema-qualified table names; concurrent first runs apply once'
   const options = {
     sessionTable: 'agents.chat',
     stateTable: 'agents.memory',
+    traceTable: 'agents.steps',
     migrationsTable: 'agents.versions',
   }
   const runs = await Promise.all(Array.from({ length: 4 }, () => migrate(db, options)))
   expect(runs.flatMap((r) => r.applied.map((a) => a.target)).sort()).toEqual([
     'sessions:agents.chat',
     'state:agents.memory',
+    'traces:agents.steps',
   ])
   expect((await tables()).filter((t) => t.startsWith('agents.'))).toEqual([
     'agents.chat',
     'agents.chat_heads',
     'agents.memory',
+    'agents.steps',
     'agents.versions',
   ])
 })

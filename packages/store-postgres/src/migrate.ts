@@ -3,12 +3,14 @@ import * as zm from 'zod/mini'
 import { integerOf, isPostgresDb, type PostgresDb, txQuery, withTransaction } from './db.js'
 import { SchemaVersionError } from './errors.js'
 import { type TableName, TableNameCheck, tableName } from './identifiers.js'
-import { type Migration, sessionMigrations, stateMigrations } from './schema.js'
+import { type Migration, sessionMigrations, stateMigrations, traceMigrations } from './schema.js'
 
 /** Default table of session entries (per-session counters live in `<table>_heads`). */
 export const DEFAULT_SESSION_TABLE = 'contextkit_sessions'
 /** Default table of per-agent state. */
 export const DEFAULT_STATE_TABLE = 'contextkit_state'
+/** Default table of run trace events (`postgresTrace`). */
+export const DEFAULT_TRACE_TABLE = 'contextkit_traces'
 /** Default table recording which schema versions were applied. */
 export const DEFAULT_MIGRATIONS_TABLE = 'contextkit_migrations'
 /**
@@ -23,6 +25,8 @@ export interface MigrateOptions {
   sessionTable?: string
   /** Table of agent state, as given to `postgresStateStore`. Default `contextkit_state`. */
   stateTable?: string
+  /** Table of run trace events, as given to `postgresTrace`. Default `contextkit_traces`. */
+  traceTable?: string
   /** Table recording applied schema versions. Default `contextkit_migrations`. */
   migrationsTable?: string
 }
@@ -47,6 +51,7 @@ export interface MigrateResult {
 export const MigrateOptionsCheck = zm.strictObject({
   sessionTable: zm.optional(TableNameCheck),
   stateTable: zm.optional(TableNameCheck),
+  traceTable: zm.optional(TableNameCheck),
   migrationsTable: zm.optional(TableNameCheck),
 })
 
@@ -55,15 +60,16 @@ interface Target {
   migrations: Migration[]
 }
 
-function targets(session: TableName, state: TableName): Target[] {
+function targets(session: TableName, state: TableName, trace: TableName): Target[] {
   return [
     { key: `sessions:${session.name}`, migrations: sessionMigrations(session) },
     { key: `state:${state.name}`, migrations: stateMigrations(state) },
+    { key: `traces:${trace.name}`, migrations: traceMigrations(trace) },
   ]
 }
 
 /**
- * Create or update the tables of both stores, idempotently. Every pending schema version is
+ * Create or update the tables of the stores and the trace table, idempotently. Every pending schema version is
  * applied in one transaction that first takes an advisory lock ({@link MIGRATION_LOCK_ID}), so
  * any number of workers may call `migrate` at start-up at once: the first applies, the others
  * wait and then find nothing to do. Versions applied are recorded in `contextkit_migrations`.
@@ -80,6 +86,7 @@ export async function migrate(
   const opts = parseWith(MigrateOptionsCheck, options ?? {}, 'migrate options')
   const session = tableName(opts.sessionTable ?? DEFAULT_SESSION_TABLE, 'sessionTable')
   const state = tableName(opts.stateTable ?? DEFAULT_STATE_TABLE, 'stateTable')
+  const trace = tableName(opts.traceTable ?? DEFAULT_TRACE_TABLE, 'traceTable')
   const log = tableName(opts.migrationsTable ?? DEFAULT_MIGRATIONS_TABLE, 'migrationsTable')
   const op = 'migrate'
   return withTransaction(db, op, async (tx) => {
@@ -96,7 +103,7 @@ export async function migrate(
       )`,
     )
     const applied: AppliedMigration[] = []
-    for (const target of targets(session, state)) {
+    for (const target of targets(session, state, trace)) {
       const rows = await txQuery(
         tx,
         op,

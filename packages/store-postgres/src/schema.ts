@@ -68,3 +68,29 @@ export function stateMigrations(table: TableName): Migration[] {
     },
   ]
 }
+
+/**
+ * Schema versions of the trace table (`postgresTrace`, read by `postgresTraceReader`): one row
+ * per event, `id` an identity that orders every event of every session (the reader's position),
+ * `stage` beside the event so a reader can skip stages without decoding them, `event` the event
+ * as written (`json`, like session entries). No foreign key to the sessions: a trace may be
+ * written before a session's first entry.
+ */
+export function traceMigrations(table: TableName): Migration[] {
+  return [
+    {
+      version: 1,
+      description: 'run trace events',
+      statements: [
+        `CREATE TABLE IF NOT EXISTS ${table.sql} (
+          session_id text COLLATE "C" NOT NULL,
+          id bigint GENERATED ALWAYS AS IDENTITY,
+          stage text COLLATE "C" NOT NULL,
+          event json NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (session_id, id)
+        )`,
+      ],
+    },
+  ]
+}
