@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { ValidationError } from '@contextkit/core'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { anyCodePoints } from '../../../test-utils/arbitraries.js'
 import { analyzeContext } from './analyze-context.js'
 import { analyzeFile } from './analyze-file.js'
 import { AnalysisAbortedError, ContextFileReadError, ContextFileTypeError } from './errors.js'
@@ -29,7 +30,7 @@ describe('analyzeFile', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
-          fc.string({ unit: 'binary', maxLength: 200 }),
+          anyCodePoints({ maxLength: 200 }),
           fc.string({
             unit: fc.constantFrom('{"a":1}', '\n', '\r\n', ',', '"', 'é', '😀', 'x', '[', ']'),
             maxLength: 80,

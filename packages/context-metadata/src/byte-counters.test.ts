@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { LineCounter } from '@contextkit/core'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { anyCodePoints } from '../../../test-utils/arbitraries.js'
 import { countBytes } from './analyze-file.js'
 import {
   ByteCounts,
@@ -111,7 +112,7 @@ describe('byte counters', () => {
     fc.assert(
       fc.property(
         fc.oneof(
-          fc.string({ unit: 'binary', maxLength: 200 }),
+          anyCodePoints({ maxLength: 200 }),
           fc.string({ unit: fc.constantFrom('\n', '\r', 'a', 'é', '😀'), maxLength: 200 }),
         ),
         fc.nat(40),

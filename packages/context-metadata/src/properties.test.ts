@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { anyCodePoints } from '../../../test-utils/arbitraries.js'
 import { analyzeContext } from './analyze-context.js'
 import { countLines } from './lines.js'
 import { CONTEXT_FORMATS } from './types.js'
@@ -44,7 +45,7 @@ describe('analyzeContext invariants', () => {
   test('property: never throws for arbitrary strings and file names; output is consistent', () => {
     fc.assert(
       fc.property(
-        fc.oneof(fc.string({ unit: 'binary', maxLength: 300 }), tricky),
+        fc.oneof(anyCodePoints({ maxLength: 300 }), tricky),
         fc.option(
           fc.oneof(
             fc.string({ maxLength: 30 }),

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { expect, test } from 'vitest'
+import { anyCodePoints } from '../../../test-utils/arbitraries.js'
 import { escapeForPrompt, hasPromptUnsafeChars, PROMPT_UNSAFE_CHARS } from './prompt-text.js'
 
 test('the characters that can break, reorder or hide a line are escaped visibly', () => {
@@ -12,7 +13,7 @@ test('the characters that can break, reorder or hide a line are escaped visibly'
 
 test('property: the result never holds an unsafe character, and safe text is unchanged', () => {
   fc.assert(
-    fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (s) => {
+    fc.property(anyCodePoints({ maxLength: 60 }), (s) => {
       const out = escapeForPrompt(s)
       expect(hasPromptUnsafeChars(out)).toBe(false)
       const wellFormed = !/[\ud800-\udfff]/.test(s.replace(/[\ud800-\udbff][\udc00-\udfff]/g, ''))
