@@ -81,7 +81,7 @@ const withNode = packages.filter((p) => p.entries.some((e) => e.subpath === './n
 
 test('the packages with Node-only parts are found', () => {
   expect(withNode.map((p) => p.json.name)).toEqual(
-    expect.arrayContaining(['@contextkit/core', '@contextkit/prefill', '@contextkit/agent-loop']),
+    expect.arrayContaining(['@contextkit/core', '@contextkit/prefill', '@contextkit/preload']),
   )
 })
 

@@ -56,23 +56,24 @@ export function traceEventText(
   seq: number,
   options: TraceEventTextOptions = {},
 ): string {
-  const drops = options.drops ?? { count: 0 }
+  const opts = typeof options === 'object' && options !== null ? options : {}
+  const drops = typeof opts.drops === 'object' && opts.drops !== null ? opts.drops : { count: 0 }
   let ts: string
   try {
-    ts = new Date((options.now ?? Date.now)()).toISOString()
+    ts = new Date((opts.now ?? Date.now)()).toISOString()
   } catch {
     ts = new Date().toISOString()
   }
   let body: unknown
   try {
-    body = options.full === true ? data : summarize(data)
+    body = opts.full === true ? data : summarize(data)
   } catch {
     drops.count++
     body = '[unreadable]'
   }
   const event: TraceEvent = {
     ts,
-    seq,
+    seq: Number.isSafeInteger(seq) ? seq : 0,
     stage: typeof stage === 'string' ? stage : safeStringify(stage, drops),
     data: body as Record<string, unknown>,
   }
@@ -81,10 +82,11 @@ export function traceEventText(
 
 /**
  * A stored trace event read back, or `null` when the text is not one (torn, hand-edited, another
- * format). Missing `ts`/`seq` read as `''`/`0`; `data` that is not an object reads as `{}`.
+ * format, not a string). Missing `ts`/`seq` read as `''`/`0`; `data` that is not an object
+ * reads as `{}`.
  */
 export function parseTraceEvent(text: string): TraceEvent | null {
-  if (text.trim() === '') return null
+  if (typeof text !== 'string' || text.trim() === '') return null
   let value: unknown
   try {
     value = JSON.parse(text)

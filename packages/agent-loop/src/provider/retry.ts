@@ -1,3 +1,4 @@
+import { assertObject, invalidArgument } from '@contextkit/core'
 import type { ProviderEvent } from './contract.js'
 import { ProviderError } from './errors.js'
 
@@ -53,6 +54,7 @@ export async function* withRetries(
   policy: RetryPolicy,
   signal: AbortSignal,
 ): AsyncGenerator<ProviderEvent> {
+  checkRetryArguments(attempt, policy, signal)
   for (let n = 0; ; n++) {
     const end = yield* attempt()
     if (end.kind === 'finished') return
@@ -72,5 +74,25 @@ export async function* withRetries(
       yield { type: 'error', error: abortedProviderError() }
       return
     }
+  }
+}
+
+/** `withRetries`' arguments, checked before the first attempt (a `ValidationError` when wrong). */
+function checkRetryArguments(attempt: unknown, policy: unknown, signal: unknown): void {
+  if (typeof attempt !== 'function') {
+    invalidArgument('withRetries', 'attempt', 'a function starting one attempt', attempt)
+  }
+  assertObject(policy, 'withRetries', 'policy')
+  const p = policy as Partial<Record<keyof RetryPolicy, unknown>>
+  for (const key of ['maxRetries', 'baseDelayMs', 'maxDelayMs'] as const) {
+    if (typeof p[key] !== 'number' || !(Number(p[key]) >= 0)) {
+      invalidArgument('withRetries', `policy.${key}`, 'a number ≥ 0', p[key])
+    }
+  }
+  if (typeof p.random !== 'function') {
+    invalidArgument('withRetries', 'policy.random', 'a function returning [0, 1)', p.random)
+  }
+  if (!(signal instanceof AbortSignal)) {
+    invalidArgument('withRetries', 'signal', 'an AbortSignal', signal)
   }
 }
