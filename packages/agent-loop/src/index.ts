@@ -68,7 +68,7 @@ export type {
   ResponseFormat,
   ThinkingOptions,
 } from './provider/contract.js'
-export type { ProviderErrorOptions } from './provider/errors.js'
+export type { ContextTooLongErrorOptions, ProviderErrorOptions } from './provider/errors.js'
 export { AgentLoopError, ContextTooLongError, ProviderError } from './provider/errors.js'
 export type { ToolChoice } from './provider/tool-choice.js'
 export { AgentAbortedError } from './run/errors.js'
