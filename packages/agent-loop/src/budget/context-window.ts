@@ -73,7 +73,8 @@ export class RunWindows {
   /** The window in force for `model`, and where it came from. */
   of(model: ModelInfo): WindowInForce {
     const learned = this.#learned.get(model.id)
-    if (learned !== undefined && learned < model.contextWindow)
+    // `<=`: a model that already carries the learned window (a call's own) is still `learned`
+    if (learned !== undefined && learned <= model.contextWindow)
       return { tokens: learned, source: 'learned' }
     return { tokens: model.contextWindow, source: windowSourceOf(model) }
   }

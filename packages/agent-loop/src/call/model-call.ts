@@ -122,6 +122,7 @@ function buildRequest(ctx: CallContext, spec: Attempt): BuiltRequest {
     extra: spec.extra,
     tools: turn.tools,
     contextWindow: turn.model.contextWindow,
+    windowSource: ctx.windows.of(turn.model).source,
     maxTokens: spec.maxTokens,
     ...(ctx.budgetTokens === undefined ? {} : { budgetTokens: ctx.budgetTokens }),
     counter: ctx.counter,
