@@ -126,11 +126,12 @@ function fromFields(inner: Inner): StatedWindow | undefined {
 /**
  * The context window an overflow error states, or `undefined` when it states none (or states one
  * that does not hold together: a request that is not over it). Read from the Anthropic wording
- * (`prompt is too long: N tokens > M maximum`), the OpenAI and vLLM wordings (`This model's
- * maximum context length is M tokens. However, your messages resulted in N tokens` / `you
- * requested N tokens` / `your request has N input tokens plus K 'max_tokens'`), llama.cpp's
- * numeric `n_ctx` / `n_prompt_tokens` fields or its wording (`request (N tokens) exceeds the
- * available context size (M tokens)`). Only for errors {@link isContextTooLong} accepts.
+ * (`prompt is too long: N tokens > M maximum`), the OpenAI and vLLM wordings
+ * (`maximum context length is M tokens. However,` then `your messages resulted in N tokens`,
+ * `you requested N tokens` or `your request has N input tokens plus K 'max_tokens'`),
+ * llama.cpp's numeric `n_ctx` / `n_prompt_tokens` fields or its wording
+ * (`request (N tokens) exceeds the available context size (M tokens)`). Only for errors
+ * {@link isContextTooLong} accepts.
  */
 export function statedWindow(error: ProviderError): StatedWindow | undefined {
   assertObject(error, 'statedWindow', 'error')
