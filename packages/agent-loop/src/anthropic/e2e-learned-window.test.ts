@@ -4,6 +4,7 @@
 import { getModelInfo, memoryTrace, textMessage } from '@contextkit/core'
 import { jsonlSessionStore } from '@contextkit/store-files'
 import { describe, expect, test } from 'vitest'
+import { z } from 'zod'
 import { tempDir } from '../../../../test-utils/temp-dir.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
@@ -11,7 +12,8 @@ import { chunk, chunkReader, readChunk, WINDOW } from '../run/compaction.fixture
 import { runAgent } from '../run/run-agent.js'
 import { CONTEXT_WINDOW_ENTRY } from '../session/window-entries.js'
 import { maxSteps } from '../stop/stop-conditions.js'
-import { collect, emulated, onCleanup } from '../test-support.js'
+import { collect, emulated, memorySessionStore, onCleanup } from '../test-support.js'
+import { defineTool } from '../tools/define-tool.js'
 
 /** A table model whose table window is ten times what the emulator serves. */
 const MODEL = 'claude-haiku-4-5'
@@ -61,6 +63,10 @@ describe('a window the loop is not told', () => {
     const loaded = await store.load(session.id)
     const records = loaded.entries.filter((e) => e.type === 'custom')
     expect(records.length).toBeGreaterThan(0)
+    // written again after each compaction: a tail load (from the newest compaction) finds it
+    const types = loaded.entries.map((e) => e.type)
+    expect(types.lastIndexOf('compaction')).toBeGreaterThan(0)
+    expect(types.lastIndexOf('custom')).toBe(types.lastIndexOf('compaction') + 1)
     expect(records.at(-1)).toMatchObject({
       customType: CONTEXT_WINDOW_ENTRY,
       data: { model: MODEL, window: WINDOW },
@@ -133,5 +139,37 @@ describe('a window the loop is not told', () => {
     expect(result.error?.message).toContain(`${WINDOW}-token context window (as given)`)
     expect(result.error?.details).toMatchObject({ windowSource: 'option' })
     expect(emulator.requests).toHaveLength(0)
+  })
+
+  test('a 30,000-token tool result: the default clip follows the learned window, the run finishes', async () => {
+    const dump = defineTool({
+      name: 'dump',
+      description: 'Returns a large file',
+      input: z.object({}),
+      execute: () => 'line of a large log file\n'.repeat(5_000),
+    })
+    let calls = 0
+    const { provider, emulator } = await emulated(
+      (r) => {
+        if (r.system.startsWith('You write')) return 'Summary: the log was dumped.'
+        calls++
+        return calls === 1 ? { text: 'Dumping.', toolUse: { name: 'dump', input: {} } } : 'Done.'
+      },
+      { models: [{ id: MODEL, maxInputTokens: WINDOW }] },
+    )
+    const result = await runAgent({
+      provider,
+      model: MODEL,
+      messages: [textMessage('user', 'Dump the log.')],
+      tools: [dump],
+      session: { store: memorySessionStore(), id: 'dump' },
+    }).result
+    expect(result.error).toBeUndefined()
+    expect(result.stopReason).toBe('end_turn')
+    const refused = emulator.requests.filter((r) => r.path === '/v1/messages' && r.status !== 200)
+    expect(refused).toHaveLength(1)
+    // the retried request held the result cut to a quarter of 20,000 tokens
+    const last = emulator.requests.filter((r) => r.path === '/v1/messages').at(-1)
+    expect(JSON.stringify(last?.body)).toContain('of this tool result were left out')
   })
 })

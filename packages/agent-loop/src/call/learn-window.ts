@@ -7,8 +7,8 @@ import type { CallContext } from './model-call.js'
 /**
  * When `error` is an overflow refusal that states the server's window, and that window is smaller
  * than the one in force for `model`, the run takes it (`ctx.windows`) for every later call and
- * says so in a warning (`agent_loop_context_window_learned`); the session records it when the
- * run next saves. Anything else is left alone.
+ * says so in a warning (`agent_loop_context_window_learned`); the default tool-result limit
+ * follows it; the session records it when the run next saves. Anything else is left alone.
  */
 export function learnWindow(ctx: CallContext, error: ProviderError, model: ModelInfo): void {
   if (!ContextTooLongError.isInstance(error)) return
@@ -16,6 +16,7 @@ export function learnWindow(ctx: CallContext, error: ProviderError, model: Model
   if (stated === undefined) return
   const before = ctx.windows.learn(model, stated)
   if (before === undefined) return
+  ctx.clip?.followWindow(stated)
   const held = (error as ContextTooLongError).requestTokens
   ctx.warn({
     code: AGENT_LOOP_WARNINGS.contextWindowLearned,

@@ -15,7 +15,7 @@ import {
 } from '@contextkit/core'
 import { RunTokenCounter } from '../budget/budget.js'
 import { RunWindows } from '../budget/context-window.js'
-import { ToolResultClipper } from '../budget/tool-result-clip.js'
+import { runClipper } from '../budget/tool-result-clip.js'
 import type { CallContext } from '../call/model-call.js'
 import { Compactor } from '../compaction/compactor.js'
 import type { AgentEvent, AgentResult, AgentWarning, EventChannel } from '../events/events.js'
@@ -186,7 +186,7 @@ export class AgentLoop {
       backpressure: this.#backpressure,
       addUsage: (usage, step, phase) => this.#r.addUsage(usage, step, phase),
       cache: { mode: o.cache, warnedDropped: false },
-      clip: new ToolResultClipper(o.toolResultMaxTokens, counter.asCounter()),
+      clip: runClipper(o, this.#windows.of(o.model).tokens, counter.asCounter()),
     }
   }
 
