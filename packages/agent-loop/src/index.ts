@@ -13,6 +13,7 @@ export {
   placeCacheBreakpoints,
   TOOLS_CACHE_MIN_TOKENS,
 } from './budget/cache-breakpoints.js'
+export type { LearnedWindow } from './budget/context-window.js'
 export { RequiredSectionsError } from './budget/errors.js'
 export type { LimitHistoryOptions } from './budget/history.js'
 export { limitHistory, repairOrphans } from './budget/history.js'
@@ -68,7 +69,7 @@ export type {
   ResponseFormat,
   ThinkingOptions,
 } from './provider/contract.js'
-export type { ProviderErrorOptions } from './provider/errors.js'
+export type { ContextTooLongErrorOptions, ProviderErrorOptions } from './provider/errors.js'
 export { AgentLoopError, ContextTooLongError, ProviderError } from './provider/errors.js'
 export type { ToolChoice } from './provider/tool-choice.js'
 export { AgentAbortedError } from './run/errors.js'
@@ -82,6 +83,7 @@ export type { SessionMessageEntriesOptions } from './session/entries.js'
 export { lastEntryId, sessionMessageEntries } from './session/entries.js'
 export type { HistoryLimit, SessionOptions } from './session/session-run.js'
 export { COMPACTION_SUMMARY_PREFIX, summaryMessage, summaryOf } from './session/summary-message.js'
+export { CONTEXT_WINDOW_ENTRY, learnedWindows } from './session/window-entries.js'
 export type { PrepareStep, PrepareStepState, StepPreparation } from './step/step-control.js'
 export type { StopCondition, StopPredicate, StopState, StopWhen } from './stop/stop-conditions.js'
 export {

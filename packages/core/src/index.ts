@@ -96,7 +96,8 @@ export {
   MODEL_PRICES_SOURCE,
   UNKNOWN_MODEL_DEFAULTS,
 } from './model-table.js'
-export { getModelInfo, ModelRegistry, registerModel } from './models.js'
+export type { ContextWindowSource } from './models.js'
+export { contextWindowSource, getModelInfo, ModelRegistry, registerModel } from './models.js'
 export { isNormalSessionEntry } from './normal-entry.js'
 export { escapeForPrompt, hasPromptUnsafeChars, PROMPT_UNSAFE_CHARS } from './prompt-text.js'
 export { ABORTED, TIMED_OUT, whenAborted, within } from './race.js'

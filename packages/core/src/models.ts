@@ -42,6 +42,15 @@ function prefixMatches(id: string, prefix: string): boolean {
 /** The brand of {@link ModelRegistry} instances, the same symbol in every copy of core. */
 const REGISTRY_BRAND = Symbol.for('@contextkit/core:ModelRegistry')
 
+/**
+ * Where a model's context window came from: `table` (the built-in table, or the entries a
+ * registry was made with, and the guesses from them), `option` (given by the caller:
+ * `registerModel`, `ModelRegistry.register`, or a `ModelInfo` of their own), `models-api`
+ * (registered by `refreshModels` from the Models API), `learned` (stated by the server in an
+ * overflow refusal; the agent loop learns it during a run).
+ */
+export type ContextWindowSource = 'table' | 'option' | 'models-api' | 'learned'
+
 interface Guess {
   entry: ModelEntry
   warning: string
@@ -54,6 +63,8 @@ interface Guess {
  */
 export class ModelRegistry {
   readonly #entries = new Map<string, ModelEntry>()
+  /** Where each entry's context window came from (absent: `table`). */
+  readonly #sources = new Map<string, ContextWindowSource>()
 
   /** Marks registries of every copy of core (see {@link ModelRegistry.isInstance}). */
   readonly [REGISTRY_BRAND] = true
@@ -72,19 +83,38 @@ export class ModelRegistry {
 
   constructor(entries: Readonly<Record<string, Partial<ModelEntry>>> = BUILTIN_MODELS) {
     assertObject(entries, 'new ModelRegistry', 'entries')
-    for (const [prefix, entry] of Object.entries(entries)) this.register(prefix, entry)
+    for (const [prefix, entry] of Object.entries(entries)) this.register(prefix, entry, 'table')
   }
 
   /**
    * Add or replace the entry for an id prefix; longer prefixes win over shorter ones. A partial
    * entry is completed from the current entry of that prefix, or from what {@link ModelRegistry.get} would
-   * guess for it. Throws a `ValidationError` for an invalid entry.
+   * guess for it. `source` says where a `contextWindow` the entry sets came from (default
+   * `option`; `refreshModels` passes `models-api`); an entry that sets none keeps the window's
+   * source. Throws a `ValidationError` for an invalid entry.
    */
-  register(prefix: string, entry: Partial<ModelEntry>): void {
+  register(
+    prefix: string,
+    entry: Partial<ModelEntry>,
+    source: Exclude<ContextWindowSource, 'learned'> = 'option',
+  ): void {
     assertString(prefix, 'ModelRegistry.register', 'prefix')
     const key = normalizeId(prefix)
     const base = this.#entries.get(key) ?? this.#guess(key, prefix).entry
     this.#entries.set(key, mergeEntry(base, entry, `model entry "${prefix}"`))
+    const sets = (entry as { contextWindow?: unknown } | null)?.contextWindow !== undefined
+    if (sets && source !== 'table') this.#sources.set(key, source)
+    else if (sets) this.#sources.delete(key)
+  }
+
+  /**
+   * Where the context window {@link ModelRegistry.get} gives for `id` came from: `table`,
+   * `option` or `models-api` (see {@link ContextWindowSource}); `table` for a guess.
+   */
+  windowSource(id: string): ContextWindowSource {
+    assertString(id, 'ModelRegistry.windowSource', 'id')
+    const best = this.#match(normalizeId(id))
+    return best === undefined ? 'table' : (this.#sources.get(best) ?? 'table')
   }
 
   /** Whether an entry matches `id` (so {@link ModelRegistry.get} answers `known: true`). */
@@ -198,6 +228,14 @@ export function defaultModelRegistry(): ModelRegistry {
  */
 export function getModelInfo(id: string, overrides?: Partial<ModelEntry>): ModelInfo {
   return defaultModelRegistry().get(id, overrides)
+}
+
+/**
+ * Where the default registry's context window for `id` came from (see
+ * {@link ModelRegistry.windowSource}).
+ */
+export function contextWindowSource(id: string): ContextWindowSource {
+  return defaultModelRegistry().windowSource(id)
 }
 
 /** Add or override an entry of the default registry (process-wide). */

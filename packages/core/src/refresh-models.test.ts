@@ -149,3 +149,23 @@ describe('refreshModels', () => {
     expect(getModelInfo(id)).toMatchObject({ known: true, maxOutput: 96_000 })
   })
 })
+
+describe('where a context window came from', () => {
+  test('table, option (register), models-api (refreshModels); a patch without a window keeps it', () => {
+    const registry = new ModelRegistry()
+    expect(registry.windowSource('claude-haiku-4-5')).toBe('table')
+    expect(registry.windowSource('some-local-model')).toBe('table')
+    registry.register('claude-haiku-4-5', { maxOutput: 8_000 })
+    expect(registry.windowSource('claude-haiku-4-5')).toBe('table')
+    registry.register('claude-haiku-4-5', { contextWindow: 20_000 })
+    expect(registry.windowSource('claude-haiku-4-5')).toBe('option')
+    refreshModels({ data: [{ id: 'claude-haiku-4-5', max_input_tokens: 30_000 }] }, { registry })
+    expect(registry.get('claude-haiku-4-5').contextWindow).toBe(30_000)
+    expect(registry.windowSource('claude-haiku-4-5')).toBe('models-api')
+    // the API leaving the window out keeps the window and its source
+    refreshModels({ data: [{ id: 'claude-opus-4-5' }] }, { registry })
+    expect(registry.windowSource('claude-opus-4-5')).toBe('table')
+    refreshModels({ data: [{ id: 'claude-haiku-4-5', max_tokens: 1_000 }] }, { registry })
+    expect(registry.windowSource('claude-haiku-4-5')).toBe('models-api')
+  })
+})

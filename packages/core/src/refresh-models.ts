@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import { invalidArgument, parseWith } from './errors.js'
 import type { ModelInfo, ThinkingMode } from './model-info.js'
-import { defaultModelRegistry, ModelRegistry } from './models.js'
+import { type ContextWindowSource, defaultModelRegistry, ModelRegistry } from './models.js'
 
 const Support = z.object({ supported: z.boolean() }).loose()
 
@@ -99,6 +99,12 @@ function modelsOf(source: unknown): unknown[] {
   )
 }
 
+/** The source of the window an id already has (a registration without a window keeps it). */
+function keptSource(registry: ModelRegistry, id: string): Exclude<ContextWindowSource, 'learned'> {
+  const source = registry.windowSource(id)
+  return source === 'learned' ? 'table' : source
+}
+
 /**
  * Register what the Models API says about each model: `max_input_tokens` becomes
  * `contextWindow`, `max_tokens` becomes `maxOutput`, `capabilities.thinking` the `thinkingMode`
@@ -137,17 +143,21 @@ export function refreshModels(
     const base = registry.get(m.id)
     const thinkingMode = thinkingModeOf(m.capabilities, base.thinkingMode)
     try {
-      registry.register(m.id, {
-        family: m.line ?? base.family,
-        contextWindow: m.max_input_tokens ?? base.contextWindow,
-        maxOutput: m.max_tokens ?? base.maxOutput,
-        thinkingMode,
-        supportsThinking: thinkingMode !== 'none',
-        supportsPrefill: base.supportsPrefill && thinkingMode !== 'adaptive-always',
-        tokenizerFactor: base.tokenizerFactor,
-        // the Models API has no prices: a dated id keeps its family entry's (never a guessed one's)
-        ...(base.known && base.pricing ? { pricing: base.pricing } : {}),
-      })
+      registry.register(
+        m.id,
+        {
+          family: m.line ?? base.family,
+          contextWindow: m.max_input_tokens ?? base.contextWindow,
+          maxOutput: m.max_tokens ?? base.maxOutput,
+          thinkingMode,
+          supportsThinking: thinkingMode !== 'none',
+          supportsPrefill: base.supportsPrefill && thinkingMode !== 'adaptive-always',
+          tokenizerFactor: base.tokenizerFactor,
+          // the Models API has no prices: a dated id keeps its family entry's (never a guessed one's)
+          ...(base.known && base.pricing ? { pricing: base.pricing } : {}),
+        },
+        m.max_input_tokens == null ? keptSource(registry, m.id) : 'models-api',
+      )
       result.registered.push(registry.get(m.id))
     } catch (error) {
       result.skipped.push({ id: m.id, reason: error instanceof Error ? error.message : 'invalid' })

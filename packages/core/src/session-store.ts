@@ -102,7 +102,10 @@ export const SessionApprovalEntrySchema = z.object({
  */
 export type SessionApprovalEntry = z.infer<typeof SessionApprovalEntrySchema>
 
-/** Application data kept with the session (ignored by the loop). */
+/**
+ * Application data kept with the session. The loop ignores every `customType` but its own:
+ * agent-loop's `agent_loop.context_window` (a context window a server stated for a model).
+ */
 export const SessionCustomEntrySchema = z.object({
   type: z.literal('custom'),
   ...EntryBase,

@@ -1,6 +1,7 @@
 import {
   assertArray,
   assertObject,
+  type ContextWindowSource,
   estimateRequestTokens,
   fitRequest,
   invalidArgument,
@@ -13,6 +14,7 @@ import {
   type TokenCounter,
   type ToolDefinition,
 } from '@contextkit/core'
+import { describeWindow } from './context-window.js'
 import { RequiredSectionsError } from './errors.js'
 
 /** The sections of one request after fitting (core's `fitRequest`). */
@@ -121,6 +123,8 @@ export interface FitInput {
   extra?: readonly Message[]
   tools: readonly ToolDefinition[]
   contextWindow: number
+  /** Where `contextWindow` came from, quoted by the error. Default: not said. */
+  windowSource?: ContextWindowSource
   maxTokens: number
   /** Explicit section budget; default: what the context window leaves after the rest. */
   budgetTokens?: number
@@ -190,9 +194,21 @@ export function fitRequestSections(input: FitInput): FittedSections {
   if (!fitted.fits) {
     const required = all.filter((s) => s.required).map((s) => s.id)
     const { tokens, budget } = fitted
+    const window = input.windowSource
+      ? { tokens: input.contextWindow, source: input.windowSource }
+      : undefined
+    const of = window ? ` of the ${describeWindow(window)}` : ''
     throw new RequiredSectionsError(
-      `The required sections (${required.join(', ')}) need ~${tokens} tokens, over the ${budget}-token budget left for sections; nothing was sent`,
-      { details: { required, tokens, budget } },
+      `The required sections (${required.join(', ')}) need ~${tokens} tokens, over the ${budget}-token budget left for sections${of}; nothing was sent`,
+      {
+        details: {
+          required,
+          tokens,
+          budget,
+          contextWindow: input.contextWindow,
+          ...(window ? { windowSource: window.source } : {}),
+        },
+      },
     )
   }
   return fitted

@@ -41,7 +41,12 @@ describe('required sections', () => {
     }).result
     expect(result.stopReason).toBe('error')
     expect(RequiredSectionsError.isInstance(result.error)).toBe(true)
-    expect(result.error?.details).toMatchObject({ required: ['system'] })
+    expect(result.error?.details).toMatchObject({
+      required: ['system'],
+      contextWindow: 4_000,
+      windowSource: 'option',
+    })
+    expect(result.error?.message).toContain('of the 4000-token context window (as given)')
     // the first call went out with the system prompt; the second was never sent without it
     expect(emulator.requests.filter((r) => r.path === '/v1/messages')).toHaveLength(1)
     // the step that ran is saved whole

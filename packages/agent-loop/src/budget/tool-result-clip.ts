@@ -12,14 +12,36 @@ export function clippedMarker(chars: number, tokens: number): string {
  * prefixes stay stable from call to call.
  */
 export class ToolResultClipper {
-  readonly maxTokens: number
+  #maxTokens: number
   readonly #counter: TokenCounter
-  readonly #memo = new WeakMap<Message, Message>()
-  readonly #lists = new WeakMap<readonly Message[], readonly Message[]>()
+  /** The share of a context window the limit follows (the default limit); none: fixed. */
+  readonly #windowShare: number | undefined
+  #memo = new WeakMap<Message, Message>()
+  #lists = new WeakMap<readonly Message[], readonly Message[]>()
 
-  constructor(maxTokens: number, counter: TokenCounter) {
-    this.maxTokens = maxTokens
+  constructor(maxTokens: number, counter: TokenCounter, windowShare?: number) {
+    this.#maxTokens = maxTokens
     this.#counter = counter
+    this.#windowShare = windowShare
+  }
+
+  /** The most tokens a tool result is sent with. */
+  get maxTokens(): number {
+    return this.#maxTokens
+  }
+
+  /**
+   * A smaller context window is in force (a server stated it): a limit that is a share of the
+   * window (the default) shrinks to that share of it; a limit the caller gave stays. Clipped
+   * copies made under the old limit are dropped.
+   */
+  followWindow(window: number): void {
+    if (this.#windowShare === undefined) return
+    const limit = Math.max(1, Math.floor(window * this.#windowShare))
+    if (limit >= this.#maxTokens) return
+    this.#maxTokens = limit
+    this.#memo = new WeakMap()
+    this.#lists = new WeakMap()
   }
 
   /** `message` with its oversized tool results clipped (the same object when none is). */
@@ -71,6 +93,24 @@ export class ToolResultClipper {
     })
     return changed ? { ...block, content } : block
   }
+}
+
+/** Default share of the context window a single tool result may take in a request. */
+export const DEFAULT_TOOL_RESULT_SHARE = 0.25
+
+/**
+ * A run's clipper: the `toolResultMaxTokens` limit; when it is the default (a quarter of the
+ * model's window), it follows the window in force (`window`, and any smaller one learned later).
+ */
+export function runClipper(
+  o: { toolResultMaxTokens: number; toolResultFollowsWindow: boolean },
+  window: number,
+  counter: TokenCounter,
+): ToolResultClipper {
+  const share = o.toolResultFollowsWindow ? DEFAULT_TOOL_RESULT_SHARE : undefined
+  const clip = new ToolResultClipper(o.toolResultMaxTokens, counter, share)
+  clip.followWindow(window)
+  return clip
 }
 
 /**

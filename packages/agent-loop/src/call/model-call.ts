@@ -20,6 +20,7 @@ import {
   placeCacheBreakpoints,
   stableFirst,
 } from '../budget/cache-breakpoints.js'
+import type { RunWindows } from '../budget/context-window.js'
 import { prepareSectionCounts } from '../budget/token-count-prepass.js'
 import type { ToolResultClipper } from '../budget/tool-result-clip.js'
 import type { AgentEvent, AgentPhase, AgentWarning } from '../events/events.js'
@@ -30,6 +31,7 @@ import type { ProviderError } from '../provider/errors.js'
 import type { ToolChoice } from '../provider/tool-choice.js'
 import { recordComposition } from './composition-trace.js'
 import { RequestBuildError } from './errors.js'
+import { learnWindow } from './learn-window.js'
 import { type StreamReplyOutcome, streamReply } from './stream-reply.js'
 import { textToolChoice } from './text-tool-choice.js'
 import {
@@ -47,6 +49,8 @@ export interface CallContext {
   run: RunInfo
   signal: AbortSignal
   counter: RunTokenCounter
+  /** The context windows in force (a window a server stated replaces the model's own). */
+  windows: RunWindows
   budgetTokens: number | undefined
   emit(event: AgentEvent): void
   warn(warning: AgentWarning): void
@@ -118,6 +122,7 @@ function buildRequest(ctx: CallContext, spec: Attempt): BuiltRequest {
     extra: spec.extra,
     tools: turn.tools,
     contextWindow: turn.model.contextWindow,
+    windowSource: ctx.windows.of(turn.model).source,
     maxTokens: spec.maxTokens,
     ...(ctx.budgetTokens === undefined ? {} : { budgetTokens: ctx.budgetTokens }),
     counter: ctx.counter,
@@ -176,6 +181,7 @@ export async function callModel(ctx: CallContext, spec: CallSpec): Promise<CallR
     if (outcome.kind === 'done')
       return { kind: 'done', reply, invalidCalls: outcome.invalidCalls, turn, ...recovered }
     if (outcome.kind === 'aborted') return { kind: 'aborted', reply, turn, ...recovered }
+    learnWindow(ctx, outcome.error, turn.model)
     const recovery = await recover(ctx, outcome.error, turn, tried, request)
     if (!recovery) return { kind: 'failed', reply, turn, error: outcome.error }
     tried.add(recovery.by)
@@ -216,19 +222,20 @@ async function attemptCall(
 }
 
 /**
- * The attempt `call` makes: oversized tool results cut (`ctx.clip`: only the request carries the
+ * The attempt `call` makes: its model with the context window in force (`ctx.windows`), oversized tool results cut (`ctx.clip`: only the request carries the
  * clipped text; the run's messages and the session keep it whole), a forced tool choice written
  * into a text tool format's turn, and the formatter picked once.
  */
 function attemptOf(ctx: CallContext, call: CallSpec): Attempt {
   const clip = ctx.clip
+  const inForce = ctx.windows.turn(call.turn)
   const clipped = clip
     ? {
         ...call,
         extra: call.extra.map((m) => clip.message(m)),
-        turn: { ...call.turn, messages: clip.messages(call.turn.messages) as Message[] },
+        turn: { ...inForce, messages: clip.messages(call.turn.messages) as Message[] },
       }
-    : call
+    : { ...call, turn: inForce }
   const formatter = formatterFor(clipped.turn.model, ctx.formatter)
   const turn = clipped.toolChoice
     ? textToolChoice(clipped.turn, clipped.toolChoice, formatter)

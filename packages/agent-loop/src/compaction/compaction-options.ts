@@ -1,5 +1,6 @@
 import { getModelInfo, type Message, type ModelInfo, ModelInfoSchema } from '@contextkit/core'
 import * as z from 'zod'
+import { DEFAULT_TOOL_RESULT_SHARE } from '../budget/tool-result-clip.js'
 
 /** What a summarizer is given (see the `summarize` option of {@link CompactionOptions}). */
 export interface SummarizeInput {
@@ -22,8 +23,6 @@ export type Summarizer = (input: SummarizeInput) => Promise<string>
 export const DEFAULT_COMPACTION_AT = 0.8
 /** Default tokens of the newest messages kept as they are (clamped: see {@link CompactionOptions}). */
 export const DEFAULT_KEEP_RECENT_TOKENS = 20_000
-/** Default share of the context window a single tool result may take in a request. */
-export const DEFAULT_TOOL_RESULT_SHARE = 0.25
 /**
  * The least share of the context window a compaction must free. One that frees less turns
  * threshold compaction off for the rest of the run (a warning says so), so it is never repeated.

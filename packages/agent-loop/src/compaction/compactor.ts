@@ -5,6 +5,7 @@ import {
   type Message,
   type TurnContext,
 } from '@contextkit/core'
+import { describeWindow, type WindowInForce } from '../budget/context-window.js'
 import { type CallContext, type CallResult, type CallSpec, callModel } from '../call/model-call.js'
 import type { CompactionReason } from '../events/events.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
@@ -15,7 +16,13 @@ import { summaryMessage, summaryOf } from '../session/summary-message.js'
 import { MIN_COMPACTION_GAIN, type ResolvedCompaction } from './compaction-options.js'
 import { ContextIrreducibleError } from './errors.js'
 import { compactionDue, estimateRequest, selectCut } from './select-cut.js'
-import { clipToTokens, serializeConversation, summaryCallSpec, summaryText } from './summarize.js'
+import {
+  clipToTokens,
+  serializeConversation,
+  summaryCallSpec,
+  summaryMaxTokens,
+  summaryText,
+} from './summarize.js'
 
 /** A compaction made in the current step, written to the session after the step's batch. */
 interface PendingCompaction {
@@ -85,13 +92,13 @@ export class Compactor {
       this.#step = spec.step
       this.#attempts = 0
     }
-    const window = spec.turn.model.contextWindow
+    const window = ctx.windows.of(spec.turn.model)
     let view = this.#view(ctx, spec)
     const estimate = this.#estimate(ctx, view)
-    if (estimate.floor > window) return this.#irreducible(spec, estimate.floor, window)
-    const over = estimate.total > window
+    if (estimate.floor > window.tokens) return this.#irreducible(spec, estimate.floor, window)
+    const over = estimate.total > window.tokens
     if ((this.#thresholdOn || over) && this.#armed && this.#canAttempt()) {
-      if (over || compactionDue(estimate.total, this.#o.at, window)) {
+      if (over || compactionDue(estimate.total, this.#o.at, window.tokens)) {
         if (await this.#compact(ctx, spec, view, 'threshold', estimate.total))
           view = this.#view(ctx, spec)
       }
@@ -103,8 +110,10 @@ export class Compactor {
       this.#canAttempt()
     ) {
       const before = this.#estimate(ctx, view).total
+      // the refusal may have stated the server's window (callModel learned it): quote that one
+      const inForce = ctx.windows.of(spec.turn.model)
       if (!(await this.#compact(ctx, spec, view, 'overflow', before)))
-        return { ...result, error: this.#irreducibleError(result.error, before, window) }
+        return { ...result, error: this.#irreducibleError(result.error, before, inForce) }
       view = this.#view(ctx, spec)
       result = await callModel(ctx, { ...spec, ...view })
     }
@@ -156,14 +165,21 @@ export class Compactor {
     return estimateRequest(view.turn, all, ctx.counter)
   }
 
-  #irreducibleError(cause: unknown, tokens: number, window: number): ContextIrreducibleError {
+  #irreducibleError(
+    cause: unknown,
+    tokens: number,
+    window: WindowInForce,
+  ): ContextIrreducibleError {
     return new ContextIrreducibleError(
-      `The system prompt, the tool definitions and the newest turn need ~${tokens} tokens, over the model's ${window}-token context window; no compaction can make the request fit`,
-      { ...(cause === undefined ? {} : { cause }), details: { tokens, contextWindow: window } },
+      `The system prompt, the tool definitions and the newest turn need ~${tokens} tokens, over the model's ${describeWindow(window)}; no compaction can make the request fit`,
+      {
+        ...(cause === undefined ? {} : { cause }),
+        details: { tokens, contextWindow: window.tokens, windowSource: window.source },
+      },
     )
   }
 
-  #irreducible(spec: CallSpec, tokens: number, window: number): CallResult {
+  #irreducible(spec: CallSpec, tokens: number, window: WindowInForce): CallResult {
     const error = this.#irreducibleError(undefined, tokens, window)
     return { kind: 'failed', reply: emptyReply(), turn: spec.turn, error }
   }
@@ -177,7 +193,10 @@ export class Compactor {
     beforeTokens: number,
   ): Promise<boolean> {
     const messages = [...view.turn.messages, ...view.extra]
-    const cut = selectCut(messages, this.#o.keepRecentTokens, (m) => ctx.counter.message(m))
+    const window = ctx.windows.of(spec.turn.model)
+    // the option's keep is clamped to a quarter of the threshold of the window in force
+    const keep = Math.min(this.#o.keepRecentTokens, Math.floor((this.#o.at * window.tokens) / 4))
+    const cut = selectCut(messages, keep, (m) => ctx.counter.message(m))
     if (cut === undefined) return false
     this.#attempts++
     this.#armed = false
@@ -205,12 +224,11 @@ export class Compactor {
       summaryTokens: ctx.counter.text(summary),
     })
     this.#pending = { summary, firstKept, beforeTokens, afterTokens, reason }
-    const window = spec.turn.model.contextWindow
-    if (this.#thresholdOn && beforeTokens - afterTokens < MIN_COMPACTION_GAIN * window) {
+    if (this.#thresholdOn && beforeTokens - afterTokens < MIN_COMPACTION_GAIN * window.tokens) {
       this.#thresholdOn = false
       ctx.warn({
         code: AGENT_LOOP_WARNINGS.compactionIneffective,
-        message: `A compaction freed ${beforeTokens - afterTokens} tokens, less than ${MIN_COMPACTION_GAIN * 100}% of the ${window}-token window: threshold compaction is off for the rest of the run`,
+        message: `A compaction freed ${beforeTokens - afterTokens} tokens, less than ${MIN_COMPACTION_GAIN * 100}% of the ${describeWindow(window)}: threshold compaction is off for the rest of the run`,
         source: 'loop',
       })
     }
@@ -223,21 +241,22 @@ export class Compactor {
     spec: CallSpec,
     summarized: readonly Message[],
   ): Promise<string | undefined> {
-    const model = this.#o.model
-    const maxTokens = Math.min(model.maxOutput, Math.max(256, Math.floor(model.contextWindow / 10)))
+    // the summarizer's model with the window in force (a window a server stated included)
+    const model = ctx.windows.model(this.#o.model)
     const previousSummary = summaryOf(summarized[0])
     const conversation = clipToTokens(
       serializeConversation(summarized),
       Math.floor(model.contextWindow * 0.6),
       ctx.counter.counter,
     )
-    const input = {
+    const draft = {
       messages: summarized,
       ...(previousSummary === undefined ? {} : { previousSummary }),
       conversation,
-      maxTokens,
+      maxTokens: model.maxOutput,
       signal: ctx.signal,
     }
+    const input = { ...draft, maxTokens: summaryMaxTokens(model, draft, ctx.counter.counter) }
     try {
       if (this.#o.summarize !== 'model') {
         const text = await this.#o.summarize(input)

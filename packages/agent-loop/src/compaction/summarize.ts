@@ -99,6 +99,25 @@ export function clipToTokens(text: string, maxTokens: number, counter: TokenCoun
   return `${text.slice(0, head)}\n[… ${left} characters (~${tokens - maxTokens} tokens) left out …]\n${tail > 0 ? text.slice(-tail) : ''}`
 }
 
+/** The least `max_tokens` a summary call asks for while the window leaves that much. */
+const MIN_SUMMARY_TOKENS = 256
+
+/**
+ * The `max_tokens` of a summary call: a tenth of `model`'s window (at least 256), bounded by the
+ * model's output limit and by what the window leaves after the summary request itself (its
+ * system prompt and `input`'s text, counted by `counter`). `model` carries the window in force.
+ */
+export function summaryMaxTokens(
+  model: ModelInfo,
+  input: SummarizeInput,
+  counter: TokenCounter,
+): number {
+  const window = model.contextWindow
+  const prompt = counter.count(SUMMARY_SYSTEM_PROMPT) + counter.count(summaryRequestText(input))
+  const share = Math.max(MIN_SUMMARY_TOKENS, Math.floor(window / 10))
+  return Math.max(1, Math.min(model.maxOutput, share, window - prompt))
+}
+
 /** The user message of the default summarizer's request. */
 export function summaryRequestText(input: SummarizeInput): string {
   const previous =

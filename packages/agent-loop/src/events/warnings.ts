@@ -30,6 +30,11 @@ export const AGENT_LOOP_WARNINGS = Object.freeze({
   compactionFailed: 'agent_loop_compaction_failed',
   /** A compaction could not be written to the session (its first kept message has no entry id). */
   compactionNotSaved: 'agent_loop_compaction_not_saved',
+  /**
+   * A server stated a context window smaller than the one in force (in an overflow refusal): the
+   * run uses it from then on, and the session records it for the next run.
+   */
+  contextWindowLearned: 'agent_loop_context_window_learned',
   /** A session's compaction entry names an entry id the session does not hold; it was ignored. */
   compactionUnknownId: 'agent_loop_compaction_unknown_id',
 } as const)

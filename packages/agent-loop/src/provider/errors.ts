@@ -54,14 +54,42 @@ export class ProviderError extends AgentLoopError {
   }
 }
 
+/** Options of {@link ContextTooLongError}. */
+export interface ContextTooLongErrorOptions extends ProviderErrorOptions {
+  /** The context window the server stated in its refusal, when it stated one. */
+  window?: number
+  /** How many tokens the refused request held, as the server counted them. */
+  requestTokens?: number
+}
+
 /**
  * The provider refused the request because the prompt is longer than the model's context window:
- * the Anthropic API's 400 `invalid_request_error` whose message starts `prompt is too long`, or an
- * OpenAI-style `context_length_exceeded`. Never retryable as it is (the same request fails the
- * same way); the loop compacts the history once and sends the call again (see `compaction`).
- * Code `context_too_long`.
+ * the Anthropic API's 400 `invalid_request_error` whose message starts `prompt is too long`, an
+ * OpenAI-style `context_length_exceeded`, or the vLLM and llama.cpp wordings (see
+ * `isContextTooLong`). Never retryable as it is (the same request fails the same way); the loop
+ * compacts the history once and sends the call again (see `compaction`). When the server stated
+ * its window, `window` holds it, and the loop uses it for the rest of the run (and records it in
+ * the session). Code `context_too_long`.
  */
 export class ContextTooLongError extends ProviderError {
   /** The `code` of every error of this class: `context_too_long`. */
   static override readonly code: string = 'context_too_long'
+  /** The context window the server stated, in its tokens; `undefined` when it stated none. */
+  readonly window: number | undefined
+  /** How many tokens the refused request held, as the server counted them; `undefined` when unsaid. */
+  readonly requestTokens: number | undefined
+
+  constructor(message: string, options: ContextTooLongErrorOptions = {}) {
+    const { window, requestTokens, ...rest } = options ?? {}
+    super(message, {
+      ...rest,
+      details: {
+        ...(window === undefined ? {} : { window }),
+        ...(requestTokens === undefined ? {} : { requestTokens }),
+        ...rest.details,
+      },
+    })
+    this.window = window
+    this.requestTokens = requestTokens
+  }
 }

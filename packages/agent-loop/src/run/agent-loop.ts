@@ -14,7 +14,8 @@ import {
   type TurnContext,
 } from '@contextkit/core'
 import { RunTokenCounter } from '../budget/budget.js'
-import { ToolResultClipper } from '../budget/tool-result-clip.js'
+import { RunWindows } from '../budget/context-window.js'
+import { runClipper } from '../budget/tool-result-clip.js'
 import type { CallContext } from '../call/model-call.js'
 import { Compactor } from '../compaction/compactor.js'
 import type { AgentEvent, AgentResult, AgentWarning, EventChannel } from '../events/events.js'
@@ -59,6 +60,8 @@ export class AgentLoop {
   readonly #compactor: Compactor | undefined
   /** `prepareStep` (the option's and the middleware's); none when nothing prepares steps. */
   readonly #control: StepControl | undefined
+  /** The context windows in force: the models' own, or what a server stated (this run or the session's). */
+  #windows = new RunWindows()
 
   constructor(
     options: ResolvedOptions,
@@ -142,8 +145,10 @@ export class AgentLoop {
     const { warnings, ...opened } = await SessionRun.open(options, {
       tokens: Math.floor(this.#o.model.contextWindow / 2),
       counter: counter.counter,
+      model: this.#o.model.id,
     })
     this.#session = opened.session
+    this.#windows = new RunWindows(opened.windows)
     this.#run.trace.record(AGENT_TRACE_STAGES.sessionLoaded, {
       sessionId: options.id,
       messages: opened.stored,
@@ -174,13 +179,14 @@ export class AgentLoop {
       run: this.#run,
       signal: this.#signal,
       counter,
+      windows: this.#windows,
       budgetTokens: o.budgetTokens,
       emit: this.#emit,
       warn: this.#warn,
       backpressure: this.#backpressure,
       addUsage: (usage, step, phase) => this.#r.addUsage(usage, step, phase),
       cache: { mode: o.cache, warnedDropped: false },
-      clip: new ToolResultClipper(o.toolResultMaxTokens, counter.asCounter()),
+      clip: runClipper(o, this.#windows.of(o.model).tokens, counter.asCounter()),
     }
   }
 
@@ -243,6 +249,7 @@ export class AgentLoop {
       // an interrupted reply asked for nothing that ran: finalized and reported, never saved
       // (the log keeps the step's input, so a resumed run makes the call again)
       const message = await this.#finalize(turn, interruptedReply(result.reply), true, step)
+      await this.#session?.recordWindows(this.#windows.takeUnsaved())
       this.#stepEnd(step, message)
       const failure = result.kind === 'aborted' ? this.#abortError() : result.error
       return { end: this.#finish(result.kind === 'aborted' ? 'aborted' : 'error', failure) }
@@ -357,6 +364,7 @@ export class AgentLoop {
     if (!input) this.#r.saved.push(...messages)
     if (!this.#session || (messages.length === 0 && approvals.length === 0)) return
     await this.#session.append(messages, approvals)
+    await this.#session?.recordWindows(this.#windows.takeUnsaved())
     await this.#compactor?.persist(this.#session, this.#warn)
     this.#run.trace.record(AGENT_TRACE_STAGES.saved, {
       sessionId: this.#session.options.id,

@@ -1,7 +1,9 @@
 // What the end-to-end compaction tests share: a 20,000-token window (our model info and the
 // emulator's limit agree) and a tool whose results are ~3,000 tokens each, so a run outgrows it.
 import { getModelInfo } from '@contextkit/core'
+import type { ScriptRequest } from '@contextkit/testkit'
 import * as z from 'zod'
+import { SUMMARY_SYSTEM_PROMPT } from '../compaction/summarize.js'
 import { defineTool } from '../tools/define-tool.js'
 
 /** The context window of the runs. */
@@ -26,3 +28,22 @@ export const readChunk = defineTool({
   input: z.object({ n: z.number().int() }),
   execute: ({ n }) => chunk(n),
 })
+
+/** Whether a scripted request is the default summarizer's call. */
+export const isSummaryCall = (r: ScriptRequest) =>
+  r.system.startsWith(SUMMARY_SYSTEM_PROMPT.slice(0, 40))
+
+/** A model that reads `steps` chunks with `read_chunk`, then answers; summary calls get a short summary. */
+export function chunkReader(steps: number) {
+  let agentCalls = 0
+  return (r: ScriptRequest) => {
+    if (isSummaryCall(r)) return `Summary: reading the log chunk by chunk; ${agentCalls} read.`
+    agentCalls++
+    if (agentCalls <= steps)
+      return {
+        text: `Reading ${agentCalls}.`,
+        toolUse: { name: 'read_chunk', input: { n: agentCalls } },
+      }
+    return 'All chunks read.'
+  }
+}

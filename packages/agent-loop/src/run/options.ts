@@ -255,6 +255,8 @@ export interface ResolvedOptions {
   cache: CacheMode
   compaction: ResolvedCompaction | undefined
   toolResultMaxTokens: number
+  /** Whether `toolResultMaxTokens` is the default (a share of the window, following the window in force). */
+  toolResultFollowsWindow: boolean
   toolChoice: ToolChoice | undefined
   prepareStep: PrepareStep | undefined
   output: OutputSpec | undefined
@@ -318,6 +320,7 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
     cache: o.cache ?? 'auto',
     compaction: resolveCompaction(options.compaction, model, o.session !== undefined),
     toolResultMaxTokens: o.toolResultMaxTokens ?? defaultToolResultMaxTokens(model),
+    toolResultFollowsWindow: o.toolResultMaxTokens === undefined,
     toolChoice: o.toolChoice,
     prepareStep: o.prepareStep,
     output: o.output ? resolveOutput(o.output) : undefined,

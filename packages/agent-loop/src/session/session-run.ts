@@ -3,17 +3,20 @@ import {
   randomId,
   type SessionApprovalEntry,
   type SessionCompactionEntry,
+  type SessionCustomEntry,
   type SessionEntry,
   type SessionStore,
   sessionHeader,
   sessionMessages,
   type TokenCounter,
 } from '@contextkit/core'
+import type { LearnedWindow } from '../budget/context-window.js'
 import { limitHistory } from '../budget/history.js'
 import type { AgentWarning } from '../events/events.js'
 import { applyCompaction } from './apply-compaction.js'
 import { lastEntryId, sessionMessageEntries } from './entries.js'
 import { type RunState, runStateOf } from './run-state.js'
+import { CONTEXT_WINDOW_ENTRY, learnedWindows, windowEntry } from './window-entries.js'
 
 /** An approval entry before it is placed in the log (id, parent and time are added on append). */
 export type ApprovalDraft = Omit<SessionApprovalEntry, 'type' | 'id' | 'parentId' | 'ts'>
@@ -51,21 +54,27 @@ export class SessionRun {
   #lastId: string | null = null
   #hasHeader = false
   #appended = 0
-  readonly #limit: { tokens: number; counter: TokenCounter }
+  #limit: { tokens: number; counter: TokenCounter }
   /** Entry ids of the messages loaded or appended by this run (for compaction entries). */
   readonly #ids = new WeakMap<Message, string>()
   /** The newest compaction's summary, standing in for the messages before its kept tail. */
   #summary: Message | undefined
+  /** The windows servers stated, by model id (loaded and recorded), written again after each compaction. */
+  readonly #windows = new Map<string, number>()
 
   private constructor(options: SessionOptions, limit: { tokens: number; counter: TokenCounter }) {
     this.options = options
     this.#limit = limit
   }
 
-  /** Load the session: its stored messages, its last run's state, and the load's warnings. */
+  /**
+   * Load the session: its stored messages, its last run's state, the context windows it records,
+   * and the load's warnings. `defaults.tokens` is the history limit's default (half of `model`'s
+   * window; half of a smaller window the session records for `model` wins).
+   */
   static async open(
     options: SessionOptions,
-    defaults: { tokens: number; counter: TokenCounter },
+    defaults: { tokens: number; counter: TokenCounter; model?: string },
   ): Promise<{
     session: SessionRun
     /** The messages from the newest compaction's kept tail on (all of them when none). */
@@ -73,6 +82,8 @@ export class SessionRun {
     /** Message entries loaded (from the store's `loadTail` when it has one: the tail's). */
     stored: number
     state: RunState
+    /** The context windows servers stated in earlier runs (`${'`'}${CONTEXT_WINDOW_ENTRY}${'`'}` entries). */
+    windows: LearnedWindow[]
     warnings: AgentWarning[]
   }> {
     const session = new SessionRun(options, defaults)
@@ -84,6 +95,16 @@ export class SessionRun {
     for (const e of loaded.entries) if (e.type === 'message') session.#ids.set(e.message, e.id)
     const compacted = applyCompaction(loaded.entries)
     session.#summary = compacted.summary
+    const windows = learnedWindows(loaded.entries)
+    for (const w of windows) {
+      session.#windows.set(w.model, w.window)
+      // the history limit's default is half the window: of the one a server stated, when smaller
+      if (w.model === defaults.model)
+        session.#limit = {
+          ...defaults,
+          tokens: Math.min(defaults.tokens, Math.floor(w.window / 2)),
+        }
+    }
     const warnings = [...loaded.warnings, ...compacted.warnings].map((w) => ({
       code: w.code,
       message: w.line === undefined ? w.message : `line ${w.line}: ${w.message}`,
@@ -94,6 +115,7 @@ export class SessionRun {
       messages: compacted.messages,
       stored: sessionMessages(loaded.entries).length,
       state: runStateOf(loaded.entries),
+      windows,
       warnings,
     }
   }
@@ -110,6 +132,37 @@ export class SessionRun {
     })
     const kept = limited.filter((m) => !isEmptyReply(m))
     return this.#summary === undefined ? kept : [this.#summary, ...kept]
+  }
+
+  /**
+   * Record the context windows servers stated (one `custom` entry each, `customType`
+   * {@link CONTEXT_WINDOW_ENTRY}), so the next run starts with them. They are written again after
+   * every compaction entry, so a run that loads only the newest compaction's tail still finds them.
+   */
+  async recordWindows(windows: readonly LearnedWindow[], now: Date = new Date()): Promise<void> {
+    if (windows.length === 0) return
+    for (const w of windows) this.#windows.set(w.model, w.window)
+    await this.#appendEntries(
+      windows.map((w) => (parentId) => windowEntry(w, parentId, now)),
+      now,
+    )
+  }
+
+  /** Append entries made from their parent id, the header first when the session is new. */
+  async #appendEntries(
+    makers: readonly ((parentId: string | null) => SessionEntry)[],
+    now: Date,
+  ): Promise<void> {
+    const entries: SessionEntry[] = this.#hasHeader ? [] : [sessionHeader(this.options.id, now)]
+    let parentId = this.#lastId
+    for (const make of makers) {
+      const entry = make(parentId)
+      entries.push(entry)
+      parentId = entry.id
+    }
+    await this.options.store.append(this.options.id, entries)
+    this.#hasHeader = true
+    this.#lastId = parentId
   }
 
   /** Entries appended by this run so far (the header not counted). */
@@ -154,20 +207,26 @@ export class SessionRun {
     return this.#ids.get(message)
   }
 
-  /** Append a `compaction` entry (summary + first kept entry id) after the last entry. */
+  /**
+   * Append a `compaction` entry (summary + first kept entry id) after the last entry, then the
+   * session's learned context windows again (see {@link SessionRun.recordWindows}).
+   */
   async appendCompaction(
     entry: Omit<SessionCompactionEntry, 'type' | 'id' | 'parentId' | 'ts'>,
     now: Date = new Date(),
   ): Promise<void> {
-    const id = randomId()
-    const compaction: SessionCompactionEntry = {
+    const compaction = (parentId: string | null): SessionCompactionEntry => ({
       type: 'compaction',
-      id,
-      parentId: this.#lastId,
+      id: randomId(),
+      parentId,
       ts: now.toISOString(),
       ...entry,
-    }
-    await this.options.store.append(this.options.id, [compaction])
-    this.#lastId = id
+    })
+    const windows = [...this.#windows].map(
+      ([model, window]) =>
+        (parentId: string | null): SessionCustomEntry =>
+          windowEntry({ model, window }, parentId, now),
+    )
+    await this.#appendEntries([compaction, ...windows], now)
   }
 }
