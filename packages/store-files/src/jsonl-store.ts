@@ -256,7 +256,7 @@ export function jsonlSessionStore(
       assertSessionId(id, 'jsonlSessionStore.pathOf')
       return s.fileOf(id)
     },
-    load: (id) => {
+    load: async (id) => {
       assertSessionId(id, 'jsonlSessionStore.load')
       return collectSession(streamSession(s, id))
     },
