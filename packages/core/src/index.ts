@@ -126,6 +126,12 @@ export {
   SectionListCheck,
 } from './sections.js'
 export { assertSessionId, isSessionId } from './session-id.js'
+export {
+  SESSION_ENTRY_MAX_BYTES,
+  SessionTooLargeError,
+  sessionEntryText,
+  utf8Length,
+} from './session-size.js'
 export type {
   ApprovalStatus,
   SessionApprovalEntry,
@@ -151,6 +157,8 @@ export {
   sessionHeader,
   sessionMessages,
 } from './session-store.js'
+export type { SessionEntryStream } from './session-stream.js'
+export { collectSession, streamSession } from './session-stream.js'
 export { resumeTailBoundary } from './session-tail.js'
 export type { StateSaveOptions, StateStore, StoredState } from './state-store.js'
 export { RevisionConflictError } from './state-store.js'

@@ -7,6 +7,7 @@ import {
   SESSION_ID_PATTERN,
   SESSION_ID_PATTERN_MESSAGE,
 } from './session-id.js'
+import type { SessionEntryStream } from './session-stream.js'
 
 /** Version written into every new session header. Readers accept this version and older. */
 export const SESSION_FORMAT_VERSION = 1
@@ -147,12 +148,14 @@ export interface SessionLoadResult {
 /**
  * Where conversations are kept: append-only, one ordered list of {@link SessionEntry} per id.
  * Implemented by agent-loop's `jsonlSessionStore` and by `@contextkit/store-postgres`; any store
- * must pass `sessionStoreConformance` from `@contextkit/agent-loop/testing`.
+ * must pass `sessionStoreConformance` from `@contextkit/core/testing`.
  *
  * - `load` of an unknown id resolves `{ entries: [], warnings: [] }`.
  * - `append` validates every entry first and writes all of a batch or none of it; concurrent
  *   appends to one id never interleave inside a batch and never lose one.
  * - Ids are checked with {@link SessionIdSchema} (a `ValidationError` otherwise).
+ * - An entry whose JSON is larger than `SESSION_ENTRY_MAX_BYTES` is refused by `append` with a
+ *   `SessionTooLargeError` (nothing written), so whatever was written can be read back.
  */
 export interface SessionStore {
   /**
@@ -170,6 +173,13 @@ export interface SessionStore {
    * those of `load`'s, and its warnings are `load`'s for the entries returned.
    */
   loadTail?(id: string): Promise<SessionLoadResult>
+  /**
+   * The full history one entry at a time (optional; core's `streamSession` falls back to
+   * `load`): what `load` returns, entries and warnings alike, read as it is iterated, so a
+   * session of any length is read in memory bounded by its largest entry. An unknown id yields
+   * nothing; an unsafe id is a `ValidationError` (thrown by the call or by the iteration).
+   */
+  stream?(id: string): SessionEntryStream
   /** Append entries to a session (all of them or none), creating it on first append. */
   append(id: string, entries: readonly SessionEntry[]): Promise<void>
   /** Ids of every stored session, sorted. */

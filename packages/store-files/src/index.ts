@@ -24,6 +24,7 @@ export {
   saveStateFile,
   updateStateFile,
 } from './state-file.js'
+export { STATE_FILE_MAX_BYTES } from './state-file-io.js'
 export type { StateEnvelope, StateFileFormat } from './state-format.js'
 export { jsonStateFormat } from './state-format.js'
 export { SESSION_WARNING_CODES } from './warning-codes.js'

@@ -3,9 +3,12 @@ import { join, resolve } from 'node:path'
 import {
   assertSessionId,
   assertString,
+  collectSession,
   errnoCode,
   invalidArgument,
   parseWith,
+  type SessionEntry,
+  type SessionEntryStream,
   SessionIdSchema,
   type SessionLoadResult,
   type SessionStore,
@@ -18,11 +21,11 @@ import {
   withFileLock,
 } from '@contextkit/core/node'
 import * as z from 'zod'
+import { batchBytes } from './session-batch.js'
 import {
   checkEntry,
   ioError,
   lockError,
-  readSession,
   readTail,
   SESSION_FILE_SUFFIX,
   SESSION_LOCK_SUFFIX,
@@ -30,7 +33,7 @@ import {
   withinOf,
   writeBatch,
 } from './session-files.js'
-import { parseSessionLines } from './session-lines.js'
+import { sessionFileStream } from './session-reader.js'
 
 /** Options of {@link jsonlSessionStore}. */
 export interface JsonlSessionStoreOptions {
@@ -82,6 +85,11 @@ export interface JsonlSessionStore extends SessionStore {
    * `SessionStore.loadTail`); `load` is the full load.
    */
   loadTail(id: string): Promise<SessionLoadResult>
+  /**
+   * Every entry, read forwards a block at a time as it is iterated (core's
+   * `SessionStore.stream`): memory bounded by the longest line, whatever the file's size.
+   */
+  stream(id: string): SessionEntryStream
 }
 
 /** One store's directory, its confinement and its checked options. */
@@ -113,23 +121,25 @@ function sessionsOf(dir: string, options: JsonlSessionStoreOptions): Sessions {
   }
 }
 
-/** `load`: every line parsed; a torn last line is looked at again once its writer is done. */
-async function loadSession(s: Sessions, id: string): Promise<SessionLoadResult> {
-  assertSessionId(id, 'jsonlSessionStore.load')
+/**
+ * `stream`: the file read forwards, a block at a time (`session-reader.ts`); a torn last line is
+ * looked at again once its writer is done.
+ */
+function streamSession(s: Sessions, id: string): SessionEntryStream {
+  assertSessionId(id, 'jsonlSessionStore.stream')
   const file = s.fileOf(id)
-  const first = await readSession(s.within, id, file)
-  if (first === null) return { entries: [], warnings: [] }
-  let parsed = parseSessionLines(first)
-  if (parsed.tornTail) {
-    // A writer may be in the middle of its write: look again once it has finished.
-    try {
-      const again = await s.locked(id, () => readSession(s.within, id, file))
-      parsed = parseSessionLines(again ?? new Uint8Array())
-    } catch {
-      // Cannot take the lock (read-only directory, a busy writer): report what we saw.
-    }
-  }
-  return { entries: parsed.entries, warnings: parsed.warnings }
+  return sessionFileStream({
+    open: async () => {
+      try {
+        return (await openWithinRoot(s.within.root, s.within.file(id))).handle
+      } catch (error) {
+        if (errnoCode(error) === 'ENOENT') return null
+        throw error
+      }
+    },
+    locked: (fn) => s.locked(id, fn),
+    failed: (error) => ioError(`cannot read the session ${file}`, error, file, 'load'),
+  })
 }
 
 /** `loadTail`: read backwards as far as a resume needs. */
@@ -152,8 +162,7 @@ async function appendSession(s: Sessions, id: string, entries: unknown): Promise
   }
   const checked = entries.map((entry, i) => checkEntry(id, entry, i))
   if (checked.length === 0) return
-  const toBytes = (list: readonly unknown[]) =>
-    Buffer.from(`${list.map((e) => JSON.stringify(e)).join('\n')}\n`, 'utf8')
+  const toBytes = (list: readonly SessionEntry[]) => batchBytes(list, 'jsonlSessionStore.append')
   const payload = toBytes(checked)
   const rest = checked.filter((e) => e.type !== 'session')
   // what to write when the file already has lines: never a second header
@@ -211,8 +220,17 @@ async function deleteSession(s: Sessions, id: string): Promise<boolean> {
  *   the session's lock file, writes the whole batch with one `write` call and `fsync`s it. It
  *   never reads the session: it looks at the file's last byte only, and when a crashed writer
  *   left a torn last line, starts the batch on a fresh line. Cost is O(1) in session length.
- * - `load` never fails because of a bad line: a torn last line, a corrupt or invalid line in
- *   the middle are skipped with a `SessionWarning` and every other entry is kept.
+ * - `append` refuses an entry whose JSON line is larger than core's `SESSION_ENTRY_MAX_BYTES`
+ *   (256 MiB), or a batch larger than Node's largest buffer, with a `SessionTooLargeError`
+ *   (nothing written): every line written can be read back.
+ * - `stream` reads the file forwards in 1 MiB blocks and gives out the entries of each block as
+ *   it goes: memory bounded by the block and the longest line (at most `SESSION_ENTRY_MAX_BYTES`),
+ *   whatever the file's size. `load` is `stream` collected (it holds every entry it returns; no
+ *   string ever holds more than one line). A line longer than `SESSION_ENTRY_MAX_BYTES` (written
+ *   by something else) is skipped with `session_line_too_long`, without being held.
+ * - `load` and `stream` never fail because of a bad line: a torn last line, a corrupt or invalid
+ *   line in the middle are skipped with a `SessionWarning` and every other entry is kept; a torn
+ *   last line is read again, from its offset, once its writer is done (under the lock).
  * - `loadTail` reads the file backwards in 64 KiB blocks only as far as a resume needs (the
  *   newest usable compaction entry's first kept message and the last assistant reply) plus the
  *   header line, and parses and validates only those lines: on a long compacted session it costs
@@ -238,7 +256,11 @@ export function jsonlSessionStore(
       assertSessionId(id, 'jsonlSessionStore.pathOf')
       return s.fileOf(id)
     },
-    load: (id) => loadSession(s, id),
+    load: async (id) => {
+      assertSessionId(id, 'jsonlSessionStore.load')
+      return collectSession(streamSession(s, id))
+    },
+    stream: (id) => streamSession(s, id),
     loadTail: (id) => loadSessionTail(s, id),
     append: (id, entries) => appendSession(s, id, entries),
     list: () => listSessions(s),

@@ -61,28 +61,6 @@ export function withinOf(dir: string, rootOption: string | undefined): Within {
   }
 }
 
-/**
- * The bytes of a session file, or `null` when there is none. Read through core's
- * `openWithinRoot`: a session file (or a directory on its way) that is a symlink is refused.
- */
-export async function readSession(
-  within: Within,
-  id: string,
-  file: string,
-): Promise<Uint8Array | null> {
-  try {
-    const { handle } = await openWithinRoot(within.root, within.file(id))
-    try {
-      return await handle.readFile()
-    } finally {
-      await handle.close().catch(() => {})
-    }
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return null
-    throw ioError(`cannot read the session ${file}`, error, file, 'load')
-  }
-}
-
 /** The tail of a session file a resume needs ({@link readSessionTail}); empty when there is none. */
 export async function readTail(within: Within, id: string, file: string): Promise<SessionTail> {
   let handle: FileHandle

@@ -82,6 +82,12 @@ export function recordLine(
       message: `line ${lineNo}: the last line was cut off mid-write (${line?.length ?? 0} characters, no newline); skipped`,
       line: lineNo,
     })
+  } else if (result?.kind === 'size') {
+    out.warnings.push({
+      code: SESSION_WARNING_CODES.lineTooLong,
+      message: `line ${lineNo}: ${result.reason}; skipped`,
+      line: lineNo,
+    })
   } else if (result === null || result.kind === 'json') {
     out.warnings.push({
       code: SESSION_WARNING_CODES.corruptLine,
@@ -106,7 +112,7 @@ export function isBlank(line: string): boolean {
 /** The text of one line's bytes (strict UTF-8), or `null` when they are not UTF-8. */
 export function decodeLine(bytes: Uint8Array): string | null {
   if (isAscii(bytes))
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('ascii')
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1')
   try {
     return strictUtf8.decode(bytes)
   } catch {
@@ -132,12 +138,13 @@ function splitLines(bytes: Uint8Array): Array<string | null> {
 /**
  * The text of every `\n`-separated segment of `bytes`, the last one (maybe empty) included. The
  * whole is decoded at once when it is valid UTF-8 (the common case; ASCII, checked with SIMD by
- * `isAscii`, is decoded as ASCII, ten times faster than a strict UTF-8 decode); otherwise segment
+ * `isAscii`, is decoded as Latin-1, the same characters for ASCII bytes and a plain copy, three
+ * times faster than Node's `ascii` decoder and more than a strict UTF-8 decode); otherwise segment
  * by segment, and a segment that is not UTF-8 comes back as `null`.
  */
 export function decodeSegments(bytes: Uint8Array): Array<string | null> {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
-  if (isAscii(buffer)) return buffer.toString('ascii').split('\n')
+  if (isAscii(buffer)) return buffer.toString('latin1').split('\n')
   if (isUtf8(buffer)) return strictUtf8.decode(buffer).split('\n')
   const lines: Array<string | null> = []
   for (let start = 0; ; ) {
@@ -148,10 +155,43 @@ export function decodeSegments(bytes: Uint8Array): Array<string | null> {
   }
 }
 
-/** One line read: its entry, or why it is not one. */
+/** A line longer than a line may be: only its length in bytes is known. */
+export interface LongLine {
+  tooLong: number
+}
+
+/**
+ * The lines of `bytes` (whole lines, split on `\n`; the last segment, maybe empty, included), as
+ * {@link decodeSegments} gives them, except that a segment longer than `limit` bytes is a
+ * {@link LongLine} and is never decoded.
+ */
+export function regionLines(bytes: Buffer, limit: number): Array<string | null | LongLine> {
+  if (bytes.length <= limit) return decodeSegments(bytes)
+  const lines: Array<string | null | LongLine> = []
+  for (let start = 0; ; ) {
+    const found = bytes.indexOf(NEWLINE, start)
+    const end = found < 0 ? bytes.length : found
+    lines.push(
+      end - start > limit ? { tooLong: end - start } : decodeLine(bytes.subarray(start, end)),
+    )
+    if (found < 0) return lines
+    start = end + 1
+  }
+}
+
+/** One line read: its entry, or why it is not one (`size`: longer than a line may be). */
 export type EntryResult =
   | { ok: true; entry: SessionEntry }
-  | { ok: false; kind: 'json' | 'schema'; reason: string }
+  | { ok: false; kind: 'json' | 'schema' | 'size'; reason: string }
+
+/** What a line of `bytes` bytes, more than `limit`, reads as: skipped, never decoded. */
+export function tooLongLine(bytes: number, limit: number): EntryResult {
+  return {
+    ok: false,
+    kind: 'size',
+    reason: `${bytes} bytes, longer than the ${limit} bytes a session line may hold`,
+  }
+}
 
 /** Parse and validate one non-blank line (core's fast normal-form check first, then the schema). */
 export function parseEntry(line: string): EntryResult {

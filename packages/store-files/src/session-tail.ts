@@ -1,12 +1,14 @@
-import { invalidArgument, resumeTailBoundary } from '@contextkit/core'
+import { invalidArgument, resumeTailBoundary, SESSION_ENTRY_MAX_BYTES } from '@contextkit/core'
 import {
   decodeLine,
-  decodeSegments,
   type EntryResult,
   isBlank,
+  type LongLine,
   type ParsedSessionLines,
   parseEntry,
   recordLine,
+  regionLines,
+  tooLongLine,
 } from './session-lines.js'
 
 /** Where {@link readSessionTail} reads a session file from: its size and positioned reads. */
@@ -67,8 +69,9 @@ export async function readSessionTail(
   scan: for (let region = await reader.next(); region !== null; region = await reader.next()) {
     const texts = region.lines
     for (let i = texts.length - 1; i >= 0; i--) {
-      const text = texts[i] as string | null
-      const result = text === null ? null : isBlank(text) ? undefined : parseEntry(text)
+      const line = texts[i] as string | null | LongLine
+      const text = line === null || typeof line === 'string' ? line : null
+      const result = lineResult(line)
       lines.push({ text, result })
       if (result?.ok && reached(result.entry)) {
         start = region.start + offsetOfSegment(region.bytes, i)
@@ -89,6 +92,16 @@ export async function readSessionTail(
     recordLine(line.result, line.text, firstLineNo + i, i === last && !reader.terminated, out)
   }
   return out
+}
+
+/**
+ * What one line read backwards parses to (`undefined`: blank). A line longer than core's
+ * `SESSION_ENTRY_MAX_BYTES` is skipped as the forward read skips it (same warning).
+ */
+function lineResult(line: string | null | LongLine): EntryResult | null | undefined {
+  if (line === null) return null
+  if (typeof line !== 'string') return tooLongLine(line.tooLong, SESSION_ENTRY_MAX_BYTES)
+  return isBlank(line) ? undefined : parseEntry(line)
 }
 
 /** Byte offset of the `index`-th `\n`-separated segment of `bytes`. */
@@ -171,7 +184,11 @@ class BackwardLines {
    * The next region back: its whole lines in file order (`null`: not UTF-8), its bytes and where
    * it starts; `null` after the first line.
    */
-  async next(): Promise<{ start: number; bytes: Buffer; lines: Array<string | null> } | null> {
+  async next(): Promise<{
+    start: number
+    bytes: Buffer
+    lines: Array<string | null | LongLine>
+  } | null> {
     if (this.#done) return null
     for (;;) {
       const at = this.#buf.indexOf(NEWLINE)
@@ -180,7 +197,7 @@ class BackwardLines {
         const start = this.#bufStart + at + 1
         this.#buf = this.#buf.subarray(0, Math.max(0, at))
         if (at < 0) this.#done = true
-        return { start, bytes, lines: decodeSegments(bytes) }
+        return { start, bytes, lines: regionLines(bytes, SESSION_ENTRY_MAX_BYTES) }
       }
       this.#block = Math.min(this.#block * 2, MAX_BLOCK_BYTES)
       const from = Math.max(0, this.#bufStart - this.#block)

@@ -26,6 +26,12 @@ export interface FileWorkOptions {
 export const DEFAULT_MAX_BYTES = 1024 * 1024
 
 /**
+ * The largest `maxBytes` a state file accepts: 256 MiB (core's `SESSION_ENTRY_MAX_BYTES`), so
+ * a state file is always read as one string well within V8's string limit (2^29 − 24 units).
+ */
+export const STATE_FILE_MAX_BYTES = 256 * 1024 * 1024
+
+/**
  * What one read of a state file found. `corrupt` is `true` only when the content itself is
  * damaged (not UTF-8, not JSON, refused by the format): only such a file may be quarantined. A
  * file over the caller's `maxBytes`, or one the format calls foreign (a newer version:

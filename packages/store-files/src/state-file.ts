@@ -24,6 +24,7 @@ import {
   type ReadOutcome,
   readStateFile,
   rootOf,
+  STATE_FILE_MAX_BYTES,
   writeAtomic,
 } from './state-file-io.js'
 import type { StateFileFormat } from './state-format.js'
@@ -47,7 +48,9 @@ export interface StateFileOptions {
   /**
    * Largest state file read or written, a positive integer. A larger file is reported (a
    * problem) and left in place, never quarantined: the limit is the caller's choice, not a sign
-   * of a damaged file. A save that would write more is refused. Default `1048576` (1 MiB).
+   * of a damaged file. A save that would write more is refused (a `ValidationError` naming
+   * `state`, nothing written). At most `268435456` (256 MiB), so a state file is never a string
+   * past V8's limit. Default `1048576` (1 MiB).
    */
   maxBytes?: number
   /**
@@ -88,7 +91,7 @@ export const StateFileOptionsSchema = z.strictObject({
   lockPath: z.string().min(1).optional(),
   lockTimeoutMs: lockMsSchema().optional(),
   staleLockMs: lockMsSchema().optional(),
-  maxBytes: z.number().int().positive().optional(),
+  maxBytes: z.number().int().positive().max(STATE_FILE_MAX_BYTES).optional(),
   root: z.string().min(1).optional(),
 })
 
@@ -330,7 +333,11 @@ function loadableText<T>(
   path: string,
 ): { text: string; saved: Revisioned<T> } {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
-  const text = `${JSON.stringify(format.encode(state, revision, (options.now ?? Date.now)()), null, 2)}\n`
+  const text = stateText(
+    format.encode(state, revision, (options.now ?? Date.now)()),
+    maxBytes,
+    path,
+  )
   const size = Buffer.byteLength(text, 'utf8')
   if (size > maxBytes) {
     throw new ValidationError(
@@ -347,6 +354,24 @@ function loadableText<T>(
     )
   }
   return { text, saved }
+}
+
+/**
+ * The file text of an encoded state. Its JSON may pass V8's string limit (`JSON.stringify`
+ * throws a `RangeError`): that is a state over `maxBytes` too, refused the same way.
+ */
+function stateText(encoded: unknown, maxBytes: number, path: string): string {
+  try {
+    return `${JSON.stringify(encoded, null, 2)}\n`
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error
+    const message = `expected at most ${maxBytes} bytes, got more than a string can hold`
+    throw new ValidationError(
+      `Invalid state to save: larger than maxBytes (${maxBytes}) of ${path}`,
+      [{ path: 'state', message }],
+      { cause: error, details: { path, maxBytes } },
+    )
+  }
 }
 
 /**

@@ -1,13 +1,14 @@
 import {
   assertSessionId,
+  collectSession,
   invalidArgument,
   parseWith,
-  resumeTailBoundary,
   type SessionEntry,
   SessionEntrySchema,
+  type SessionEntryStream,
   type SessionLoadResult,
   type SessionStore,
-  type SessionWarning,
+  sessionEntryText,
   ValidationError,
 } from '@contextkit/core'
 import * as z from 'zod'
@@ -19,11 +20,13 @@ import {
   txQuery,
   withTransaction,
 } from './db.js'
-import { StoreDataError } from './errors.js'
 import { tableName } from './identifiers.js'
 import { DEFAULT_SESSION_TABLE } from './migrate.js'
 import { HEADS_SUFFIX } from './schema.js'
+import { pageSql, readTail, streamRows } from './session-read.js'
 import { TableNameSchema } from './table-name-schema.js'
+
+export { INVALID_ENTRY_WARNING } from './session-read.js'
 
 /** Options of {@link postgresSessionStore}. */
 export interface PostgresSessionStoreOptions {
@@ -35,86 +38,13 @@ export interface PostgresSessionStoreOptions {
   table?: string
 }
 
-/** Code of the warning `load` records for a row that is not a valid session entry. */
-export const INVALID_ENTRY_WARNING = 'store_postgres_invalid_entry'
-
 const OptionsSchema = z.strictObject({ table: TableNameSchema.optional() })
 const EntriesSchema = z.array(SessionEntrySchema)
 
-/** Entries per row when loading (see the `select` statement). */
-const LOAD_PAGE_ENTRIES = 256
-/** Rows `loadTail` asks for first; each further page is twice as many, up to 4,096. */
-const TAIL_FIRST_PAGE = 64
+/** Characters of entry JSON per insert statement: a batch larger than this takes several. */
+const INSERT_CHUNK_CHARS = 32 * 1024 * 1024
 
-function parseJson(text: unknown): unknown {
-  try {
-    return JSON.parse(String(text))
-  } catch {
-    return undefined
-  }
-}
-
-/** One row read back: its `seq`, and its entry, or the warning that skipped it. */
-interface RowRead {
-  seq: number
-  entry?: SessionEntry
-  warning?: SessionWarning
-}
-
-/** The rows of one page (`seqs` and `entries` JSON arrays, as the selects return them), unchecked. */
-function pageRows(row: Record<string, unknown>, id: string, op: string): RawRow[] {
-  if (row.seqs === null && row.entries === null) return [] // an empty page: no row matched
-  const seqs = parseJson(row.seqs)
-  if (!Array.isArray(seqs)) {
-    throw new StoreDataError(`${op}: the database returned no seq list`, { details: { id } })
-  }
-  const values = parseJson(row.entries)
-  return seqs.map((seqValue: unknown, i) => ({
-    seq: integerOf(seqValue, 'seq', op),
-    value: Array.isArray(values) ? values[i] : undefined,
-  }))
-}
-
-/** A row as the database returned it: its `seq` and its parsed JSON. */
-interface RawRow {
-  seq: number
-  value: unknown
-}
-
-/** Validate one row: its entry, or the warning that skips it. */
-function checkRow({ seq, value }: RawRow, id: string): RowRead {
-  const parsed = SessionEntrySchema.safeParse(value)
-  if (parsed.success) return { seq, entry: parsed.data }
-  const issue = parsed.error.issues[0]
-  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : ''
-  return {
-    seq,
-    warning: {
-      code: INVALID_ENTRY_WARNING,
-      message: `session ${id}: row seq ${seq} is not a valid entry${where}: ${issue?.message ?? 'unreadable'}; skipped`,
-      line: seq,
-    },
-  }
-}
-
-function keep(read: RowRead, out: SessionLoadResult): void {
-  if (read.entry !== undefined) out.entries.push(read.entry)
-  else if (read.warning !== undefined) out.warnings.push(read.warning)
-}
-
-/** JSON text of each entry; a `ValidationError` for a value JSON cannot hold (BigInt, cycles). */
-function entryTexts(entries: readonly SessionEntry[], fn: string): string[] {
-  return entries.map((entry, i) => {
-    try {
-      return JSON.stringify(entry)
-    } catch (error) {
-      const message = `not serializable as JSON: ${error instanceof Error ? error.message : error}`
-      throw new ValidationError(`${fn}: entry ${i} is ${message}`, [{ path: String(i), message }])
-    }
-  })
-}
-
-/** The statements of a session store on `table` (its heads table `heads`). */
+/** The write statements of a session store on `table` (its heads table `heads`). */
 function sessionSql(table: string, heads: string) {
   const reserve = `INSERT INTO ${heads} AS h (session_id, last_seq) VALUES ($1, $2::bigint)
     ON CONFLICT (session_id) DO UPDATE SET last_seq = h.last_seq + EXCLUDED.last_seq, updated_at = now()
@@ -122,59 +52,29 @@ function sessionSql(table: string, heads: string) {
   const insert = `INSERT INTO ${table} (session_id, seq, entry)
     SELECT $1, $2::bigint + e.ord - 1, e.value
     FROM json_array_elements($3::json) WITH ORDINALITY AS e(value, ord)`
-  // Entries come back a page per row (one JSON array of up to LOAD_PAGE_ENTRIES entries, with
-  // their seqs): far fewer rows to decode than one per entry, and each entry's text unchanged.
-  const select = `SELECT json_agg(seq ORDER BY seq)::text AS seqs,
-      '[' || string_agg(entry::text, ',' ORDER BY seq) || ']' AS entries
-    FROM ${table} WHERE session_id = $1
-    GROUP BY (seq - 1) / ${LOAD_PAGE_ENTRIES} ORDER BY min(seq)`
-
-  // `loadTail`: pages backwards from `seq < $2` by the primary key, newest first, then the
-  // first row when the tail does not hold it (the header)
-  const selectBefore = `SELECT json_agg(seq ORDER BY seq)::text AS seqs,
-      '[' || string_agg(entry::text, ',' ORDER BY seq) || ']' AS entries
-    FROM (SELECT seq, entry FROM ${table} WHERE session_id = $1 AND seq < $2::bigint
-      ORDER BY seq DESC LIMIT $3::int) AS page`
-  const selectFirst = `SELECT json_agg(seq)::text AS seqs, '[' || string_agg(entry::text, ',') || ']' AS entries
-    FROM (SELECT seq, entry FROM ${table} WHERE session_id = $1 AND seq < $2::bigint
-      ORDER BY seq LIMIT 1) AS first`
-
-  return { reserve, insert, select, selectBefore, selectFirst }
+  return { reserve, insert, ...pageSql(table) }
 }
 
 type SessionSql = ReturnType<typeof sessionSql>
 
 /**
- * `loadTail`: pages of rows backwards by the primary key, newest first, until they hold what a
- * resume needs (core's `resumeTailBoundary`), then the first row (the header).
+ * The batch's entry texts as JSON arrays of at most about {@link INSERT_CHUNK_CHARS} characters
+ * each (one insert statement per array), with the offset of each array's first entry.
  */
-async function readTail(db: PostgresDb, sql: SessionSql, id: string): Promise<SessionLoadResult> {
-  const op = 'postgresSessionStore.loadTail'
-  assertSessionId(id, op)
-  const reached = resumeTailBoundary()
-  const tail: RowRead[] = []
-  let before = Number.MAX_SAFE_INTEGER
-  let page = TAIL_FIRST_PAGE
-  scan: for (;;) {
-    const rows = await runQuery(db, op, sql.selectBefore, [id, String(before), String(page)])
-    const raws = rows.flatMap((row) => pageRows(row, id, op))
-    for (let i = raws.length - 1; i >= 0; i--) {
-      const read = checkRow(raws[i] as RawRow, id)
-      tail.push(read)
-      if (read.entry !== undefined && reached(read.entry)) break scan
+function insertChunks(texts: readonly string[]): Array<{ offset: number; payload: string }> {
+  const chunks: Array<{ offset: number; payload: string }> = []
+  let start = 0
+  let chars = 0
+  texts.forEach((text, i) => {
+    if (i > start && chars + text.length > INSERT_CHUNK_CHARS) {
+      chunks.push({ offset: start, payload: `[${texts.slice(start, i).join(',')}]` })
+      start = i
+      chars = 0
     }
-    if (raws.length < page) break
-    before = (raws[0] as RawRow).seq
-    page = Math.min(page * 2, 16 * LOAD_PAGE_ENTRIES)
-  }
-  tail.reverse()
-  const first = tail[0]
-  const head =
-    first === undefined ? [] : await runQuery(db, op, sql.selectFirst, [id, String(first.seq)])
-  const out: SessionLoadResult = { entries: [], warnings: [] }
-  for (const row of head) for (const raw of pageRows(row, id, op)) keep(checkRow(raw, id), out)
-  for (const read of tail) keep(read, out)
-  return out
+    chars += text.length + 1
+  })
+  chunks.push({ offset: start, payload: `[${texts.slice(start).join(',')}]` })
+  return chunks
 }
 
 /** `append`: the batch checked whole, then written in one transaction under the head row's lock. */
@@ -196,13 +96,14 @@ async function appendBatch(
       )
     }
   })
-  const texts = entryTexts(batch, op)
+  const texts = batch.map((entry, i) => sessionEntryText(entry, i, op))
   if (texts.length === 0) return
-  const payload = `[${texts.join(',')}]`
   await withTransaction(db, op, async (tx) => {
     const rows = await txQuery(tx, op, sql.reserve, [id, String(texts.length)])
-    const last = integerOf(rows[0]?.last_seq, 'last_seq', op)
-    await txQuery(tx, op, sql.insert, [id, String(last - texts.length + 1), payload])
+    const first = integerOf(rows[0]?.last_seq, 'last_seq', op) - texts.length + 1
+    for (const { offset, payload } of insertChunks(texts)) {
+      await txQuery(tx, op, sql.insert, [id, String(first + offset), payload])
+    }
   })
 }
 
@@ -216,10 +117,16 @@ async function appendBatch(
  *   (from any number of processes) queue on that row lock: `seq` runs 1, 2, 3… without gap
  *   or duplicate and a batch is never interleaved. A failure (a dropped connection included)
  *   rolls the whole batch back. An empty batch writes nothing.
- * - `load` reads the entries ordered by `seq`; a row that is not a valid entry (edited by
- *   hand) is skipped with a `store_postgres_invalid_entry` warning whose `line` is its `seq`.
+ * - `append` refuses an entry whose JSON is larger than core's `SESSION_ENTRY_MAX_BYTES`
+ *   (256 MiB) with a `SessionTooLargeError`, nothing written; a large batch is inserted in
+ *   several statements of the same transaction (no batch limit).
+ * - `stream` reads the entries ordered by `seq`, a page at a time by the primary key (256 rows
+ *   or 16 MiB of entry text, whichever comes first), each page given out before the next is
+ *   read: memory bounded by one page whatever the session's length. `load` is `stream`
+ *   collected. A row that is not a valid entry (edited by hand) is skipped with a
+ *   `store_postgres_invalid_entry` warning whose `line` is its `seq`.
  * - `loadTail` (what `runAgent` uses) reads pages of rows backwards by the primary key, newest
- *   first (64 rows, doubling up to 4,096), only until they hold what a resume needs (core's
+ *   first (64 rows, doubling up to 4,096, each at most 16 MiB), only until they hold what a resume needs (core's
  *   `resumeTailBoundary`: the newest usable compaction entry's first kept message and the last
  *   reply), then the first row (the header); only those rows are validated. Its entries are the
  *   header and a suffix of `load`'s, with `load`'s warnings for those rows.
@@ -237,7 +144,7 @@ async function appendBatch(
 export function postgresSessionStore(
   db: PostgresDb,
   options: PostgresSessionStoreOptions = {},
-): SessionStore & Required<Pick<SessionStore, 'loadTail'>> {
+): SessionStore & Required<Pick<SessionStore, 'loadTail' | 'stream'>> {
   if (!isPostgresDb(db)) {
     invalidArgument('postgresSessionStore', 'db', 'an object with a query method', db)
   }
@@ -249,13 +156,12 @@ export function postgresSessionStore(
 
   return {
     async load(id: string): Promise<SessionLoadResult> {
-      const op = 'postgresSessionStore.load'
-      assertSessionId(id, op)
-      const out: SessionLoadResult = { entries: [], warnings: [] }
-      for (const row of await runQuery(db, op, sql.select, [id])) {
-        for (const raw of pageRows(row, id, op)) keep(checkRow(raw, id), out)
-      }
-      return out
+      assertSessionId(id, 'postgresSessionStore.load')
+      return collectSession(streamRows(db, sql, id))
+    },
+
+    stream(id: string): SessionEntryStream {
+      return streamRows(db, sql, id)
     },
 
     loadTail(id: string): Promise<SessionLoadResult> {

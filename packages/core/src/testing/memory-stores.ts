@@ -14,6 +14,16 @@ export function memorySessionStore(): SessionStore {
       assertSessionId(id, 'memory.load')
       return { entries: structuredClone(sessions.get(id) ?? []), warnings: [] }
     },
+    stream(id) {
+      assertSessionId(id, 'memory.stream')
+      const entries = structuredClone(sessions.get(id) ?? [])
+      return {
+        warnings: [],
+        [Symbol.asyncIterator]: async function* () {
+          yield* entries
+        },
+      }
+    },
     async append(id, entries) {
       assertSessionId(id, 'memory.append')
       const parsed = parseWith(z.array(SessionEntrySchema), entries, 'entries')

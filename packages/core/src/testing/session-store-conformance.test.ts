@@ -37,6 +37,24 @@ describe('sessionStoreConformance', () => {
     expect(await failedChecks(make)).toEqual([name('unsafe ids')])
   })
 
+  test('catches a store whose stream skips an entry load returns', async () => {
+    const make = (): SessionStore => {
+      const inner = memorySessionStore()
+      const stream = (id: string) => {
+        const all = inner.stream?.(id)
+        return {
+          warnings: [],
+          async *[Symbol.asyncIterator]() {
+            let n = 0
+            for await (const entry of all ?? []) if (n++ !== 3) yield entry
+          },
+        }
+      }
+      return { ...inner, stream }
+    }
+    expect(await failedChecks(make)).toEqual([name('stream (when')])
+  })
+
   test('catches a store whose list is not sorted', async () => {
     const make = (): SessionStore => {
       const inner = memorySessionStore()

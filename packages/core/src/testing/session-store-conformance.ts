@@ -3,6 +3,7 @@ import type { SessionEntry, SessionStore } from '../session-store.js'
 import { sessionHeader } from '../session-store.js'
 import { freshId, messageEntries, newSession, normalized } from './session-fixtures.js'
 import { approvalRoundTrip, compactionRoundTrip, tailIsResumeSuffix } from './session-log-checks.js'
+import { loadModesCheckIds, streamIsLoad } from './session-stream-checks.js'
 import {
   type CheckOf,
   checksOf,
@@ -274,6 +275,8 @@ const CHECKS: ReadonlyArray<readonly [string, CheckOf<SessionStore>]> = [
     'loadTail (when the store has it) is a suffix of load holding what a resume needs',
     tailIsResumeSuffix,
   ],
+  ['stream (when the store has it) yields what load returns, and can be left early', streamIsLoad],
+  ['loadTail and stream (when the store has them) refuse unsafe ids', loadModesCheckIds],
 ]
 
 /**
