@@ -83,7 +83,6 @@ export type { SessionMessageEntriesOptions } from './session/entries.js'
 export { lastEntryId, sessionMessageEntries } from './session/entries.js'
 export type { HistoryLimit, SessionOptions } from './session/session-run.js'
 export { COMPACTION_SUMMARY_PREFIX, summaryMessage, summaryOf } from './session/summary-message.js'
-export { CONTEXT_WINDOW_ENTRY, learnedWindows } from './session/window-entries.js'
 export type { PrepareStep, PrepareStepState, StepPreparation } from './step/step-control.js'
 export type { StopCondition, StopPredicate, StopState, StopWhen } from './stop/stop-conditions.js'
 export {
