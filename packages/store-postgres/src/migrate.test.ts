@@ -29,11 +29,13 @@ test('migrate creates both stores and records versions; a second run does nothin
       description: 'session heads and entries',
     },
     { target: 'state:contextkit_state', version: 1, description: 'agent state with revisions' },
+    { target: 'leases:contextkit_sessions', version: 1, description: 'session leases' },
   ])
   expect(await tables()).toEqual([
     'public.contextkit_migrations',
     'public.contextkit_sessions',
     'public.contextkit_sessions_heads',
+    'public.contextkit_sessions_leases',
     'public.contextkit_state',
   ])
   expect(await migrate(db)).toEqual({ applied: [] })
@@ -41,13 +43,14 @@ test('migrate creates both stores and records versions; a second run does nothin
   expect(runs.every((r) => r.applied.length === 0)).toBe(true)
 })
 
-test('the indexes serve load (session_id, seq) and list (session_id)', async () => {
+test('the indexes serve load (session_id, seq), list (session_id) and leases (session_id)', async () => {
   const result = await db.query<{ tablename: string; indexdef: string }>(
     `SELECT tablename, indexdef FROM pg_indexes WHERE tablename LIKE 'contextkit_sessions%' ORDER BY 1`,
   )
   expect(result.rows.map((r) => [r.tablename, r.indexdef.replace(/^.* USING /, '')])).toEqual([
     ['contextkit_sessions', 'btree (session_id, seq)'],
     ['contextkit_sessions_heads', 'btree (session_id)'],
+    ['contextkit_sessions_leases', 'btree (session_id)'],
   ])
 })
 
@@ -60,12 +63,14 @@ test('custom and schema-qualified table names; concurrent first runs apply once'
   }
   const runs = await Promise.all(Array.from({ length: 4 }, () => migrate(db, options)))
   expect(runs.flatMap((r) => r.applied.map((a) => a.target)).sort()).toEqual([
+    'leases:agents.chat',
     'sessions:agents.chat',
     'state:agents.memory',
   ])
   expect((await tables()).filter((t) => t.startsWith('agents.'))).toEqual([
     'agents.chat',
     'agents.chat_heads',
+    'agents.chat_leases',
     'agents.memory',
     'agents.versions',
   ])
