@@ -83,8 +83,11 @@ export async function ownerAlive(owner: {
 
 /** Who this process is: `{ host, pid, start }` as {@link ownerAlive} reads them back. */
 export interface ProcessIdentity {
+  /** This machine's host name. */
   host: string
+  /** This process's id. */
   pid: number
+  /** When this process started ({@link processStartTime}), `null` where unknown. */
   start: string | null
 }
 
