@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process'
 import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { sessionLeaseChecks } from '@contextkit/core/testing'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { deadPid } from '../../../test-utils/processes.js'
 import { tempDir } from '../../../test-utils/temp-dir.js'
 import { jsonlSessionStore } from './jsonl-store.js'
 import { SESSION_LEASE_SUFFIX } from './session-lease.js'
@@ -20,14 +20,6 @@ describe('jsonlSessionStore leases: core conformance', () => {
     test(check.name, check.run, 30_000)
   }
 })
-
-/** The pid of a process that has exited. */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' })
-  await new Promise((resolve) => child.once('exit', resolve))
-  if (child.pid === undefined) throw new Error('no pid')
-  return child.pid
-}
 
 /** A store in a fresh directory whose session `s` has a lease file with `content`. */
 async function leasedStore(content: string) {

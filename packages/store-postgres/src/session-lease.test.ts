@@ -1,13 +1,9 @@
-// core's session lease checks on this store: PGlite in-process, the real `pg` driver through
-// pglite-socket, and a real PostgreSQL server through a pool (each connection its own session,
-// real row locks) when the run has one. Plus what only a lease row can show: the server's clock
-// decides expiry, and `holderAlive` ends a gone holder's lease at once.
-import { spawn } from 'node:child_process'
 import { ownerAlive, processIdentity } from '@contextkit/core/node'
 import { sessionLeaseChecks } from '@contextkit/core/testing'
 import type { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { deadPid } from '../../../test-utils/processes.js'
 import { postgresSessionStore } from './session-store.js'
 import { type RealDatabase, realDatabase, realServer, realServerNote } from './test-server.js'
 import { migratedPglite, socketServer } from './test-support.js'
@@ -57,14 +53,6 @@ describe.skipIf(!('url' in realServer))(
     }
   },
 )
-
-/** The pid of a process that has exited. */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' })
-  await new Promise((resolve) => child.once('exit', resolve))
-  if (child.pid === undefined) throw new Error('no pid')
-  return child.pid
-}
 
 describe('postgresSessionStore leases: holders', () => {
   test('the holder named is the leaseHolder given', async () => {
