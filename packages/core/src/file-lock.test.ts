@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { deadPid } from '../../../test-utils/processes.js'
 import { ValidationError } from './errors.js'
 import {
   FileLockIoError,
@@ -30,14 +31,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
-
-async function deadPid(): Promise<number> {
-  const { stdout } = await run(process.execPath, [
-    '-e',
-    'process.stdout.write(String(process.pid))',
-  ])
-  return Number(stdout)
-}
 
 const owner = (fields: Record<string, unknown>) =>
   JSON.stringify({ host: hostname(), token: 't', createdAt: Date.now(), start: null, ...fields })

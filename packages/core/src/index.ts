@@ -126,6 +126,32 @@ export {
   SectionListCheck,
 } from './sections.js'
 export { assertSessionId, isSessionId } from './session-id.js'
+export type {
+  SessionLease,
+  SessionLeaseAttempt,
+  SessionLeaseHolder,
+  SessionLeaseRequest,
+  SessionLeaseStore,
+} from './session-lease.js'
+export {
+  DEFAULT_SESSION_LEASE_TTL_MS,
+  describeLeaseHolder,
+  hasSessionLeases,
+  MAX_SESSION_LEASE_TTL_MS,
+  SessionBusyError,
+  SessionLeaseLostError,
+  SessionLeaseRequestSchema,
+} from './session-lease.js'
+export type {
+  AcquireSessionLeaseOptions,
+  KeepSessionLeaseOptions,
+  KeptSessionLease,
+} from './session-lease-hold.js'
+export {
+  acquireSessionLease,
+  DEFAULT_SESSION_WAIT_MS,
+  keepSessionLease,
+} from './session-lease-hold.js'
 export {
   SESSION_ENTRY_MAX_BYTES,
   SessionTooLargeError,

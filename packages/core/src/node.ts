@@ -31,7 +31,13 @@ export type { JsonlTrace, JsonlTraceOptions } from './jsonl-trace.js'
 export { jsonlTrace } from './jsonl-trace.js'
 export type { FileWithinRoot, OpenWithinRootOptions } from './open-within-root.js'
 export { openWithinRoot } from './open-within-root.js'
-export { ownerAlive, processAlive, processStartTime } from './process-identity.js'
+export type { ProcessIdentity } from './process-identity.js'
+export {
+  ownerAlive,
+  processAlive,
+  processIdentity,
+  processStartTime,
+} from './process-identity.js'
 export type {
   ReadTextFileOptions,
   TextFileProblem,

@@ -80,3 +80,29 @@ export async function ownerAlive(owner: {
   if (now === null) return processAlive(owner.pid) ? 'unknown' : false
   return now === owner.start
 }
+
+/** Who this process is: `{ host, pid, start }` as {@link ownerAlive} reads them back. */
+export interface ProcessIdentity {
+  /** This machine's host name. */
+  host: string
+  /** This process's id. */
+  pid: number
+  /** When this process started ({@link processStartTime}), `null` where unknown. */
+  start: string | null
+}
+
+let identity: Promise<ProcessIdentity> | undefined
+
+/**
+ * This process's identity (host name, pid, start time), read once: what a lock or lease
+ * records about its holder so that {@link ownerAlive} can later tell whether it still runs.
+ * Never throws.
+ */
+export function processIdentity(): Promise<ProcessIdentity> {
+  identity ??= processStartTime(process.pid).then((start) => ({
+    host: HOST,
+    pid: process.pid,
+    start,
+  }))
+  return identity
+}

@@ -7,6 +7,7 @@ import {
   SESSION_ID_PATTERN,
   SESSION_ID_PATTERN_MESSAGE,
 } from './session-id.js'
+import type { SessionLeaseAttempt, SessionLeaseRequest } from './session-lease.js'
 import type { SessionEntryStream } from './session-stream.js'
 
 /** Version written into every new session header. Readers accept this version and older. */
@@ -186,6 +187,11 @@ export interface SessionStore {
   list(): Promise<string[]>
   /** Remove a session; `false` when there was none. */
   delete(id: string): Promise<boolean>
+  /**
+   * One attempt at the session's lease (optional; `runAgent` takes it before it loads and holds
+   * it to the end when the store has it): see `SessionLeaseStore` in `session-lease.ts`.
+   */
+  acquireLease?(id: string, request: SessionLeaseRequest): Promise<SessionLeaseAttempt>
 }
 
 /** The header entry that opens a new session. */

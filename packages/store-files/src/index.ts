@@ -12,6 +12,7 @@ export { fileStateStore } from './file-state-store.js'
 export type { JsonlSessionStore, JsonlSessionStoreOptions } from './jsonl-store.js'
 export { jsonlSessionStore } from './jsonl-store.js'
 export { SESSION_FILE_SUFFIX, SESSION_LOCK_SUFFIX } from './session-files.js'
+export { SESSION_LEASE_SUFFIX } from './session-lease.js'
 export type {
   Revisioned,
   StateFileLoad,

@@ -4,12 +4,14 @@ import {
   assertSessionId,
   assertString,
   collectSession,
+  DEFAULT_SESSION_LEASE_TTL_MS,
   errnoCode,
   invalidArgument,
   parseWith,
   type SessionEntry,
   type SessionEntryStream,
   SessionIdSchema,
+  type SessionLeaseStore,
   type SessionLoadResult,
   type SessionStore,
 } from '@contextkit/core'
@@ -33,6 +35,7 @@ import {
   withinOf,
   writeBatch,
 } from './session-files.js'
+import { acquireFileLease } from './session-lease.js'
 import { sessionFileStream } from './session-reader.js'
 
 /** Options of {@link jsonlSessionStore}. */
@@ -63,6 +66,13 @@ export interface JsonlSessionStoreOptions {
    * planted symlinked `.contextkit/` or `<id>.jsonl` is refused. Default `dir`.
    */
   root?: string
+  /**
+   * How long a session's lease (`acquireLease`, taken by `runAgent` for the whole run) lives
+   * without a heartbeat when the request names no `ttlMs`: 1 to 2^31 − 1 ms. A holder on this
+   * host whose process is gone loses it at once; a hung one, or one on another host sharing the
+   * directory, when it was not renewed for this long. Default `30000` ms.
+   */
+  leaseTtlMs?: number
 }
 
 const OptionsSchema = z
@@ -71,6 +81,7 @@ const OptionsSchema = z
     lockTimeoutMs: lockMsSchema().default(30_000),
     lockStaleMs: lockMsSchema().default(20_000),
     root: z.string().min(1).optional(),
+    leaseTtlMs: lockMsSchema(1).default(DEFAULT_SESSION_LEASE_TTL_MS),
   })
   .strict()
 
@@ -90,6 +101,8 @@ export interface JsonlSessionStore extends SessionStore {
    * `SessionStore.stream`): memory bounded by the longest line, whatever the file's size.
    */
   stream(id: string): SessionEntryStream
+  /** One attempt at the session's lease, kept in `<id>.jsonl.lease` (core's `SessionLeaseStore`). */
+  acquireLease: SessionLeaseStore['acquireLease']
 }
 
 /** One store's directory, its confinement and its checked options. */
@@ -102,6 +115,10 @@ interface Sessions {
   locked<T>(id: string, fn: () => Promise<T>): Promise<T>
   /** The file of session `id` (absolute). */
   fileOf(id: string): string
+  /** Default lease lifetime, ms. */
+  leaseTtlMs: number
+  /** Create the store's directory (and the ones between it and its root). */
+  ensureDir(): Promise<void>
 }
 
 /** Check the store's arguments; nothing touches the disk. */
@@ -111,13 +128,26 @@ function sessionsOf(dir: string, options: JsonlSessionStoreOptions): Sessions {
   const opts = parseWith(OptionsSchema, options ?? {}, 'jsonlSessionStore options')
   const root = resolve(dir)
   const lockOptions = { timeoutMs: opts.lockTimeoutMs, staleMs: opts.lockStaleMs }
+  const within = withinOf(root, opts.root)
   return {
     root,
-    within: withinOf(root, opts.root),
+    within,
     fsync: opts.fsync,
     locked: (id, fn) =>
       withFileLock(join(root, `${id}${SESSION_LOCK_SUFFIX}`), fn, lockOptions, lockError),
     fileOf: (id) => join(root, `${id}${SESSION_FILE_SUFFIX}`),
+    leaseTtlMs: opts.leaseTtlMs,
+    ensureDir: () => ensureDir(root, within),
+  }
+}
+
+/** Create the store's directory inside its root (`append` and `acquireLease` write there). */
+async function ensureDir(root: string, within: Within): Promise<void> {
+  try {
+    await mkdir(within.root, { recursive: true })
+    if (within.dir !== '') await mkdirWithinRoot(within.root, within.dir)
+  } catch (error) {
+    throw ioError(`cannot create the session directory ${root}`, error, root, 'mkdir')
   }
 }
 
@@ -168,12 +198,7 @@ async function appendSession(s: Sessions, id: string, entries: unknown): Promise
   // what to write when the file already has lines: never a second header
   const existing =
     rest.length === checked.length ? payload : rest.length === 0 ? null : toBytes(rest)
-  try {
-    await mkdir(s.within.root, { recursive: true })
-    if (s.within.dir !== '') await mkdirWithinRoot(s.within.root, s.within.dir)
-  } catch (error) {
-    throw ioError(`cannot create the session directory ${s.root}`, error, s.root, 'mkdir')
-  }
+  await s.ensureDir()
   const file = s.fileOf(id)
   await s.locked(id, () => writeBatch(s.within, id, file, payload, s.fsync, existing))
 }
@@ -242,6 +267,9 @@ async function deleteSession(s: Sessions, id: string): Promise<boolean> {
  *   first line is a header `load` skipped, e.g. `version: 0`) keeps its other entries and drops
  *   its header; that line stays as it is and `load` keeps warning about it.
  * - The lock file `<id>.jsonl.lock` is core's `withFileLock` (see `lockStaleMs`).
+ * - `acquireLease` (core's session lease: one run per session at a time) keeps the holder in
+ *   `<id>.jsonl.lease`, read and written under that lock; a lease is over when its holder's
+ *   process is gone (same host) or it was not renewed for its `ttlMs` (see `leaseTtlMs`).
  *
  * Nothing touches the disk until the first `append` (which creates `dir`).
  */
@@ -265,5 +293,6 @@ export function jsonlSessionStore(
     append: (id, entries) => appendSession(s, id, entries),
     list: () => listSessions(s),
     delete: (id) => deleteSession(s, id),
+    acquireLease: (id, request) => acquireFileLease(s, id, request),
   }
 }

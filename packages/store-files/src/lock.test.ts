@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process'
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { sessionHeader } from '@contextkit/core'
 import { withFileLock } from '@contextkit/core/node'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { deadPid } from '../../../test-utils/processes.js'
 import { tempDir } from '../../../test-utils/temp-dir.js'
 import { SessionLockError } from './errors.js'
 import { jsonlSessionStore } from './jsonl-store.js'
@@ -25,14 +25,6 @@ async function lockedStore(content: string, options = {}) {
   const lockPath = `${store.pathOf('s')}.lock`
   await writeFile(lockPath, content)
   return { store, lockPath, dir }
-}
-
-/** The pid of a process that has exited. */
-async function deadPid(): Promise<number> {
-  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' })
-  await new Promise((resolve) => child.once('exit', resolve))
-  if (child.pid === undefined) throw new Error('no pid')
-  return child.pid
 }
 
 const info = (pid: number, createdAt: number, host = hostname()) =>

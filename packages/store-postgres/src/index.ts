@@ -24,6 +24,8 @@ export {
   migrate,
 } from './migrate.js'
 export { HEADS_SUFFIX } from './schema.js'
+export type { HolderAlive, LeaseHolderIdentity } from './session-lease.js'
+export { LEASES_SUFFIX, LeaseHolderIdentitySchema } from './session-lease.js'
 export type { PostgresSessionStoreOptions } from './session-store.js'
 export { INVALID_ENTRY_WARNING, postgresSessionStore } from './session-store.js'
 export type { PostgresStateStoreOptions } from './state-store.js'

@@ -30,11 +30,13 @@ test('migrate creates both stores and records versions; a second run does nothin
     },
     { target: 'state:contextkit_state', version: 1, description: 'agent state with revisions' },
     { target: 'traces:contextkit_traces', version: 1, description: 'run trace events' },
+    { target: 'leases:contextkit_sessions', version: 1, description: 'session leases' },
   ])
   expect(await tables()).toEqual([
     'public.contextkit_migrations',
     'public.contextkit_sessions',
     'public.contextkit_sessions_heads',
+    'public.contextkit_sessions_leases',
     'public.contextkit_state',
     'public.contextkit_traces',
   ])
@@ -43,13 +45,14 @@ test('migrate creates both stores and records versions; a second run does nothin
   expect(runs.every((r) => r.applied.length === 0)).toBe(true)
 })
 
-test('the indexes serve load (session_id, seq) and list (session_id)', async () => {
+test('the indexes serve load (session_id, seq), list (session_id) and leases (session_id)', async () => {
   const result = await db.query<{ tablename: string; indexdef: string }>(
     `SELECT tablename, indexdef FROM pg_indexes WHERE tablename LIKE 'contextkit_sessions%' ORDER BY 1`,
   )
   expect(result.rows.map((r) => [r.tablename, r.indexdef.replace(/^.* USING /, '')])).toEqual([
     ['contextkit_sessions', 'btree (session_id, seq)'],
     ['contextkit_sessions_heads', 'btree (session_id)'],
+    ['contextkit_sessions_leases', 'btree (session_id)'],
   ])
 })
 
@@ -63,6 +66,7 @@ test('custom and schema-qualified table names; concurrent first runs apply once'
   }
   const runs = await Promise.all(Array.from({ length: 4 }, () => migrate(db, options)))
   expect(runs.flatMap((r) => r.applied.map((a) => a.target)).sort()).toEqual([
+    'leases:agents.chat',
     'sessions:agents.chat',
     'state:agents.memory',
     'traces:agents.steps',
@@ -70,6 +74,7 @@ test('custom and schema-qualified table names; concurrent first runs apply once'
   expect((await tables()).filter((t) => t.startsWith('agents.'))).toEqual([
     'agents.chat',
     'agents.chat_heads',
+    'agents.chat_leases',
     'agents.memory',
     'agents.steps',
     'agents.versions',

@@ -4,6 +4,7 @@ import { integerOf, isPostgresDb, type PostgresDb, txQuery, withTransaction } fr
 import { SchemaVersionError } from './errors.js'
 import { type TableName, TableNameCheck, tableName } from './identifiers.js'
 import { type Migration, sessionMigrations, stateMigrations, traceMigrations } from './schema.js'
+import { LEASES_SUFFIX, leaseMigrations } from './session-lease.js'
 
 /** Default table of session entries (per-session counters live in `<table>_heads`). */
 export const DEFAULT_SESSION_TABLE = 'contextkit_sessions'
@@ -65,6 +66,7 @@ function targets(session: TableName, state: TableName, trace: TableName): Target
     { key: `sessions:${session.name}`, migrations: sessionMigrations(session) },
     { key: `state:${state.name}`, migrations: stateMigrations(state) },
     { key: `traces:${trace.name}`, migrations: traceMigrations(trace) },
+    { key: `leases:${session.name}`, migrations: leaseMigrations(session.sibling(LEASES_SUFFIX)) },
   ]
 }
 

@@ -1,6 +1,7 @@
 import {
   assertSessionId,
   collectSession,
+  DEFAULT_SESSION_LEASE_TTL_MS,
   invalidArgument,
   parseWith,
   type SessionEntry,
@@ -23,6 +24,14 @@ import {
 import { tableName } from './identifiers.js'
 import { DEFAULT_SESSION_TABLE } from './migrate.js'
 import { HEADS_SUFFIX } from './schema.js'
+import {
+  acquirePostgresLease,
+  type HolderAlive,
+  LEASES_SUFFIX,
+  type LeaseContext,
+  type LeaseHolderIdentity,
+  LeaseHolderIdentitySchema,
+} from './session-lease.js'
 import { pageSql, readTail, streamRows } from './session-read.js'
 import { TableNameSchema } from './table-name-schema.js'
 
@@ -36,9 +45,51 @@ export interface PostgresSessionStoreOptions {
    * `schema.table`. Default `contextkit_sessions`.
    */
   table?: string
+  /**
+   * How long a session's lease (`acquireLease`, taken by `runAgent` for the whole run) lives
+   * without a heartbeat when the request names no `ttlMs`, by the server's clock: 1 to
+   * 2^31 − 1 ms. Default `30000` ms.
+   */
+  leaseTtlMs?: number
+  /**
+   * Who this process's leases name as their holder (shown to a run that waits). Default
+   * `{ host: 'unknown', pid: process.pid }`; in Node pass core/node's `await processIdentity()`.
+   */
+  leaseHolder?: LeaseHolderIdentity
+  /**
+   * Tells whether a holder's process still runs (core/node's `ownerAlive`): a holder found gone
+   * (same host, pid and start time) loses its lease at once instead of when it expires. Default:
+   * none (a lease ends when released or expired).
+   */
+  holderAlive?: HolderAlive
 }
 
-const OptionsSchema = z.strictObject({ table: TableNameSchema.optional() })
+const OptionsSchema = z.strictObject({
+  table: TableNameSchema.optional(),
+  leaseTtlMs: z.number().int().min(1).max(2_147_483_647).optional(),
+  leaseHolder: LeaseHolderIdentitySchema.optional(),
+  holderAlive: z.custom<HolderAlive>((v) => typeof v === 'function', 'a function').optional(),
+})
+
+/** The lease context of a store from its checked options. */
+function leaseContext(
+  db: PostgresDb,
+  leases: string,
+  o: z.infer<typeof OptionsSchema>,
+): LeaseContext {
+  const pid = (globalThis as { process?: { pid?: number } }).process?.pid ?? 0
+  return {
+    db,
+    leases,
+    ttlMs: o.leaseTtlMs ?? DEFAULT_SESSION_LEASE_TTL_MS,
+    identity: {
+      host: o.leaseHolder?.host ?? 'unknown',
+      pid: o.leaseHolder?.pid ?? pid,
+      start: o.leaseHolder?.start ?? null,
+    },
+    holderAlive: o.holderAlive,
+  }
+}
 const EntriesSchema = z.array(SessionEntrySchema)
 
 /** Characters of entry JSON per insert statement: a batch larger than this takes several. */
@@ -132,6 +183,9 @@ async function appendBatch(
  *   header and a suffix of `load`'s, with `load`'s warnings for those rows.
  * - `list` returns the ids of every session with entries, sorted by code unit; `delete`
  *   removes a session and its entries in one statement.
+ * - `acquireLease` (core's session lease: one run per session at a time) keeps one row per
+ *   leased session in `<table>_leases`; every change is one statement, the expiry is on the
+ *   server's clock (see `leaseTtlMs`, `holderAlive`).
  *
  * Entries are stored as `json`, byte for byte as `JSON.stringify` wrote them. Run
  * {@link migrate} first. `db` is a `pg` `Pool` or `Client`, PGlite, or anything with
@@ -144,7 +198,7 @@ async function appendBatch(
 export function postgresSessionStore(
   db: PostgresDb,
   options: PostgresSessionStoreOptions = {},
-): SessionStore & Required<Pick<SessionStore, 'loadTail' | 'stream'>> {
+): SessionStore & Required<Pick<SessionStore, 'loadTail' | 'stream' | 'acquireLease'>> {
   if (!isPostgresDb(db)) {
     invalidArgument('postgresSessionStore', 'db', 'an object with a query method', db)
   }
@@ -153,6 +207,7 @@ export function postgresSessionStore(
   const heads = table.sibling(HEADS_SUFFIX)
 
   const sql = sessionSql(table.sql, heads)
+  const lease = leaseContext(db, table.sibling(LEASES_SUFFIX), opts)
 
   return {
     async load(id: string): Promise<SessionLoadResult> {
@@ -181,6 +236,8 @@ export function postgresSessionStore(
       )
       return rows.map((row) => String(row.session_id))
     },
+
+    acquireLease: (id, request) => acquirePostgresLease(lease, id, request),
 
     async delete(id: string): Promise<boolean> {
       const op = 'postgresSessionStore.delete'

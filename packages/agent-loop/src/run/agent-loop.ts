@@ -7,6 +7,7 @@ import {
   describeError,
   emptyUsage,
   type FinalizeInfo,
+  type KeptSessionLease,
   type Message,
   type RunInfo,
   runFinalize,
@@ -37,6 +38,7 @@ import { LoopGuard } from '../tools/loop-guard.js'
 import { abortError } from './errors.js'
 import type { ResolvedOptions } from './options.js'
 import { beginRun, type OpenedSession, prepareTurn } from './run-begin.js'
+import { holdSessionLease } from './session-lease.js'
 
 /** How a step ended: the turn to go on with, or the run's end. */
 type StepOutcome = { turn: TurnContext } | { end: AgentResult }
@@ -55,6 +57,9 @@ export class AgentLoop {
   /** What the run has gathered: messages, tool calls, usage, steps, warnings, plan. */
   readonly #r: RunRecord
   #session: SessionRun | undefined
+  /** The session's lease, held from before the load to the end of the run. */
+  #lease: KeptSessionLease | undefined
+  readonly #abort: (reason: unknown) => void
   #run!: RunInfo
   /** Keeps requests inside the window (`compaction`); none when compaction is off. */
   readonly #compactor: Compactor | undefined
@@ -68,7 +73,9 @@ export class AgentLoop {
     signal: AbortSignal,
     channel: EventChannel<AgentEvent>,
     runId: string,
+    abort: (reason: unknown) => void = () => {},
   ) {
+    this.#abort = abort
     this.#o = options
     this.#signal = signal
     this.#channel = channel
@@ -133,15 +140,24 @@ export class AgentLoop {
         ? error
         : new AgentLoopError(`The run failed: ${describeError(error)}`, { cause: error })
       return this.#finish(this.#signal.aborted ? 'aborted' : 'error', failure)
+    } finally {
+      await this.#lease?.stop()
     }
   }
 
-  /** Load the session's log when the run has one: its messages and its last run's state. */
+  /** Take the session's lease (waiting while it is busy), then load its log when there is one. */
   async #openSession(
     counter: RunTokenCounter,
   ): Promise<{ opened: OpenedSession | undefined; warnings: AgentWarning[] }> {
     const options = this.#o.session
     if (!options) return { opened: undefined, warnings: [] }
+    this.#lease = await holdSessionLease({
+      session: options,
+      runId: this.#runId,
+      waitMs: this.#o.sessionWaitMs,
+      signal: this.#signal,
+      onLost: this.#abort,
+    })
     const { warnings, ...opened } = await SessionRun.open(options, {
       tokens: Math.floor(this.#o.model.contextWindow / 2),
       counter: counter.counter,

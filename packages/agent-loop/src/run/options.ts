@@ -1,5 +1,6 @@
 import {
   type ContextMiddleware,
+  DEFAULT_SESSION_WAIT_MS,
   getModelInfo,
   type Message,
   MessageSchema,
@@ -113,6 +114,15 @@ export const RunAgentOptionsSchema = z.strictObject({
         .optional(),
     })
     .optional() as z.ZodOptional<z.ZodType<SessionOptions>>,
+  /**
+   * How long a run waits for its session while another run holds it (needs `session`; the
+   * store must keep leases, as `jsonlSessionStore` and `postgresSessionStore` do), 0 to
+   * 2^31 − 1 ms; then it ends with `stopReason: 'error'` and core's `SessionBusyError` (code
+   * `session_busy`, naming the holder's run id, host and pid). Default `60000` (core's
+   * `DEFAULT_SESSION_WAIT_MS`: twice a lease's default lifetime, so a crashed holder's lease
+   * always expires within one wait).
+   */
+  sessionWaitMs: z.number().int().min(0).max(2_147_483_647).optional(),
   /**
    * Take up the session's unfinished last run (needs `session`): `true` after a crash, or
    * `{ approvals }` to decide the calls it paused on (`stopReason: 'awaiting_approval'`), by
@@ -243,6 +253,8 @@ export interface ResolvedOptions {
   thinking: ThinkingOptions | undefined
   workspace: string | undefined
   session: SessionOptions | undefined
+  /** How long to wait for a busy session's lease, ms. */
+  sessionWaitMs: number
   /** The decisions given with `resume`, by tool call id (`{}` for `resume: true`); off: `undefined`. */
   resume: { approvals: Readonly<Record<string, ApprovalAnswer>> } | undefined
   trace: Trace | undefined
@@ -282,6 +294,12 @@ function toolMap(tools: readonly AgentTool[] | undefined): Map<string, AgentTool
  */
 export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
   const o = parseWith(RunAgentOptionsSchema, options, 'runAgent options')
+  if (o.sessionWaitMs !== undefined && o.session === undefined) {
+    throw new ValidationError(
+      'Invalid runAgent options: sessionWaitMs: only a run with a session waits for one (give `session`)',
+      [{ path: 'sessionWaitMs', message: 'needs the session option' }],
+    )
+  }
   if (o.resume !== undefined && o.session === undefined) {
     throw new ValidationError(
       'Invalid runAgent options: resume: a run can only be resumed from a session (give `session`)',
@@ -306,6 +324,7 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
     thinking: o.thinking,
     workspace: o.workspace,
     session: o.session,
+    sessionWaitMs: o.sessionWaitMs ?? DEFAULT_SESSION_WAIT_MS,
     resume:
       o.resume === undefined
         ? undefined

@@ -55,7 +55,9 @@ export function runAgent<Output = unknown>(
   else external?.addEventListener('abort', onExternalAbort, { once: true })
   const channel = new EventChannel<AgentEvent>()
   const runId = options.runId ?? `run_${randomId()}`
-  const loop = new AgentLoop(resolved, controller.signal, channel, runId)
+  const loop = new AgentLoop(resolved, controller.signal, channel, runId, (reason) =>
+    controller.abort(reason),
+  )
   const result = (loop.run() as Promise<AgentResult<Output>>).finally(() => {
     external?.removeEventListener('abort', onExternalAbort)
     channel.close()

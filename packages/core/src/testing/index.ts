@@ -2,6 +2,7 @@
 // `StateStore`), beside them. Node-only: the checks assert with `node:assert`.
 
 export { freshId, messageEntries, newSession, normalized } from './session-fixtures.js'
+export { sessionLeaseChecks, sessionLeaseConformance } from './session-lease-conformance.js'
 export { compactionLog, resumeLog } from './session-log-checks.js'
 export type { MakeSessionStore } from './session-store-conformance.js'
 export { sessionStoreChecks, sessionStoreConformance } from './session-store-conformance.js'

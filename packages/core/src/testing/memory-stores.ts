@@ -5,11 +5,13 @@ import { parseWith, ValidationError } from '../errors.js'
 import { assertSessionId } from '../session-id.js'
 import { type SessionEntry, SessionEntrySchema, type SessionStore } from '../session-store.js'
 import { RevisionConflictError, type StateStore } from '../state-store.js'
+import { memoryLeases } from './memory-lease.js'
 
 /** A `SessionStore` in a `Map`. */
 export function memorySessionStore(): SessionStore {
   const sessions = new Map<string, SessionEntry[]>()
   return {
+    acquireLease: memoryLeases(),
     async load(id) {
       assertSessionId(id, 'memory.load')
       return { entries: structuredClone(sessions.get(id) ?? []), warnings: [] }
