@@ -1,5 +1,7 @@
-// The pure API of @contextkit/core: no Node built-ins, safe to bundle for browsers and edge
-// runtimes. The Node-only parts are in `@contextkit/core/node` (src/node.ts).
+// The pure API of @contextkit/core, the same in every runtime: no Node built-ins, safe to bundle
+// for browsers and edge runtimes. The Node-only parts are in `@contextkit/core/node` (src/node.ts),
+// the session log's format for stores and log readers in `@contextkit/core/store` (src/store.ts).
+// At most 100 value names (src/surface.test.ts): see "exports" in docs/architecture.md.
 export type { CostUsage } from './cost.js'
 export { usageCostUsd } from './cost.js'
 export { errnoCode } from './errno.js'
@@ -97,7 +99,6 @@ export {
   UNKNOWN_MODEL_DEFAULTS,
 } from './model-table.js'
 export { getModelInfo, ModelRegistry, registerModel } from './models.js'
-export { isNormalSessionEntry } from './normal-entry.js'
 export { escapeForPrompt, hasPromptUnsafeChars, PROMPT_UNSAFE_CHARS } from './prompt-text.js'
 export { ABORTED, TIMED_OUT, whenAborted, within } from './race.js'
 export { randomId } from './random-id.js'
@@ -137,20 +138,7 @@ export type {
   SessionStore,
   SessionWarning,
 } from './session-store.js'
-export {
-  ApprovalStatusSchema,
-  SESSION_FORMAT_VERSION,
-  SessionApprovalEntrySchema,
-  SessionCompactionEntrySchema,
-  SessionCustomEntrySchema,
-  SessionEntrySchema,
-  SessionHeaderEntrySchema,
-  SessionIdSchema,
-  SessionMessageEntrySchema,
-  sessionHeader,
-  sessionMessages,
-} from './session-store.js'
-export { resumeTailBoundary } from './session-tail.js'
+export { sessionMessages } from './session-store.js'
 export type { StateSaveOptions, StateStore, StoredState } from './state-store.js'
 export { RevisionConflictError } from './state-store.js'
 export type { CalibratedCounter, TokenCounter, TokenCounterOptions } from './tokens.js'

@@ -6,7 +6,6 @@ import {
   errnoCode,
   invalidArgument,
   parseWith,
-  SessionIdSchema,
   type SessionLoadResult,
   type SessionStore,
 } from '@contextkit/core'
@@ -17,6 +16,7 @@ import {
   unlinkWithinRoot,
   withFileLock,
 } from '@contextkit/core/node'
+import { SessionIdSchema } from '@contextkit/core/store'
 import * as z from 'zod'
 import {
   checkEntry,

@@ -1,4 +1,5 @@
-import { invalidArgument, resumeTailBoundary } from '@contextkit/core'
+import { invalidArgument } from '@contextkit/core'
+import { resumeTailBoundary } from '@contextkit/core/store'
 import {
   decodeLine,
   decodeSegments,

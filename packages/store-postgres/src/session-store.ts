@@ -2,14 +2,13 @@ import {
   assertSessionId,
   invalidArgument,
   parseWith,
-  resumeTailBoundary,
   type SessionEntry,
-  SessionEntrySchema,
   type SessionLoadResult,
   type SessionStore,
   type SessionWarning,
   ValidationError,
 } from '@contextkit/core'
+import { resumeTailBoundary, SessionEntrySchema } from '@contextkit/core/store'
 import * as z from 'zod'
 import {
   integerOf,

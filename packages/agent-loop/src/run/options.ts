@@ -8,12 +8,12 @@ import {
   parseWith,
   type Section,
   SectionSchema,
-  SessionIdSchema,
   type SessionStore,
   type TokenCounter,
   type Trace,
   ValidationError,
 } from '@contextkit/core'
+import { SessionIdSchema } from '@contextkit/core/store'
 import type { Formatter } from '@contextkit/formatters'
 import * as z from 'zod'
 import { CACHE_MODES, type CacheMode } from '../budget/cache-breakpoints.js'

@@ -5,10 +5,10 @@ import {
   type SessionCompactionEntry,
   type SessionEntry,
   type SessionStore,
-  sessionHeader,
   sessionMessages,
   type TokenCounter,
 } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import { limitHistory } from '../budget/history.js'
 import type { AgentWarning } from '../events/events.js'
 import { applyCompaction } from './apply-compaction.js'
