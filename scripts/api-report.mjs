@@ -6,8 +6,9 @@
 //   node scripts/api-report.mjs           check: fails when a report differs (`pnpm check:api`)
 //   node scripts/api-report.mjs --update  rewrite the reports (`pnpm api:update`)
 //
-// A package with `./node` also has a Node root (`index.node`): it is the root plus `./node`, so
-// only those two are reported. Every TSDoc and api-extractor warning (an unresolved `{@link}`, a
+// A middleware package with `./node` also has a Node root (`index.node`, its root's `node`
+// branch): it is the root plus `./node`, so only those two are reported (the `default` branch's
+// types). Core has no Node root: every branch of its root serves `index`. Every TSDoc and api-extractor warning (an unresolved `{@link}`, a
 // type used by a signature but not exported, a public name without a doc comment, malformed
 // TSDoc) fails the check and is listed. api-extractor looks at one entry at a time, so a name one
 // entry uses and a sibling entry of the same package exports (a `./node` signature naming a root

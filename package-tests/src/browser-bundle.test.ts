@@ -7,7 +7,7 @@ import { createContext, runInContext } from 'node:vm'
 import { afterAll, describe, expect, test } from 'vitest'
 import { bundle, linkPackages } from './bundle.js'
 import { measureSize, NO_SIZE, nodeOnlyRoot, readDocumentedSize, sizeParagraph } from './sizes.js'
-import { publishablePackages } from './workspace.js'
+import { hasNodeRoot, publishablePackages } from './workspace.js'
 
 const packages = publishablePackages()
 const links = linkPackages(packages)
@@ -75,21 +75,25 @@ describe.each(pureEntries.map((e) => [e.specifier, e] as const))('%s', (specifie
   })
 })
 
-// A package with a `./node` subpath has a conditional root: Node (and bundlers targeting Node)
-// take its `node` branch, the pure API plus the Node-only one; browsers take `default`, pure.
+// A package with a Node root (`src/index.node.ts`) has a conditional root: Node (and bundlers
+// targeting Node) take its `node` branch, the pure API plus the Node-only one; browsers take
+// `default`, pure. Core has `./node` but no Node root: its root is the same in every runtime.
 const withNode = packages.filter((p) => p.entries.some((e) => e.subpath === './node'))
+const withNodeRoot = withNode.filter(hasNodeRoot)
+const sameRoot = withNode.filter((p) => !hasNodeRoot(p))
 
-test('the packages with Node-only parts are found', () => {
-  expect(withNode.map((p) => p.json.name)).toEqual(
-    expect.arrayContaining(['@contextkit/core', '@contextkit/prefill', '@contextkit/preload']),
+test('the packages with Node-only parts are found, core among those without a Node root', () => {
+  expect(withNodeRoot.map((p) => p.json.name)).toEqual(
+    expect.arrayContaining(['@contextkit/prefill', '@contextkit/resumption']),
   )
+  expect(sameRoot.map((p) => p.json.name)).toContain('@contextkit/core')
 })
 
-describe.each(withNode.map((p) => [p.json.name] as const))('%s root, by condition', (name) => {
-  const exportsOf = async (specifier: string, platform: 'browser' | 'node') =>
-    (await bundle(`export * from '${specifier}'`, { nodeModules: links.nodeModules, platform }))
-      .exports
+const exportsOf = async (specifier: string, platform: 'browser' | 'node') =>
+  (await bundle(`export * from '${specifier}'`, { nodeModules: links.nodeModules, platform }))
+    .exports
 
+describe.each(withNodeRoot.map((p) => [p.json.name] as const))('%s root, by condition', (name) => {
   test('for browsers it is the default branch: none of the Node-only names; under node, all of them', async () => {
     const nodeOnly = await exportsOf(`${name}/node`, 'node')
     const browserRoot = await exportsOf(name, 'browser')
@@ -97,6 +101,15 @@ describe.each(withNode.map((p) => [p.json.name] as const))('%s root, by conditio
     const onlyInNode = nodeOnly.filter((n) => !browserRoot.includes(n))
     expect(onlyInNode.length).toBeGreaterThan(0)
     expect(nodeRoot).toEqual([...new Set([...browserRoot, ...nodeOnly])].sort())
+  })
+})
+
+describe.each(sameRoot.map((p) => [p.json.name] as const))('%s root, by condition', (name) => {
+  test('is the same under node and for browsers, with none of the Node-only names', async () => {
+    const nodeOnly = await exportsOf(`${name}/node`, 'node')
+    const browserRoot = await exportsOf(name, 'browser')
+    expect(await exportsOf(name, 'node')).toEqual(browserRoot)
+    expect(browserRoot.filter((n) => nodeOnly.includes(n))).toEqual([])
   })
 })
 

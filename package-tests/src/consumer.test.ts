@@ -20,14 +20,13 @@ import {
   typecheckExample,
 } from './consumer.js'
 import { importNodeRoot, NODE_ROOT_IMPORTS, typecheckNodeRoot } from './node-root.js'
-import { publishablePackages, ROOT } from './workspace.js'
+import { hasNodeRoot, publishablePackages, ROOT } from './workspace.js'
 
 const packages = publishablePackages()
 let work = ''
 
-/** Has a `./node` subpath, so its root has a `node` branch (see "Package shape"). */
-const hasNode = (name: string) =>
-  packages.some((p) => p.json.name === name && p.entries.some((e) => e.subpath === './node'))
+/** Has a Node root: its root's `node` branch adds `./node` (see "Package shape"). */
+const hasNode = (name: string) => packages.some((p) => p.json.name === name && hasNodeRoot(p))
 const withNode = packages.filter((p) => hasNode(p.json.name)).map((p) => p.json.name)
 
 /** Run at most `limit` tasks at a time (the machine has two cores); tasks may be added later. */
@@ -57,7 +56,7 @@ interface Checks {
   cjs: Promise<Awaited<ReturnType<typeof requireFromCommonJs>>>
   nodenext: Promise<RunResult>
   bundler: Promise<RunResult>
-  /** Only for packages with a `./node` subpath: their root as Node users import it. */
+  /** Only for packages with a Node root: their root as Node users import it. */
   nodeRoot?: {
     run: Promise<Awaited<ReturnType<typeof importNodeRoot>>>
     nodenext: Promise<Awaited<ReturnType<typeof typecheckNodeRoot>>>
@@ -118,7 +117,7 @@ test('every publishable package of packages/* is covered', () => {
   )
 })
 
-test('the packages with ./node are the ones whose root names are listed', () => {
+test('the packages with a Node root are the ones whose root names are listed', () => {
   expect(withNode.length).toBeGreaterThan(0)
   expect(withNode.sort()).toEqual(Object.keys(NODE_ROOT_IMPORTS).sort())
 })

@@ -1,5 +1,5 @@
 /**
- * The root of a package with a `./node` subpath, as Node users import it: its `node` export
+ * The root of a package with a Node root (`src/index.node.ts`), as Node users import it: its `node` export
  * condition serves the pure API plus the Node-only one, so `import { prefill } from
  * '@contextkit/prefill'` (the way these names were imported before `./node` existed) keeps
  * working, from ESM and from CommonJS, with the right types under `moduleResolution: nodenext`;
@@ -15,7 +15,6 @@ import { run, typecheckFile } from './consumer.js'
  * so one import line proves both halves are there.
  */
 export const NODE_ROOT_IMPORTS: Readonly<Record<string, { node: string[]; pure: string[] }>> = {
-  '@contextkit/core': { node: ['jsonlTrace'], pure: ['fitSections'] },
   '@contextkit/context-metadata': {
     node: ['analyzeFile', 'contextMetadata'],
     pure: ['analyzeContext'],
@@ -42,7 +41,7 @@ export interface NodeRootRun {
 function namesOf(name: string): string[] {
   const names = NODE_ROOT_IMPORTS[name]
   if (!names)
-    throw new Error(`${name} has ./node: list the names users import in NODE_ROOT_IMPORTS`)
+    throw new Error(`${name} has a Node root: list the names users import in NODE_ROOT_IMPORTS`)
   return [...names.node, ...names.pure]
 }
 

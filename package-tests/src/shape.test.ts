@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest'
 import { entrySources, NODE_BUILD_DIR } from '../../tsup.base.js'
 import { isNodeBuiltin } from './bundle.js'
 import { packageOf } from './consumer.js'
-import { publishablePackages } from './workspace.js'
+import { hasNodeRoot, publishablePackages } from './workspace.js'
 
 const packages = publishablePackages()
 /** The peer range of core in every other package: the unreleased 0.0.0 and the 0.1 line. */
@@ -45,6 +45,7 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
     expect(json.exports?.['./package.json']).toBe('./package.json')
     expect(pkg.entries.map((e) => e.subpath)).toContain('.')
     const hasNode = pkg.entries.some((e) => e.subpath === './node')
+    const nodeRoot = hasNodeRoot(pkg)
     /** The flat `{ types, import, require, default }` of `<folder><stem>`, its source present. */
     const expectFlat = (target: unknown, folder: string, stem: string, label: string) => {
       expect(Object.keys(target as object), label).toEqual([
@@ -73,13 +74,13 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
       const stem = /^\.\/dist\/(.+)\.js$/.exec(String(branch.default ?? ''))?.[1] ?? ''
       expect(stems, `${entry.subpath} → ${String(branch.default)}`).toContain(stem)
       expectFlat(target.default, '', stem, `${entry.subpath} → default`)
-      // With ./node, Node's root is the pure API plus the Node-only one (src/index.node.ts).
-      const nodeStem = entry.subpath === '.' && hasNode ? 'index.node' : stem
+      // With src/index.node.ts, Node's root is the pure API plus the Node-only one; without it
+      // (core), the root is the same in every runtime.
+      const nodeStem = entry.subpath === '.' && nodeRoot ? 'index.node' : stem
       expectFlat(target.node, `${NODE_BUILD_DIR}/`, nodeStem, `${entry.subpath} → node`)
     }
-    if (!hasNode) {
-      expect(existsSync(join(pkg.dir, 'src', 'index.node.ts')), 'src/index.node.ts').toBe(false)
-    }
+    // a Node root joins the pure root and ./node: only a package with ./node has one
+    if (!hasNode) expect(nodeRoot, 'src/index.node.ts without ./node').toBe(false)
     expect(json.main).toBe('./dist/index.js')
     expect(json.types).toBe('./dist/index.d.ts')
   })
@@ -110,7 +111,7 @@ describe.each(packages.map((p) => [p.json.name, p] as const))('%s', (_, pkg) => 
     }
   })
 
-  test.runIf(pkg.entries.some((e) => e.subpath === './node')).each(['', `${NODE_BUILD_DIR}/`])(
+  test.runIf(hasNodeRoot(pkg)).each(['', `${NODE_BUILD_DIR}/`])(
     'with ./node, the Node root exports exactly the pure root and ./node together (dist/%s)',
     async (folder) => {
       const load = (file: string) =>

@@ -3,7 +3,7 @@
  * `package.json` that is not `private`), so a package added later is checked without any list
  * to update.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -74,6 +74,15 @@ export function publishablePackages(): WorkspacePackage[] {
     out.push({ folder, dir, json, entries })
   }
   return out
+}
+
+/**
+ * Whether Node's root of `pkg` is its pure root plus `./node` (`src/index.node.ts`, served by the
+ * root's `node` branch; see "Package shape" in the root README). The middleware packages have
+ * one; core does not: its root is the same in every runtime.
+ */
+export function hasNodeRoot(pkg: WorkspacePackage): boolean {
+  return existsSync(join(pkg.dir, 'src', 'index.node.ts'))
 }
 
 /** The names of the `@contextkit` packages `name` needs at run time, itself included. */

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type SessionEntry, type SessionMessageEntry, sessionHeader } from '@contextkit/core'
+import type { SessionEntry, SessionMessageEntry } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import { afterAll } from 'vitest'
 
 /** A fresh temporary directory for one benchmark file, removed after the file's benchmarks. */

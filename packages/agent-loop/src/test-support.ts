@@ -3,10 +3,10 @@ import Anthropic from '@anthropic-ai/sdk'
 import {
   assertSessionId,
   type SessionEntry,
-  SessionEntrySchema,
   type SessionLoadResult,
   type SessionStore,
 } from '@contextkit/core'
+import { SessionEntrySchema } from '@contextkit/core/store'
 import {
   type AnthropicEmulator,
   type EmulatorModel,

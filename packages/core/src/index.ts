@@ -1,5 +1,7 @@
-// The pure API of @contextkit/core: no Node built-ins, safe to bundle for browsers and edge
-// runtimes. The Node-only parts are in `@contextkit/core/node` (src/node.ts).
+// The pure API of @contextkit/core, the same in every runtime: no Node built-ins, safe to bundle
+// for browsers and edge runtimes. The Node-only parts are in `@contextkit/core/node` (src/node.ts),
+// the session log's format for stores and log readers in `@contextkit/core/store` (src/store.ts).
+// At most 100 value names (src/surface.test.ts): see "exports" in docs/architecture.md.
 export type { CostUsage } from './cost.js'
 export { usageCostUsd } from './cost.js'
 export { errnoCode } from './errno.js'
@@ -19,12 +21,7 @@ export {
   ValidationError,
 } from './errors.js'
 export { estimateTokens } from './estimate.js'
-export {
-  isContentBlockArray,
-  isMessageArray,
-  isSectionArray,
-  isToolArray,
-} from './input-checks.js'
+export { isContentBlockArray, isMessageArray, isSectionArray, isToolArray } from './input-checks.js'
 export { insertAfterStable } from './insert-after-stable.js'
 export { isSpace } from './is-space.js'
 export { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js'
@@ -98,7 +95,6 @@ export {
 } from './model-table.js'
 export type { ContextWindowSource } from './models.js'
 export { contextWindowSource, getModelInfo, ModelRegistry, registerModel } from './models.js'
-export { isNormalSessionEntry } from './normal-entry.js'
 export { escapeForPrompt, hasPromptUnsafeChars, PROMPT_UNSAFE_CHARS } from './prompt-text.js'
 export { ABORTED, TIMED_OUT, whenAborted, within } from './race.js'
 export { randomId } from './random-id.js'
@@ -119,12 +115,7 @@ export type { RequestFit, RequestFitInput } from './request-fit.js'
 export { fitRequest, OMISSION_NOTICE_ID } from './request-fit.js'
 export { SectionSchema } from './section-schema.js'
 export type { FitResult, Omission, Section } from './sections.js'
-export {
-  fitSections,
-  renderOmissionNotice,
-  renderSections,
-  SectionListCheck,
-} from './sections.js'
+export { fitSections, renderOmissionNotice, renderSections, SectionListCheck } from './sections.js'
 export { assertSessionId, isSessionId } from './session-id.js'
 export type {
   SessionLease,
@@ -133,31 +124,13 @@ export type {
   SessionLeaseRequest,
   SessionLeaseStore,
 } from './session-lease.js'
-export {
-  DEFAULT_SESSION_LEASE_TTL_MS,
-  describeLeaseHolder,
-  hasSessionLeases,
-  MAX_SESSION_LEASE_TTL_MS,
-  SessionBusyError,
-  SessionLeaseLostError,
-  SessionLeaseRequestSchema,
-} from './session-lease.js'
+export { SessionBusyError, SessionLeaseLostError } from './session-lease.js'
 export type {
   AcquireSessionLeaseOptions,
   KeepSessionLeaseOptions,
   KeptSessionLease,
 } from './session-lease-hold.js'
-export {
-  acquireSessionLease,
-  DEFAULT_SESSION_WAIT_MS,
-  keepSessionLease,
-} from './session-lease-hold.js'
-export {
-  SESSION_ENTRY_MAX_BYTES,
-  SessionTooLargeError,
-  sessionEntryText,
-  utf8Length,
-} from './session-size.js'
+export { SessionTooLargeError } from './session-size.js'
 export type {
   ApprovalStatus,
   SessionApprovalEntry,
@@ -170,22 +143,9 @@ export type {
   SessionStore,
   SessionWarning,
 } from './session-store.js'
-export {
-  ApprovalStatusSchema,
-  SESSION_FORMAT_VERSION,
-  SessionApprovalEntrySchema,
-  SessionCompactionEntrySchema,
-  SessionCustomEntrySchema,
-  SessionEntrySchema,
-  SessionHeaderEntrySchema,
-  SessionIdSchema,
-  SessionMessageEntrySchema,
-  sessionHeader,
-  sessionMessages,
-} from './session-store.js'
+export { sessionMessages } from './session-store.js'
 export type { SessionEntryStream } from './session-stream.js'
-export { collectSession, streamSession } from './session-stream.js'
-export { resumeTailBoundary } from './session-tail.js'
+export { streamSession } from './session-stream.js'
 export type { StateSaveOptions, StateStore, StoredState } from './state-store.js'
 export { RevisionConflictError } from './state-store.js'
 export type { CalibratedCounter, TokenCounter, TokenCounterOptions } from './tokens.js'
@@ -193,4 +153,3 @@ export { calibrate, createTokenCounter, defaultTokenCounter } from './tokens.js'
 export type { MemoryTrace, Trace, TraceEvent, TraceOptions } from './trace.js'
 export { digest, memoryTrace, noopTrace, sha256Hex } from './trace.js'
 export type { TraceEventTextOptions, TraceReader } from './trace-events.js'
-export { parseTraceEvent, traceEventText } from './trace-events.js'

@@ -3,7 +3,7 @@
 // without running the loop 2,000 times.
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { sessionHeader } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 
 function traceLine(seq: number, stage: string, data: Record<string, unknown>): string {
   return JSON.stringify({

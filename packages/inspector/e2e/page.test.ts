@@ -1,6 +1,7 @@
 // The page in a real browser (Debian's Chromium through playwright-core): hostile session text
 // shows as text and runs nothing, requests without the token get 401, nothing leaves 127.0.0.1.
-import { type SessionEntry, sessionHeader } from '@contextkit/core'
+import type { SessionEntry } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { screenshotPath, startBrowser, type TestBrowser } from '../../../test-utils/browser.js'
 import { CONTENT_SECURITY_POLICY } from '../src/security.js'

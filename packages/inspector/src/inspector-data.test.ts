@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseTraceEvent } from '@contextkit/core'
+import { parseTraceEvent } from '@contextkit/core/store'
 import { expect, test } from 'vitest'
 import { compositionView } from './composition.js'
 import { InspectorData } from './inspector-data.js'

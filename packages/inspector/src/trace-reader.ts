@@ -1,5 +1,6 @@
 import { resolve } from 'node:path'
-import { assertSessionId, assertString, parseTraceEvent, type TraceReader } from '@contextkit/core'
+import { assertSessionId, assertString, type TraceReader } from '@contextkit/core'
+import { parseTraceEvent } from '@contextkit/core/store'
 import { backwardLines, forwardLines, openJsonl, sizeOf } from './jsonl-file.js'
 
 /**

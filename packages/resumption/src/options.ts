@@ -1,4 +1,5 @@
-import { SessionIdSchema, type StateStore, type TokenCounter } from '@contextkit/core'
+import type { StateStore, TokenCounter } from '@contextkit/core'
+import { SessionIdSchema } from '@contextkit/core/store'
 import { StateFileOptionsSchema } from '@contextkit/store-files'
 import * as z from 'zod'
 

@@ -1,7 +1,7 @@
 import { link, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { UnsafeWriteError } from '@contextkit/core'
+import { UnsafeWriteError } from '@contextkit/core/node'
 import { StateIoError } from '@contextkit/store-files'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { emptySelfState } from './self-state.js'

@@ -6,7 +6,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { sessionHeader } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import { afterAll, bench, describe } from 'vitest'
 
 // Issue 44 item 2: a JSONL session of any size loads; a 2 GB one in memory that does not grow

@@ -4,7 +4,7 @@
  * It continues from what the session already holds, so killing it mid-write and starting it
  * again tests that a torn tail never costs an earlier entry and the next batch starts clean.
  */
-import { sessionHeader } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import { expectedEntry } from './crash-entries.js'
 import { jsonlSessionStore } from './jsonl-store.js'
 

@@ -1,4 +1,5 @@
-import { parseWith, SessionIdSchema, type StateStore } from '@contextkit/core'
+import { parseWith, type StateStore } from '@contextkit/core'
+import { SessionIdSchema } from '@contextkit/core/store'
 import * as z from 'zod'
 import {
   loadStateFile,

@@ -1,6 +1,7 @@
 import { link, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { sessionHeader, UnsafeWriteError } from '@contextkit/core'
+import { UnsafeWriteError } from '@contextkit/core/node'
+import { sessionHeader } from '@contextkit/core/store'
 import { messageEntries } from '@contextkit/core/testing'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { tempDir } from '../../../test-utils/temp-dir.js'

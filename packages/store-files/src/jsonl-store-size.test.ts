@@ -3,12 +3,8 @@ import { once } from 'node:events'
 import { createWriteStream } from 'node:fs'
 import { mkdir, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import {
-  SESSION_ENTRY_MAX_BYTES,
-  type SessionEntry,
-  SessionTooLargeError,
-  sessionHeader,
-} from '@contextkit/core'
+import { type SessionEntry, SessionTooLargeError } from '@contextkit/core'
+import { SESSION_ENTRY_MAX_BYTES, sessionHeader } from '@contextkit/core/store'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { tempDir } from '../../../test-utils/temp-dir.js'
 import { jsonlSessionStore } from './jsonl-store.js'

@@ -1,7 +1,8 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { type SessionEntry, sessionHeader, ValidationError } from '@contextkit/core'
+import { type SessionEntry, ValidationError } from '@contextkit/core'
 import { withFileLock } from '@contextkit/core/node'
+import { sessionHeader } from '@contextkit/core/store'
 import {
   messageEntries,
   newSession,

@@ -3,14 +3,11 @@ import { join, resolve } from 'node:path'
 import {
   assertSessionId,
   assertString,
-  collectSession,
-  DEFAULT_SESSION_LEASE_TTL_MS,
   errnoCode,
   invalidArgument,
   parseWith,
   type SessionEntry,
   type SessionEntryStream,
-  SessionIdSchema,
   type SessionLeaseStore,
   type SessionLoadResult,
   type SessionStore,
@@ -22,6 +19,11 @@ import {
   unlinkWithinRoot,
   withFileLock,
 } from '@contextkit/core/node'
+import {
+  collectSession,
+  DEFAULT_SESSION_LEASE_TTL_MS,
+  SessionIdSchema,
+} from '@contextkit/core/store'
 import * as z from 'zod'
 import { batchBytes } from './session-batch.js'
 import {

@@ -1,5 +1,6 @@
 import { constants } from 'node:buffer'
-import { type SessionEntry, SessionTooLargeError, sessionEntryText } from '@contextkit/core'
+import { type SessionEntry, SessionTooLargeError } from '@contextkit/core'
+import { sessionEntryText } from '@contextkit/core/store'
 
 /** Largest batch the JSONL store writes at once: Node's largest buffer (4 GiB on 64-bit Node). */
 export const MAX_BATCH_BYTES = constants.MAX_LENGTH - 1

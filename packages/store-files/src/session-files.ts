@@ -5,7 +5,6 @@ import {
   invalidArgument,
   parseWith,
   type SessionEntry,
-  SessionEntrySchema,
   ValidationError,
 } from '@contextkit/core'
 import {
@@ -14,6 +13,7 @@ import {
   FileLockTimeoutError,
   openWithinRoot,
 } from '@contextkit/core/node'
+import { SessionEntrySchema } from '@contextkit/core/store'
 import { SessionIoError, SessionLockError } from './errors.js'
 import { readSessionTail, type SessionTail } from './session-tail.js'
 

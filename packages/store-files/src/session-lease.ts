@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import {
   assertSessionId,
-  describeLeaseHolder,
   errnoCode,
   parseWith,
   type SessionLease,
@@ -9,7 +8,6 @@ import {
   type SessionLeaseHolder,
   SessionLeaseLostError,
   type SessionLeaseRequest,
-  SessionLeaseRequestSchema,
 } from '@contextkit/core'
 import {
   openWithinRoot,
@@ -18,6 +16,7 @@ import {
   replaceWithinRoot,
   unlinkWithinRoot,
 } from '@contextkit/core/node'
+import { describeLeaseHolder, SessionLeaseRequestSchema } from '@contextkit/core/store'
 import { ioError, type Within } from './session-files.js'
 
 // The JSONL store's session lease: a file `<id>.jsonl.lease` beside the session, holding its

@@ -1,12 +1,10 @@
 import { isAscii, isUtf8 } from 'node:buffer'
+import { invalidArgument, type SessionEntry, type SessionWarning } from '@contextkit/core'
 import {
-  invalidArgument,
   isNormalSessionEntry,
   SESSION_FORMAT_VERSION,
-  type SessionEntry,
   SessionEntrySchema,
-  type SessionWarning,
-} from '@contextkit/core'
+} from '@contextkit/core/store'
 import { SESSION_WARNING_CODES } from './warning-codes.js'
 
 /** What {@link parseSessionLines} found in a session file. */

@@ -1,10 +1,6 @@
 import type { FileHandle } from 'node:fs/promises'
-import {
-  SESSION_ENTRY_MAX_BYTES,
-  type SessionEntry,
-  type SessionEntryStream,
-  type SessionWarning,
-} from '@contextkit/core'
+import type { SessionEntry, SessionEntryStream, SessionWarning } from '@contextkit/core'
+import { SESSION_ENTRY_MAX_BYTES } from '@contextkit/core/store'
 import {
   decodeLine,
   isBlank,

@@ -1,5 +1,6 @@
 import { open, readFile } from 'node:fs/promises'
-import { type SessionEntry, sessionHeader, textMessage } from '@contextkit/core'
+import { type SessionEntry, textMessage } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { tempDir } from '../../../test-utils/temp-dir.js'
 import { jsonlSessionStore } from './jsonl-store.js'

@@ -1,4 +1,5 @@
-import { invalidArgument, resumeTailBoundary, SESSION_ENTRY_MAX_BYTES } from '@contextkit/core'
+import { invalidArgument } from '@contextkit/core'
+import { resumeTailBoundary, SESSION_ENTRY_MAX_BYTES } from '@contextkit/core/store'
 import {
   decodeLine,
   type EntryResult,

@@ -1,4 +1,5 @@
-import { resumeTailBoundary, type SessionEntry } from '@contextkit/core'
+import type { SessionEntry } from '@contextkit/core'
+import { resumeTailBoundary } from '@contextkit/core/store'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { sessionLines, sessionStep } from '../../../test-utils/session-log.js'

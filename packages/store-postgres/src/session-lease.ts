@@ -1,6 +1,5 @@
 import {
   assertSessionId,
-  describeLeaseHolder,
   parseWith,
   randomId,
   type SessionLease,
@@ -8,8 +7,8 @@ import {
   type SessionLeaseHolder,
   SessionLeaseLostError,
   type SessionLeaseRequest,
-  SessionLeaseRequestSchema,
 } from '@contextkit/core'
+import { describeLeaseHolder, SessionLeaseRequestSchema } from '@contextkit/core/store'
 import * as z from 'zod'
 import { integerOf, type PostgresDb, runQuery } from './db.js'
 import { StoreDataError } from './errors.js'

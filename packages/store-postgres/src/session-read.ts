@@ -1,12 +1,11 @@
 import {
   assertSessionId,
-  resumeTailBoundary,
   type SessionEntry,
-  SessionEntrySchema,
   type SessionEntryStream,
   type SessionLoadResult,
   type SessionWarning,
 } from '@contextkit/core'
+import { resumeTailBoundary, SessionEntrySchema } from '@contextkit/core/store'
 import { integerOf, type PostgresDb, runQuery } from './db.js'
 import { StoreDataError } from './errors.js'
 

@@ -1,9 +1,5 @@
-import {
-  SESSION_ENTRY_MAX_BYTES,
-  type SessionEntry,
-  SessionTooLargeError,
-  sessionHeader,
-} from '@contextkit/core'
+import { type SessionEntry, SessionTooLargeError } from '@contextkit/core'
+import { SESSION_ENTRY_MAX_BYTES, sessionHeader } from '@contextkit/core/store'
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'

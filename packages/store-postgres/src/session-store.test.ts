@@ -1,4 +1,5 @@
-import { type SessionEntry, sessionHeader, ValidationError } from '@contextkit/core'
+import { type SessionEntry, ValidationError } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import type { PGlite } from '@electric-sql/pglite'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'

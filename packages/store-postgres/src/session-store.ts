@@ -1,17 +1,19 @@
 import {
   assertSessionId,
-  collectSession,
-  DEFAULT_SESSION_LEASE_TTL_MS,
   invalidArgument,
   parseWith,
   type SessionEntry,
-  SessionEntrySchema,
   type SessionEntryStream,
   type SessionLoadResult,
   type SessionStore,
-  sessionEntryText,
   ValidationError,
 } from '@contextkit/core'
+import {
+  collectSession,
+  DEFAULT_SESSION_LEASE_TTL_MS,
+  SessionEntrySchema,
+  sessionEntryText,
+} from '@contextkit/core/store'
 import * as z from 'zod'
 import {
   integerOf,

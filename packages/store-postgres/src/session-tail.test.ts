@@ -1,5 +1,6 @@
 import { applyCompaction, lastEntryId } from '@contextkit/agent-loop'
-import { type Message, type SessionEntry, sessionHeader, textMessage } from '@contextkit/core'
+import { type Message, type SessionEntry, textMessage } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import type { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { INVALID_ENTRY_WARNING, postgresSessionStore } from './session-store.js'

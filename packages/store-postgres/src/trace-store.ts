@@ -1,12 +1,11 @@
 import {
   assertSessionId,
   invalidArgument,
-  parseTraceEvent,
   parseWith,
   type Trace,
   type TraceReader,
-  traceEventText,
 } from '@contextkit/core'
+import { parseTraceEvent, traceEventText } from '@contextkit/core/store'
 import * as zm from 'zod/mini'
 import { integerOf, isPostgresDb, type PostgresDb, runQuery } from './db.js'
 import { TableNameCheck, tableName } from './identifiers.js'

@@ -3,12 +3,12 @@
 import {
   type Message,
   type SessionEntry,
-  sessionHeader,
   sessionMessages,
   type ToolCallBlock,
   textMessage,
   ValidationError,
 } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import type { ScriptRequest } from '@contextkit/testkit'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'

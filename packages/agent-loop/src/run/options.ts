@@ -1,6 +1,5 @@
 import {
   type ContextMiddleware,
-  DEFAULT_SESSION_WAIT_MS,
   getModelInfo,
   type Message,
   MessageSchema,
@@ -9,12 +8,12 @@ import {
   parseWith,
   type Section,
   SectionSchema,
-  SessionIdSchema,
   type SessionStore,
   type TokenCounter,
   type Trace,
   ValidationError,
 } from '@contextkit/core'
+import { DEFAULT_SESSION_WAIT_MS, SessionIdSchema } from '@contextkit/core/store'
 import type { Formatter } from '@contextkit/formatters'
 import * as z from 'zod'
 import { CACHE_MODES, type CacheMode } from '../budget/cache-breakpoints.js'

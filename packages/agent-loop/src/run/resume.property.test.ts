@@ -5,10 +5,10 @@ import {
   type ApprovalStatus,
   type Message,
   type SessionEntry,
-  sessionHeader,
   type ToolCallBlock,
   textMessage,
 } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import fc from 'fast-check'
 import { expect, test } from 'vitest'
 import { z } from 'zod'

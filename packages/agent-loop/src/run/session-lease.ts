@@ -1,9 +1,5 @@
-import {
-  acquireSessionLease,
-  type KeptSessionLease,
-  keepSessionLease,
-  type SessionLeaseLostError,
-} from '@contextkit/core'
+import type { KeptSessionLease, SessionLeaseLostError } from '@contextkit/core'
+import { acquireSessionLease, keepSessionLease } from '@contextkit/core/store'
 import type { SessionOptions } from '../session/session-run.js'
 import { AgentAbortedError, abortError } from './errors.js'
 

@@ -1,4 +1,5 @@
-import { sessionHeader, textMessage, ValidationError } from '@contextkit/core'
+import { textMessage, ValidationError } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import { describe, expect, test } from 'vitest'
 import { lastEntryId, sessionMessageEntries } from './entries.js'
 

@@ -1,4 +1,5 @@
-import { resumeTailBoundary, type SessionEntry, SessionEntrySchema } from '@contextkit/core'
+import type { SessionEntry } from '@contextkit/core'
+import { resumeTailBoundary, SessionEntrySchema } from '@contextkit/core/store'
 import fc from 'fast-check'
 import { expect, test } from 'vitest'
 import { sessionLines, sessionStep } from '../../../../test-utils/session-log.js'

@@ -1,11 +1,6 @@
 import { appendFile } from 'node:fs/promises'
-import {
-  type Message,
-  type SessionEntry,
-  type SessionStore,
-  sessionHeader,
-  textMessage,
-} from '@contextkit/core'
+import { type Message, type SessionEntry, type SessionStore, textMessage } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import { jsonlSessionStore, SESSION_WARNING_CODES } from '@contextkit/store-files'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { z } from 'zod'

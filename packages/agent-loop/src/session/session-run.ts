@@ -6,10 +6,10 @@ import {
   type SessionCustomEntry,
   type SessionEntry,
   type SessionStore,
-  sessionHeader,
   sessionMessages,
   type TokenCounter,
 } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import type { LearnedWindow } from '../budget/context-window.js'
 import { limitHistory } from '../budget/history.js'
 import type { AgentWarning } from '../events/events.js'

@@ -3,10 +3,10 @@ import {
   type Message,
   type SessionEntry,
   type SessionStore,
-  sessionHeader,
   sessionMessages,
   textMessage,
 } from '@contextkit/core'
+import { sessionHeader } from '@contextkit/core/store'
 import * as z from 'zod'
 import { runAgent } from '../run/run-agent.js'
 import { defineTool } from '../tools/define-tool.js'
