@@ -92,75 +92,34 @@ export async function createSandbox(
   options: SandboxOptions = {},
 ): Promise<Sandbox> {
   const contextChars = typeof vars.context === 'string' ? vars.context.length : 0
-  const timeLimit = options.timeLimitMs ?? defaultTimeLimitMs(contextChars)
-  const grace = options.graceMs ?? 250
-  const maxOutput = options.maxOutputChars ?? 20_000
-  const memory = options.memoryLimitBytes ?? 64 * 1024 * 1024 + 24 * contextChars
+  const limits: SandboxLimits = {
+    timeLimit: options.timeLimitMs ?? defaultTimeLimitMs(contextChars),
+    grace: options.graceMs ?? 250,
+    maxOutput: options.maxOutputChars ?? 20_000,
+    memory: options.memoryLimitBytes ?? 64 * 1024 * 1024 + 24 * contextChars,
+    maxStack: options.maxStackBytes ?? 256 * 1024,
+  }
   const current: Record<string, unknown> = { ...vars }
   let submitted: { value: unknown } | undefined
   let worker: Worker | undefined
-  let ids = 0
-
-  const start = async (): Promise<Worker> => {
-    const w = new Worker(WORKER_URL, {
-      workerData: {
-        vars: current,
-        memoryLimitBytes: memory,
-        maxStackBytes: options.maxStackBytes ?? 256 * 1024,
-        maxOutputChars: maxOutput,
-      },
-    })
-    await new Promise<void>((resolve, reject) => {
-      w.once('message', () => resolve())
-      w.once('error', reject)
-    })
-    return w
-  }
-
-  const ask = <T>(
-    w: Worker,
-    message: Record<string, unknown>,
-    ms?: number,
-  ): Promise<T | 'timeout'> =>
-    new Promise((resolve, reject) => {
-      const id = ++ids
-      const timer = ms === undefined ? undefined : setTimeout(() => done('timeout'), ms)
-      const onMessage = (m: { id?: number }) => {
-        if (m.id === id) done(m as T)
-      }
-      const onError = (error: Error) => {
-        cleanup()
-        reject(error)
-      }
-      const cleanup = () => {
-        clearTimeout(timer)
-        w.off('message', onMessage)
-        w.off('error', onError)
-      }
-      const done = (value: T | 'timeout') => {
-        cleanup()
-        resolve(value)
-      }
-      w.on('message', onMessage)
-      w.on('error', onError)
-      w.postMessage({ ...message, id })
-    })
-
   const stopWorker = async () => {
     const w = worker
     worker = undefined
     await w?.terminate()
   }
-
-  worker = await start()
+  worker = await startWorker(current, limits)
 
   return {
     async run(code) {
-      worker ??= await start()
-      const deadline = Date.now() + timeLimit
+      worker ??= await startWorker(current, limits)
+      const deadline = Date.now() + limits.timeLimit
       let ran: Ran | 'timeout'
       try {
-        ran = await ask<Ran>(worker, { type: 'run', code, deadline }, timeLimit + grace)
+        ran = await askWorker<Ran>(
+          worker,
+          { type: 'run', code, deadline },
+          limits.timeLimit + limits.grace,
+        )
       } catch (error) {
         await stopWorker()
         throw new SandboxScriptError(
@@ -168,37 +127,16 @@ export async function createSandbox(
           `Script stopped: the sandbox failed (${String(error)}).`,
         )
       }
-      const reset = ' The sandbox was reset (your globals are gone; __vars is kept).'
-      if (ran === 'timeout') {
+      if (ran === 'timeout' || (!ran.ok && ran.stop !== undefined && ran.stop !== 'error')) {
         await stopWorker()
-        throw new SandboxScriptError(
-          'timeout',
-          `Script stopped: it ran over the ${timeLimit} ms time limit.${reset}`,
-        )
       }
-      const cut = ran.printedChars > maxOutput ? `\n[… output cut at ${maxOutput} characters]` : ''
-      if (!ran.ok) {
-        const stop = ran.stop ?? 'error'
-        const said =
-          ran.printed.length > 0
-            ? `\nPrinted before it stopped:\n${ran.printed.join('\n')}${cut}`
-            : ''
-        if (stop === 'error') throw new SandboxScriptError('error', `${ran.message}${said}`)
-        await stopWorker()
-        const why =
-          stop === 'timeout'
-            ? `it ran over the ${timeLimit} ms time limit`
-            : `it went over the ${Math.round(memory / 1024 / 1024)} MB memory limit (${ran.message})`
-        throw new SandboxScriptError(stop, `Script stopped: ${why}.${reset}${said}`)
-      }
-      if (ran.submitted) submitted = { value: ran.answer }
-      const lines = [...ran.printed]
-      if (ran.value !== undefined) lines.push(`=> ${ran.value}`)
-      return { output: `${lines.join('\n')}${cut}`, submitted: ran.submitted === true }
+      const result = scriptResult(ran, limits)
+      if (result.submitted) submitted = { value: (ran as Ran).answer }
+      return result
     },
     async setVar(name, value) {
       current[name] = value
-      if (worker) await ask(worker, { type: 'setVar', name, value })
+      if (worker) await askWorker(worker, { type: 'setVar', name, value })
     },
     get submitted() {
       return submitted?.value
@@ -208,4 +146,93 @@ export async function createSandbox(
     },
     dispose: stopWorker,
   }
+}
+
+/** A sandbox's limits, its options with their defaults. */
+interface SandboxLimits {
+  timeLimit: number
+  grace: number
+  maxOutput: number
+  memory: number
+  maxStack: number
+}
+
+/** A new worker holding `vars` under `limits`, once it says it is ready. */
+async function startWorker(vars: Record<string, unknown>, limits: SandboxLimits): Promise<Worker> {
+  const w = new Worker(WORKER_URL, {
+    workerData: {
+      vars,
+      memoryLimitBytes: limits.memory,
+      maxStackBytes: limits.maxStack,
+      maxOutputChars: limits.maxOutput,
+    },
+  })
+  await new Promise<void>((resolve, reject) => {
+    w.once('message', () => resolve())
+    w.once('error', reject)
+  })
+  return w
+}
+
+let messageIds = 0
+
+/** Send `message` to the worker; its answer, or `'timeout'` after `ms`. */
+function askWorker<T>(
+  w: Worker,
+  message: Record<string, unknown>,
+  ms?: number,
+): Promise<T | 'timeout'> {
+  return new Promise((resolve, reject) => {
+    const id = ++messageIds
+    const timer = ms === undefined ? undefined : setTimeout(() => done('timeout'), ms)
+    const onMessage = (m: { id?: number }) => {
+      if (m.id === id) done(m as T)
+    }
+    const onError = (error: Error) => {
+      cleanup()
+      reject(error)
+    }
+    const cleanup = () => {
+      clearTimeout(timer)
+      w.off('message', onMessage)
+      w.off('error', onError)
+    }
+    const done = (value: T | 'timeout') => {
+      cleanup()
+      resolve(value)
+    }
+    w.on('message', onMessage)
+    w.on('error', onError)
+    w.postMessage({ ...message, id })
+  })
+}
+
+/** What a script's run gives the model, or the {@link SandboxScriptError} that stopped it. */
+function scriptResult(
+  ran: Ran | 'timeout',
+  limits: SandboxLimits,
+): { output: string; submitted: boolean } {
+  const reset = ' The sandbox was reset (your globals are gone; __vars is kept).'
+  if (ran === 'timeout') {
+    throw new SandboxScriptError(
+      'timeout',
+      `Script stopped: it ran over the ${limits.timeLimit} ms time limit.${reset}`,
+    )
+  }
+  const max = limits.maxOutput
+  const cut = ran.printedChars > max ? `\n[… output cut at ${max} characters]` : ''
+  if (!ran.ok) {
+    const stop = ran.stop ?? 'error'
+    const said =
+      ran.printed.length > 0 ? `\nPrinted before it stopped:\n${ran.printed.join('\n')}${cut}` : ''
+    if (stop === 'error') throw new SandboxScriptError('error', `${ran.message}${said}`)
+    const why =
+      stop === 'timeout'
+        ? `it ran over the ${limits.timeLimit} ms time limit`
+        : `it went over the ${Math.round(limits.memory / 1024 / 1024)} MB memory limit (${ran.message})`
+    throw new SandboxScriptError(stop, `Script stopped: ${why}.${reset}${said}`)
+  }
+  const lines = [...ran.printed]
+  if (ran.value !== undefined) lines.push(`=> ${ran.value}`)
+  return { output: `${lines.join('\n')}${cut}`, submitted: ran.submitted === true }
 }
