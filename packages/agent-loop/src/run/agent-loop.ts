@@ -5,7 +5,6 @@ import {
   createRunInfo,
   createTokenCounter,
   describeError,
-  emptyUsage,
   type FinalizeInfo,
   type KeptSessionLease,
   type Message,
@@ -29,7 +28,7 @@ import { runOutputPhase } from '../output/final-output.js'
 import type { OutputSpec } from '../output/output-schema.js'
 import { planSection, runPlanPhase } from '../plan/plan.js'
 import { AgentLoopError } from '../provider/errors.js'
-import { type ApprovalDraft, SessionRun } from '../session/session-run.js'
+import type { ApprovalDraft, SessionRun } from '../session/session-run.js'
 import { callStep, type StepCallInput } from '../step/step-call.js'
 import { StepControl } from '../step/step-control.js'
 import { decideStop } from '../stop/stop-conditions.js'
@@ -38,7 +37,7 @@ import { LoopGuard } from '../tools/loop-guard.js'
 import { abortError } from './errors.js'
 import type { ResolvedOptions } from './options.js'
 import { beginRun, type OpenedSession, prepareTurn } from './run-begin.js'
-import { holdSessionLease } from './session-lease.js'
+import { openRunSession, runStartData, textReply } from './run-session.js'
 
 /** How a step ended: the turn to go on with, or the run's end. */
 type StepOutcome = { turn: TurnContext } | { end: AgentResult }
@@ -149,38 +148,24 @@ export class AgentLoop {
   async #openSession(
     counter: RunTokenCounter,
   ): Promise<{ opened: OpenedSession | undefined; warnings: AgentWarning[] }> {
-    const options = this.#o.session
-    if (!options) return { opened: undefined, warnings: [] }
-    this.#lease = await holdSessionLease({
-      session: options,
+    if (!this.#o.session) return { opened: undefined, warnings: [] }
+    const held = await openRunSession(this.#o, {
       runId: this.#runId,
-      waitMs: this.#o.sessionWaitMs,
       signal: this.#signal,
-      onLost: this.#abort,
+      abort: this.#abort,
+      counter,
+      trace: this.#run.trace,
+      onLease: (lease) => {
+        this.#lease = lease
+      },
     })
-    const { warnings, ...opened } = await SessionRun.open(options, {
-      tokens: Math.floor(this.#o.model.contextWindow / 2),
-      counter: counter.counter,
-      model: this.#o.model.id,
-    })
-    this.#session = opened.session
-    this.#windows = new RunWindows(opened.windows)
-    this.#run.trace.record(AGENT_TRACE_STAGES.sessionLoaded, {
-      sessionId: options.id,
-      messages: opened.stored,
-      state: opened.state.kind,
-      warnings: warnings.length,
-    })
-    return { opened, warnings }
+    this.#session = held.opened.session
+    this.#windows = new RunWindows(held.opened.windows)
+    return held
   }
 
   #start(historyMessages: number): void {
-    const data = {
-      runId: this.#runId,
-      model: this.#o.model.id,
-      ...(this.#o.session ? { sessionId: this.#o.session.id } : {}),
-      historyMessages,
-    }
+    const data = runStartData(this.#o, this.#runId, historyMessages)
     this.#run.trace.record(AGENT_TRACE_STAGES.runStart, data)
     this.#emit({ type: 'run-start', ...data })
   }
@@ -391,13 +376,7 @@ export class AgentLoop {
   }
 
   async #clarify(turn: TurnContext, question: string, context: string): Promise<AgentResult> {
-    const reply: AssistantMessage = {
-      role: 'assistant',
-      content: [{ type: 'text', text: question }],
-      stopReason: 'end_turn',
-      usage: emptyUsage(),
-    }
-    const message = await this.#finalize(turn, reply, true, 1)
+    const message = await this.#finalize(turn, textReply(question), true, 1)
     await this.#save([message])
     this.#stepEnd(1, message)
     return this.#finish('clarify', undefined, { question, context })
