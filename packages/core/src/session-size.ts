@@ -1,4 +1,10 @@
-import { ContextkitError, ValidationError } from './errors.js'
+import {
+  assertFiniteNumber,
+  assertObject,
+  assertString,
+  ContextkitError,
+  ValidationError,
+} from './errors.js'
 import type { SessionEntry } from './session-store.js'
 
 /**
@@ -32,6 +38,7 @@ let encoder: InstanceType<typeof TextEncoder> | undefined
  * encoding 64 Ki units at a time into one scratch buffer (never the whole text at once).
  */
 export function utf8Length(text: string): number {
+  assertString(text, 'utf8Length', 'text')
   encoder ??= new TextEncoder()
   scratch ??= new Uint8Array(CHUNK_UNITS * 3 + 3)
   let bytes = 0
@@ -60,6 +67,10 @@ export function sessionEntryText(
   fn: string,
   limit: number = SESSION_ENTRY_MAX_BYTES,
 ): string {
+  assertString(fn, 'sessionEntryText', 'fn')
+  assertFiniteNumber(index, 'sessionEntryText', 'index')
+  assertFiniteNumber(limit, 'sessionEntryText', 'limit')
+  assertObject(entry, fn, `entry ${index}`)
   let text: string
   try {
     text = JSON.stringify(entry)

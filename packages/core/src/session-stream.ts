@@ -1,4 +1,4 @@
-import { assertObject, assertString } from './errors.js'
+import { assertObject, assertString, invalidArgument } from './errors.js'
 import type {
   SessionEntry,
   SessionLoadResult,
@@ -50,6 +50,17 @@ export function streamSession(store: SessionStore, id: string): SessionEntryStre
  */
 export async function collectSession(stream: SessionEntryStream): Promise<SessionLoadResult> {
   assertObject(stream, 'collectSession', 'stream')
+  if (
+    typeof (stream as Partial<AsyncIterable<unknown>>)[Symbol.asyncIterator] !== 'function' ||
+    !Array.isArray((stream as { warnings?: unknown }).warnings)
+  ) {
+    invalidArgument(
+      'collectSession',
+      'stream',
+      'an async iterable of entries with warnings',
+      stream,
+    )
+  }
   const entries: SessionEntry[] = []
   for await (const entry of stream) entries.push(entry)
   return { entries, warnings: [...stream.warnings] }
