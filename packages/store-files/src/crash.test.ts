@@ -67,6 +67,11 @@ describe('a writer killed mid-append (SIGKILL, real child processes)', () => {
           // busy-wait on purpose: a timer is far too coarse to land inside one write
         }
       } else {
+        // Kill between or inside later writes: first let one write land (on a loaded machine
+        // the writer's start can take longer than any fixed sleep), then a random moment more.
+        const before = statSync(file).size
+        const until = Date.now() + 5_000
+        while (Date.now() < until && statSync(file).size === before) await sleep(1)
         await sleep(Math.random() * 40)
       }
       child.kill('SIGKILL')
