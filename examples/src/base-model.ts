@@ -1,5 +1,3 @@
-import { realpathSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import {
   type AgentResult,
@@ -12,6 +10,7 @@ import { openAICompatibleCompletionsProvider } from '@contextkit/agent-loop/comp
 import { getModelInfo, type Message, textMessage } from '@contextkit/core'
 import { ChatMLFormatter, CompletionsFormatter } from '@contextkit/formatters'
 import { z } from 'zod'
+import { isEntryPoint } from './entry-point.js'
 
 /** Which prompt format the server's model gets. */
 export type BaseModelFormat = 'chatml' | 'completions'
@@ -139,17 +138,7 @@ export async function main(deps: BaseModelDeps): Promise<BaseModelResult> {
   }
 }
 
-function isEntry(): boolean {
-  const entry = process.argv[1]
-  if (!entry) return false
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))
-  } catch {
-    return false
-  }
-}
-
-if (isEntry()) {
+if (isEntryPoint(import.meta.url)) {
   // tsx examples/src/base-model.ts [--base-url http://127.0.0.1:8080/v1] [--model ID] [--format completions] ["question"]
   // Without --base-url a scripted model answers through testkit's /v1/completions.
   const { values, positionals } = parseArgs({

@@ -1,6 +1,4 @@
-import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type Anthropic from '@anthropic-ai/sdk'
 import {
   type AgentResult,
@@ -19,6 +17,7 @@ import {
   textMessage,
 } from '@contextkit/core'
 import { buildEditorPrompt, type EditorPayload, type EditorPrompt } from './code-editor-payload.js'
+import { isEntryPoint } from './entry-point.js'
 import { readFileTool } from './read-file-tool.js'
 import { type WriteFileInput, writeFileTool } from './write-file-tool.js'
 
@@ -165,17 +164,7 @@ export async function main(deps: CodeEditorDeps): Promise<CodeEditorResult> {
   }
 }
 
-function isEntry(): boolean {
-  const entry = process.argv[1]
-  if (!entry) return false
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))
-  } catch {
-    return false
-  }
-}
-
-if (isEntry()) {
+if (isEntryPoint(import.meta.url)) {
   // npx tsx examples/src/code-editor.ts --workspace my-app --init --file src/App.jsx "Add a priority field…"
   const { runCodeEditorCli } = await import('./code-editor-cli.js')
   process.exitCode = await runCodeEditorCli(

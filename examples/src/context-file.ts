@@ -1,7 +1,6 @@
-import { existsSync, realpathSync, statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import type Anthropic from '@anthropic-ai/sdk'
 import { type AgentResult, type ModelProvider, maxSteps, runAgent } from '@contextkit/agent-loop'
@@ -15,6 +14,7 @@ import {
   textMessage,
 } from '@contextkit/core'
 import { createSandbox, type Sandbox, type SandboxOptions } from './context-file-sandbox.js'
+import { isEntryPoint } from './entry-point.js'
 import { RUN_JS_TOOL_NAME, runJsTool } from './run-js-tool.js'
 
 export { RUN_JS_TOOL_NAME, runJsTool }
@@ -198,16 +198,6 @@ export async function main(deps: ContextFileDeps): Promise<ContextFileResult> {
   }
 }
 
-function isEntry(): boolean {
-  const entry = process.argv[1]
-  if (!entry) return false
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))
-  } catch {
-    return false
-  }
-}
-
 /** What the context-file command line does; returns the exit code (0, 1 without an answer, 2 for bad input). */
 export async function runContextFileCli(
   argv: readonly string[],
@@ -300,7 +290,7 @@ export async function runContextFileCli(
   }
 }
 
-if (isEntry()) {
+if (isEntryPoint(import.meta.url)) {
   // tsx examples/src/context-file.ts --context-file feed.ndjson "How many unique authors?"
   // Offline (no ANTHROPIC_API_KEY) a scripted model answers through the testkit emulator.
   process.exitCode = await runContextFileCli(process.argv.slice(2), {

@@ -1,6 +1,4 @@
-import { realpathSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import Anthropic from '@anthropic-ai/sdk'
 import { describeError, getModelInfo, textOf } from '@contextkit/core'
 import { loadSelfState } from '@contextkit/resumption/node'
@@ -10,6 +8,7 @@ import { DEMO_TURNS, demoScript } from './demo-script.js'
 import { createDemoWorkspace, DEMO_CONTEXT_FILE } from './demo-workspace.js'
 import { abbreviate, describeHistory, describeRequest, describeTrace } from './describe-turn.js'
 import { type EmbeddedTurnResult, runEmbeddedTurn } from './embedded-runner.js'
+import { isEntryPoint } from './entry-point.js'
 import { loadSessionMessages, runnerSessionStore } from './runner-sessions.js'
 
 /** Dependencies of {@link main}; everything is optional. */
@@ -148,17 +147,7 @@ export async function main(deps: DemoDeps = {}): Promise<DemoResult> {
   }
 }
 
-function isEntry(): boolean {
-  const entry = process.argv[1]
-  if (!entry) return false
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))
-  } catch {
-    return false
-  }
-}
-
-if (isEntry()) {
+if (isEntryPoint(import.meta.url)) {
   // `pnpm demo [flags] "message"`: the command line (see cli/run-cli.ts); Ctrl-C aborts the run
   // (the steps that finished are already in the session)
   const controller = new AbortController()

@@ -1,5 +1,3 @@
-import { realpathSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { describeError } from '@contextkit/core'
 import { parseDemoArgs } from './cli/args.js'
 import { demoResume } from './cli/demo-resume.js'
@@ -7,6 +5,7 @@ import { runInspectCli } from './cli/inspect.js'
 import { backendFor, type CliIO, contextFileOf, type Output } from './cli/run-cli.js'
 import type { DemoStores } from './cli/stores.js'
 import { createTerminal } from './cli/terminal.js'
+import { isEntryPoint } from './entry-point.js'
 
 /**
  * The resume `pnpm inspect` gives the page: the demo's runner on `workspace` (offline emulator,
@@ -30,17 +29,7 @@ export async function demoResumer(io: CliIO, workspace: string, stores: DemoStor
   return { resume, close: () => backend.close() }
 }
 
-function isEntry(): boolean {
-  const entry = process.argv[1]
-  if (!entry) return false
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))
-  } catch {
-    return false
-  }
-}
-
-if (isEntry()) {
+if (isEntryPoint(import.meta.url)) {
   // `pnpm inspect --workspace DIR [--store …] [--port N]`: serves until SIGINT or SIGTERM
   const controller = new AbortController()
   const stop = () => controller.abort(new Error('stopped'))

@@ -139,7 +139,7 @@ describe('postgresTrace and postgresTraceReader on PGlite', () => {
     expect(() => postgresTraceReader(pglite, { extra: 1 } as never)).toThrow(ValidationError)
   })
 
-  test('end and both reads are served by the primary key (session_id, id)', async () => {
+  test('end is one read of the primary key (session_id, id)', async () => {
     await pglite.query('SET enable_seqscan = off')
     const plan = await pglite.query<{ 'QUERY PLAN': string }>(
       `EXPLAIN SELECT coalesce(max(id), 0) FROM contextkit_traces WHERE session_id = 'many'`,
