@@ -87,10 +87,14 @@ export interface AnchorInput {
 function capChars(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text
   let cut = maxChars - 1
-  if (cut > 0 && isLow(text.charCodeAt(cut)) && isHigh(text.charCodeAt(cut - 1))) cut--
   const space = text.lastIndexOf(' ', cut)
   if (space > cut / 2) cut = space
-  return `${text.slice(0, cut).trimEnd()}…`
+  let kept = text.slice(0, cut).trimEnd()
+  // never ending in a high surrogate: its pair's other half (or nothing) was cut off
+  while (kept.length > 0 && isHigh(kept.charCodeAt(kept.length - 1))) {
+    kept = kept.slice(0, -1).trimEnd()
+  }
+  return `${kept}…`
 }
 
 /**
