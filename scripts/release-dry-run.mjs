@@ -27,12 +27,16 @@ function packages() {
   return out
 }
 
+/** The pinned pnpm (`packageManager` of the root package.json, e.g. `pnpm@10.34.9`). */
+const PNPM = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).packageManager ?? 'pnpm@10.34.9'
+
 /** `pnpm publish --dry-run` in the package folder; resolves to its problems (none: empty). */
 function dryRun({ folder, json }) {
   return new Promise((resolve) => {
-    const args = ['publish', '--dry-run', '--no-git-checks']
+    // pnpm through npx, as the README's commands run it: CI's machine may have no global pnpm
+    const args = ['--yes', PNPM, 'publish', '--dry-run', '--no-git-checks']
     const cwd = join(ROOT, 'packages', folder)
-    execFile('pnpm', args, { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile('npx', args, { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const output = `${stdout}\n${stderr}`
       const problems = []
       if (error) problems.push(`pnpm publish --dry-run failed: ${error.message}`)
