@@ -28,7 +28,8 @@ function packages() {
 }
 
 /** The pinned pnpm (`packageManager` of the root package.json, e.g. `pnpm@10.34.9`). */
-const PNPM = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).packageManager ?? 'pnpm@10.34.9'
+const PNPM =
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).packageManager ?? 'pnpm@10.34.9'
 
 /** `pnpm publish --dry-run` in the package folder; resolves to its problems (none: empty). */
 function dryRun({ folder, json }) {
