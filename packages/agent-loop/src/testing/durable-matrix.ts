@@ -13,7 +13,12 @@ import {
 } from '@contextkit/core'
 import type { ApprovalAnswer } from '../run/options.js'
 import { runStateOf } from '../session/run-state.js'
-import { DURABLE_CALLS, DURABLE_USER_MESSAGE, durableWorker } from './durable-worker.js'
+import {
+  DURABLE_CALLS,
+  DURABLE_USER_MESSAGE,
+  type DurablePause,
+  durableWorker,
+} from './durable-worker.js'
 
 /** What one worker process is told (as one JSON argument). */
 export interface DurableWorkerArgs {
@@ -27,6 +32,8 @@ export interface DurableWorkerArgs {
   effectsDir: string
   /** The emulator's URL. */
   baseURL: string
+  /** Where the worker stops (printing `paused <where>`) so that the kill lands there. */
+  pauseAt?: DurablePause
 }
 
 /**
@@ -51,7 +58,7 @@ export async function durableWorkerProcess(makeStore: () => SessionStore): Promi
 
 /** Options of {@link durableCrashMatrix}. */
 export interface DurableCrashMatrixOptions {
-  /** Kills to land in all (workers killed before they ended). Default `200`. */
+  /** Kills to land in all (workers killed before they ended). Default `60`. */
   kills?: number
   /** Trials run at the same time. Default `2`. */
   lanes?: number
@@ -75,30 +82,29 @@ const DENY_REASON = 'out.txt is read-only today'
 
 /**
  * The crash matrix of durable runs: trials of the 3-step scenario, each a chain of worker
- * processes SIGKILLed at random instants after they start (mid stream, mid tool, mid append)
- * and replaced by one that resumes (approving, or denying every third trial, when asked), until
- * one ends the run. Checks after each trial: the run reached `end_turn`; the user's message is
- * in the log once; every tool call has exactly one result; no side effect ran twice for one
- * call; a denied call never ran and its reason reached the model. Resolves with the counts
- * and, in `landed`, what state the kills left the log in.
+ * processes SIGKILLed after they start and replaced by one that resumes (approving, or denying
+ * every third trial, when asked), until one ends the run. Two of every three kills land at a
+ * random instant (mid stream, mid append, before the first write); every third is aimed: the
+ * worker stops (`pauseAt`) inside a tool or at the first text of the model's reply and is
+ * killed there, so every state a run can be left in is reached whatever the machine's speed
+ * (at random, under load, kills land before the user's message; idle, mid tools is about 6 %).
+ * Checks after each trial: the run reached `end_turn`; the user's message is in the log once; every
+ * tool call has exactly one result; no side effect ran twice for one call; a denied call never
+ * ran and its reason reached the model. Resolves with the counts and, in `landed`, what state
+ * the kills left the log in.
  */
 export async function durableCrashMatrix(
   options: DurableCrashMatrixOptions,
 ): Promise<{ trials: number; kills: number; landed: Record<string, number> }> {
   checkMatrixOptions(options)
-  const target = options.kills ?? 200
+  const target = options.kills ?? 60
   let kills = 0
   let trials = 0
   const landed: Record<string, number> = {}
   const lane = async (): Promise<void> => {
     while (kills < target) {
       const n = trials++
-      const landedHere = await trial(
-        options,
-        n,
-        () => kills < target && Math.random() < 0.75,
-        landed,
-      )
+      const landedHere = await trial(options, n, () => kills < target, landed)
       kills += landedHere
     }
   }
@@ -123,6 +129,16 @@ function checkMatrixOptions(options: DurableCrashMatrixOptions): void {
   }
 }
 
+/**
+ * The states a kill can leave a run's log in that the matrix must reach (the keys of its
+ * `landed`): nothing saved yet, the model's reply not saved, tool calls without all results.
+ */
+export const DURABLE_STATES = Object.freeze([
+  'before the user message',
+  'awaiting a reply',
+  'mid tools',
+] as const)
+
 /** Where a kill left the log: nothing saved, or the state of its last run. */
 function whereLanded(entries: readonly SessionEntry[]): string {
   if (sessionMessages(entries).length === 0) return 'before the user message'
@@ -144,14 +160,18 @@ async function trial(
   let kills = 0
   let approvals: Record<string, ApprovalAnswer> | undefined
   for (let attempt = 0; attempt < 60; attempt++) {
+    const plan = killPlan(mayKill(), attempt + n, approvals !== undefined, options)
     // the caller sends the user's message again only while the log does not hold it
     const held = sessionMessages(await options.load(sessionId)).length > 0
     const mode = !held ? 'run' : approvals ? 'approve' : 'resume'
     const args = { sessionId, mode, effectsDir, baseURL: options.baseURL } as const
-    const delay = mayKill() ? Math.random() * (options.maxKillDelayMs ?? 300) : undefined
     const printed = await worker(
-      options.startWorker({ ...args, ...(approvals ? { approvals } : {}) }),
-      delay,
+      options.startWorker({
+        ...args,
+        ...(approvals ? { approvals } : {}),
+        ...(plan.pauseAt ? { pauseAt: plan.pauseAt } : {}),
+      }),
+      plan,
     )
     if (printed === 'killed') {
       kills++
@@ -172,8 +192,32 @@ async function trial(
   throw new Error(`trial ${sessionId} did not end in 60 workers`)
 }
 
-/** Wait for the worker; kill it `delay` ms after it is ready (when given). */
-async function worker(proc: ChildProcess, delay: number | undefined): Promise<Printed | 'killed'> {
+interface KillPlan {
+  /** Kill this many ms after the worker is ready. */
+  delay?: number
+  /** Or kill once it has stopped here. */
+  pauseAt?: DurablePause
+}
+
+/**
+ * How a worker dies, if it does: three in four attempts are killed (the last one lets the run
+ * end); of those every third stops at a chosen place and is killed there (the approved `write`,
+ * else in turn `lookup`, `send` or the model's reply), the others at a random instant.
+ */
+function killPlan(
+  mayKill: boolean,
+  k: number,
+  approved: boolean,
+  options: DurableCrashMatrixOptions,
+): KillPlan {
+  if (!mayKill || Math.random() >= 0.75) return {}
+  const aimed = ['lookup', 'reply', 'send'] as const
+  if (k % 3 === 2) return { pauseAt: approved ? 'write' : aimed[Math.floor(k / 3) % 3] }
+  return { delay: Math.random() * (options.maxKillDelayMs ?? 300) }
+}
+
+/** Wait for the worker; kill it as `plan` says (a worker that ends first is not killed). */
+async function worker(proc: ChildProcess, plan: KillPlan): Promise<Printed | 'killed'> {
   let out = ''
   let err = ''
   proc.stderr?.on('data', (d: Buffer) => {
@@ -182,15 +226,26 @@ async function worker(proc: ChildProcess, delay: number | undefined): Promise<Pr
   const exited = new Promise<string | number | null>((resolve) =>
     proc.once('exit', (code, signal) => resolve(signal ?? code)),
   )
-  const ready = new Promise<void>((resolve) => {
-    proc.stdout?.on('data', (d: Buffer) => {
-      out += d.toString()
-      if (out.includes('ready\n')) resolve()
+  const waitFor = (line: string) =>
+    new Promise<void>((resolve) => {
+      const look = (): void => {
+        if (!out.includes(line)) return
+        proc.stdout?.off('data', look)
+        resolve()
+      }
+      proc.stdout?.on('data', look)
+      look()
     })
+  proc.stdout?.on('data', (d: Buffer) => {
+    out += d.toString()
   })
-  await Promise.race([ready, exited])
-  if (delay !== undefined) {
-    await sleep(delay)
+  await Promise.race([waitFor('ready\n'), exited])
+  if (plan.pauseAt) {
+    // a worker that never reaches the tool ends by itself and is not killed
+    await Promise.race([waitFor(`paused ${plan.pauseAt}\n`), exited])
+    proc.kill('SIGKILL')
+  } else if (plan.delay !== undefined) {
+    await sleep(plan.delay)
     proc.kill('SIGKILL')
   }
   const code = await exited

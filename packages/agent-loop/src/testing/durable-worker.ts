@@ -1,4 +1,4 @@
-import { appendFileSync } from 'node:fs'
+import { appendFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
@@ -55,6 +55,9 @@ export function durableScript(request: { messages: ReadonlyArray<{ role: string 
   return { text: 'All done.', transport }
 }
 
+/** Where a worker of the crash matrix may stop to be killed (see {@link durableWorker}). */
+export type DurablePause = 'reply' | 'lookup' | 'send' | 'write'
+
 /** Options of {@link durableWorker}. */
 export interface DurableWorkerOptions {
   /** The store under test. */
@@ -69,6 +72,12 @@ export interface DurableWorkerOptions {
   approvals?: Record<string, ApprovalAnswer>
   /** Where the side-effect files go: one line per execution, in `<tool>-<call id>`. */
   effectsDir: string
+  /**
+   * Where to stop, printing `paused <where>` and waiting forever, so that a kill lands there for
+   * certain: in a tool (after its side effect, if it has one), or `reply`: at the first text of
+   * the model's reply, which is not saved yet.
+   */
+  pauseAt?: DurablePause
 }
 
 /**
@@ -88,12 +97,24 @@ export async function durableWorker(options: DurableWorkerOptions) {
   if (!['run', 'resume', 'approve'].includes(options.mode)) {
     invalidArgument(fn, 'options.mode', "'run', 'resume' or 'approve'", options.mode)
   }
+  const pauses: readonly unknown[] = ['reply', 'lookup', 'send', 'write']
+  if (options.pauseAt !== undefined && !pauses.includes(options.pauseAt)) {
+    invalidArgument(
+      fn,
+      'options.pauseAt',
+      `one of ${pauses.join(', ')} or undefined`,
+      options.pauseAt,
+    )
+  }
   const { default: Anthropic } = await import('@anthropic-ai/sdk')
   const { anthropicProvider } = await import('../anthropic/anthropic-provider.js')
-  const effect = (name: string, id: string): void =>
-    appendFileSync(join(options.effectsDir, `${name}-${id}`), `${process.pid}\n`)
+  const effect = async (name: string, id?: string): Promise<void> => {
+    if (id !== undefined)
+      appendFileSync(join(options.effectsDir, `${name}-${id}`), `${process.pid}\n`)
+    if (name === options.pauseAt) freeze(name)
+  }
   const client = new Anthropic({ apiKey: 'test', baseURL: options.baseURL, maxRetries: 0 })
-  const result = await runAgent({
+  const run = runAgent({
     provider: anthropicProvider({ client, retryDelayMs: 1 }),
     model: 'claude-haiku-4-5',
     tools: scenarioTools(effect),
@@ -102,7 +123,14 @@ export async function durableWorker(options: DurableWorkerOptions) {
     ...(options.mode === 'run'
       ? {}
       : { resume: options.mode === 'approve' ? { approvals: options.approvals ?? {} } : true }),
-  }).result
+  })
+  if (options.pauseAt === 'reply') {
+    for await (const event of run.events) {
+      // stops the whole process at once (a wait on a promise would let the run go on)
+      if (event.type === 'text-delta') freeze('reply')
+    }
+  }
+  const result = await run.result
   return {
     stopReason: result.stopReason,
     pending: result.pending ?? [],
@@ -110,7 +138,13 @@ export async function durableWorker(options: DurableWorkerOptions) {
   }
 }
 
-function scenarioTools(effect: (name: string, id: string) => void) {
+/** Print `paused <where>` and block this process until it is killed. */
+function freeze(where: string): never {
+  writeSync(1, `paused ${where}\n`)
+  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0)
+}
+
+function scenarioTools(effect: (name: string, id?: string) => Promise<void>) {
   return [
     defineTool({
       name: 'lookup',
@@ -118,6 +152,7 @@ function scenarioTools(effect: (name: string, id: string) => void) {
       input: z.object({ q: z.string() }),
       idempotent: true,
       execute: async ({ q }) => {
+        await effect('lookup')
         await sleep(10 + Math.random() * 20)
         return `found ${q}`
       },
@@ -127,7 +162,7 @@ function scenarioTools(effect: (name: string, id: string) => void) {
       description: 'Send a message',
       input: z.object({ to: z.string() }),
       execute: async ({ to }, { toolCallId }) => {
-        effect('send', toolCallId)
+        await effect('send', toolCallId)
         await sleep(10 + Math.random() * 20)
         return `sent to ${to}`
       },
@@ -138,7 +173,7 @@ function scenarioTools(effect: (name: string, id: string) => void) {
       input: z.object({ path: z.string() }),
       approval: 'ask',
       execute: async ({ path }, { toolCallId }) => {
-        effect('write', toolCallId)
+        await effect('write', toolCallId)
         await sleep(10 + Math.random() * 20)
         return `wrote ${path}`
       },

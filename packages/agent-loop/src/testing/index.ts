@@ -3,7 +3,7 @@
 // contracts are checked by @contextkit/core/testing.
 
 export type { DurableCrashMatrixOptions, DurableWorkerArgs } from './durable-matrix.js'
-export { durableCrashMatrix, durableWorkerProcess } from './durable-matrix.js'
+export { DURABLE_STATES, durableCrashMatrix, durableWorkerProcess } from './durable-matrix.js'
 export type { DurableWorkerOptions } from './durable-worker.js'
 export {
   DURABLE_CALLS,
