@@ -52,6 +52,7 @@ export type InternalizeInput = z.infer<typeof InternalizeInputSchema>
  * agent-loop's `runAgent({ tools })` takes (it is built without importing agent-loop).
  */
 export interface InternalizeTool extends ToolDefinition {
+  /** Checks the model's input before `execute` sees it. */
   readonly input: typeof InternalizeInputSchema
   /** Add the phrase as the most recent anchor; returns what the model reads back. */
   execute(input: InternalizeInput): Promise<string>
