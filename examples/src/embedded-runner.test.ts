@@ -180,7 +180,7 @@ describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript form
       true,
     ])
     expect(mine.events.map((e) => e.stage)).toEqual(stages)
-    const lines = (await readFile(result.tracePath, 'utf8')).trim().split('\n')
+    const lines = (await readFile(result.tracePath ?? '', 'utf8')).trim().split('\n')
     expect(lines.map((l) => JSON.parse(l).stage)).toEqual(stages)
   })
 

@@ -39,7 +39,7 @@ import {
   type Formatter,
   NativeFormatter,
 } from '@contextkit/formatters'
-import { prefill } from '@contextkit/prefill/node'
+import { type PrefillConfigInput, prefill } from '@contextkit/prefill/node'
 import { preload } from '@contextkit/preload/node'
 import type { SelfState } from '@contextkit/resumption'
 import { resumption } from '@contextkit/resumption/node'
@@ -136,6 +136,13 @@ export interface EmbeddedTurnOptions {
   trace?: Trace
   /** Clock for the resumption state. Default `Date.now`. */
   now?: () => number
+  /** The prefill middleware's config (`agents.defaults.prefill` of `--config`). Default: its defaults. */
+  prefill?: PrefillConfigInput
+  /**
+   * Write the session's JSONL trace file (`agents.defaults.cacheTrace` of `--config`). Default
+   * `true`; `false` keeps the trace in memory (`trace` in the result) only.
+   */
+  traceFile?: boolean
   signal?: AbortSignal
 }
 
@@ -162,7 +169,8 @@ export interface EmbeddedTurnResult {
   result: AgentResult
   /** The session file, or where `sessionStore` keeps the session (`sessionLocation`). */
   sessionPath: string
-  tracePath: string
+  /** The session's JSONL trace file; absent when `traceFile` is `false`. */
+  tracePath?: string
   /** Whether a provider error was recovered from by a middleware (the no-prefill 400). */
   recovered: boolean
 }
@@ -198,7 +206,7 @@ function middlewareFor(
       }),
     )
   }
-  list.push(prefill())
+  list.push(prefill(options.prefill ?? {}))
   const onPrepared = options.onPrepared
   if (onPrepared) {
     // last in the list, so it sees the turn every other middleware prepared; it only looks
@@ -278,9 +286,10 @@ export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<Emb
         })
   const tracePath = join(workspace, '.contextkit', 'traces', `${sessionId}.jsonl`)
   const memory = memoryTrace()
+  const toFile = options.traceFile !== false
   const trace = teeTrace(
     memory,
-    jsonlTrace(tracePath, { root: workspace }),
+    ...(toFile ? [jsonlTrace(tracePath, { root: workspace })] : []),
     ...(options.trace ? [options.trace] : []),
   )
   const requests: AnthropicStreamParams[] = []
@@ -342,7 +351,7 @@ export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<Emb
     sessionPath: files
       ? files.pathOf(sessionId)
       : (options.sessionLocation?.(sessionId) ?? `store:${sessionId}`),
-    tracePath,
+    ...(toFile ? { tracePath } : {}),
     recovered: memory.byStage(AGENT_TRACE_STAGES.recovered).length > 0,
   }
 }

@@ -31,6 +31,8 @@ export interface DemoArgs {
   json: boolean
   /** `--inspect`: serve the inspector while the run goes and after it, until Ctrl-C. */
   inspect?: true
+  /** `--config FILE`: the runner's JSON config (`agents.defaults.prefill`, `agents.defaults.cacheTrace`). */
+  config?: string
   help: boolean
 }
 
@@ -54,6 +56,7 @@ const OPTIONS = {
   deny: { type: 'string' },
   json: { type: 'boolean' },
   inspect: { type: 'boolean' },
+  config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -91,6 +94,8 @@ Options:
   --json               print the events as JSON lines
   --inspect            serve the inspector (what the model saw on each step; approve from the page)
                        on 127.0.0.1 while the run goes and after it, until Ctrl-C
+  --config FILE        a JSON config: agents.defaults.prefill ({ enabled, file, ephemeral, steps, … })
+                       and agents.defaults.cacheTrace (false: no trace file)
   -h, --help           this text`
 
 function unknownFlag(error: Error): DemoUsageError {
@@ -208,6 +213,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     ...(v['allow-outside-context-file'] ? { allowOutsideContextFile: true as const } : {}),
     json: v.json === true,
     ...(v.inspect ? { inspect: true as const } : {}),
+    ...(v.config === undefined ? {} : { config: v.config }),
     help: v.help === true,
   }
 }

@@ -10,6 +10,7 @@ export type DemoUsageProblem =
   | 'store'
   | 'context_file'
   | 'message'
+  | 'config'
 
 /** Exit code for bad input (usage errors), as most command-line tools use it. */
 export const USAGE_EXIT_CODE = 2

@@ -15,6 +15,7 @@ import {
   type FormatterChoice,
   runEmbeddedTurn,
 } from '../embedded-runner.js'
+import { loadRunnerConfig, type RunnerConfig } from '../runner-config.js'
 import { teeTrace } from '../tee-trace.js'
 import { approvalsOf, decisionText, showPending } from './approval-output.js'
 import { DEMO_USAGE, type DemoArgs, type DemoDecision, parseDemoArgs } from './args.js'
@@ -243,6 +244,8 @@ export async function runTurn(
     stores: DemoStores
     contextFile: string | undefined
     allowOutsideContextFile: boolean
+    /** `--config`: the runner config file's settings. */
+    config?: RunnerConfig
     out: Output
     io: CliIO
     steps: boolean
@@ -287,6 +290,8 @@ export async function runTurn(
       ? { contextFile: ctx.contextFile, allowOutsideContextFile: ctx.allowOutsideContextFile }
       : {}),
     preloadFiles,
+    ...(ctx.config?.prefill ? { prefill: ctx.config.prefill } : {}),
+    ...(ctx.config?.cacheTrace === false ? { traceFile: false } : {}),
     maxTokens,
     maxModelCalls: 6,
     trace: storeTrace ? teeTrace(collector.trace, storeTrace) : collector.trace,
@@ -342,7 +347,7 @@ export async function runTurn(
   term.line(
     `${c.bold('session')}  ${result.sessionPath}  ${c.dim(`(continue it with --session ${spec.sessionId})`)}`,
   )
-  term.line(`${c.bold('trace')}    ${result.tracePath}`)
+  term.line(`${c.bold('trace')}    ${result.tracePath ?? c.dim('off (cacheTrace: false)')}`)
   term.line(
     `${c.bold('state')}    ${state} ${c.dim('(resumption: the next session starts from these last words)')}`,
   )
@@ -352,6 +357,17 @@ export async function runTurn(
   )
   if (pending.length > 0) showPending(pending, where)
   return result
+}
+
+/** The `--config` file's settings; a file that cannot be read or used is a usage error. */
+async function configOf(file: string): Promise<RunnerConfig> {
+  try {
+    return await loadRunnerConfig(file)
+  } catch (error) {
+    throw new DemoUsageError('config', `--config ${file}: ${describeError(error)}`, {
+      cause: error,
+    })
+  }
 }
 
 /** A shell word: quoted when it holds anything but safe characters. */
@@ -445,6 +461,8 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
       create: args.init || args.workspace === undefined,
     })
     const contextFile = await contextFileOf(args, ws.dir)
+    const config =
+      args.config === undefined ? undefined : await configOf(resolve(io.cwd, args.config))
     const backend = await backendFor(args, io)
     cleanups.push(() => backend.close())
     const stores = await openStores(args.store, ws.dir, io.cwd)
@@ -483,6 +501,7 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
       stores,
       contextFile,
       allowOutsideContextFile: args.allowOutsideContextFile === true,
+      ...(config ? { config } : {}),
       out,
       io,
       steps: walkthrough,

@@ -9,6 +9,7 @@ describe('parsePrefillConfig', () => {
       enabled: true,
       file: 'PREFILL.md',
       ephemeral: true,
+      steps: 'first',
       onUnsupported: 'instruct',
       perModel: true,
       dynamic: true,
@@ -16,6 +17,11 @@ describe('parsePrefillConfig', () => {
       maxBytes: 65_536,
     })
     expect(parsePrefillConfig(null).file).toBe('PREFILL.md')
+  })
+
+  it("takes steps 'every' (the design's injection on every call) and refuses other values", () => {
+    expect(parsePrefillConfig({ steps: 'every' }).steps).toBe('every')
+    expect(() => parsePrefillConfig({ steps: 'all' })).toThrow(ValidationError)
   })
 
   it('accepts the seed config shape', () => {

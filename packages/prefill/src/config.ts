@@ -34,6 +34,13 @@ export const PrefillConfigSchema = z.strictObject({
    * the saved reply keeps it (`finalize` makes sure the reply begins with it). Default `true`.
    */
   ephemeral: z.boolean().default(true),
+  /**
+   * Which model calls of a run open with the prefill. `'first'`: the first step only (the reply
+   * to the user's message); later steps continue from tool results on the model's own terms.
+   * `'every'`: every step, tool-result continuations included, as the design this package comes
+   * from does (it injects on each API call). Default `'first'`.
+   */
+  steps: z.enum(['first', 'every']).default('first'),
   /** See {@link OnUnsupported}. Default `'instruct'`. */
   onUnsupported: OnUnsupportedSchema.default('instruct'),
   /** Look for a per-model file (`PREFILL.<family>.md`) before the base file. Default `true`. */

@@ -70,7 +70,7 @@ function turnFor(modelId: string, extra: Partial<TurnContext> = {}): TurnContext
 }
 
 describe('prefill middleware', () => {
-  it('native models: prepare sets turn.prefill and records prefill:injected', async () => {
+  it('native models: prepare sets turn.prefill and records session:prefill-injected', async () => {
     await writeFile(join(ws, 'PREFILL.md'), 'Let me think step by step.\n')
     const mw = prefill()
     const turn = turnFor('claude-haiku-4-5')
@@ -85,13 +85,19 @@ describe('prefill middleware', () => {
       placement: 'turn',
       source: join(ws, 'PREFILL.md'),
     })
-    const [event] = trace.byStage('prefill:injected')
+    const [event] = trace.byStage('session:prefill-injected')
     expect(event?.data).toMatchObject({
       prefill: 'Let me think step by step.',
       mode: 'native',
       placement: 'turn',
       model: 'claude-haiku-4-5',
+      step: 1,
     })
+    // the messages as sent: the history, then the prefill as the open assistant turn
+    expect(event?.data.messages).toEqual([
+      ...turn.messages,
+      textMessage('assistant', 'Let me think step by step.'),
+    ])
   })
 
   it("placement 'messages' appends the assistant message instead", async () => {
@@ -114,12 +120,13 @@ describe('prefill middleware', () => {
       const out = await runFinalize([mw], full, prepared, run)
       expect(textOf(out)).toBe('2+2 is 4.')
       expect(out.stopReason).toBe(stopReason)
-      expect(trace.byStage('prefill:stripped')[0]?.data).toEqual({
+      expect(trace.byStage('session:prefill-stripped')[0]?.data).toEqual({
         original: 'Let me think step by step. 2+2 is 4.',
         stripped: '2+2 is 4.',
         match: 'exact',
         mode: 'native',
         stopReason,
+        step: 1,
       })
     })
   }
@@ -155,7 +162,7 @@ describe('prefill middleware', () => {
     const prepared = await runPrepare([mw], turnFor('claude-haiku-4-5'), run)
     const continuation = reply(' First, 2+2 = 4.')
     expect(await runFinalize([mw], continuation, prepared, run)).toBe(continuation)
-    expect(trace.byStage('prefill:stripped')[0]?.data.match).toBe('none')
+    expect(trace.byStage('session:prefill-stripped')[0]?.data.match).toBe('none')
   })
 
   it("models that reject prefill: 'instruct' moves it into the last user turn and strips it back", async () => {
@@ -168,7 +175,7 @@ describe('prefill middleware', () => {
     expect(prepared.messages.at(-1)?.role).toBe('user')
     expect(textOf(prepared.messages.at(-1)!)).toContain('Let me think step by step.')
     expect(turn.messages.at(-1)).toEqual(textMessage('user', 'Q?'))
-    expect(trace.byStage('prefill:injected')[0]?.data).toMatchObject({
+    expect(trace.byStage('session:prefill-injected')[0]?.data).toMatchObject({
       mode: 'instruct',
       reason: 'model',
     })
@@ -179,7 +186,7 @@ describe('prefill middleware', () => {
       run,
     )
     expect(textOf(out)).toBe('Q is a letter.')
-    expect(trace.byStage('prefill:stripped')[0]?.data.match).toBe('normalized')
+    expect(trace.byStage('session:prefill-stripped')[0]?.data.match).toBe('normalized')
   })
 
   it("'skip' sends nothing and records why; 'error' throws PrefillRejectedError", async () => {
@@ -188,7 +195,7 @@ describe('prefill middleware', () => {
     const skipped = await runPrepare([prefill({ onUnsupported: 'skip' })], turn, run)
     expect(skipped.messages).toEqual(turn.messages)
     expect(skipped.prefill).toBeUndefined()
-    expect(trace.byStage('prefill:skipped')[0]?.data).toMatchObject({ reason: 'model' })
+    expect(trace.byStage('session:prefill-skipped')[0]?.data).toMatchObject({ reason: 'model' })
     await expect(runPrepare([prefill({ onUnsupported: 'error' })], turn, run)).rejects.toSatisfy(
       (e) => PrefillRejectedError.isInstance(e),
     )
@@ -219,7 +226,7 @@ describe('prefill middleware', () => {
     expect(prepared).toBe(turn)
     const [warning] = trace.byStage('warning')
     expect(warning?.data).toMatchObject({ source: 'prefill', code: 'prefill_read_failed' })
-    expect(trace.byStage('prefill:injected')).toEqual([])
+    expect(trace.byStage('session:prefill-injected')).toEqual([])
   })
 
   it('a failing dynamic module is a warning too', async () => {
@@ -285,7 +292,7 @@ describe('prefill middleware', () => {
     const prepared = await runPrepare([mw], turnFor('claude-haiku-4-5'), run)
     const out = await runFinalize([mw], reply(' 42'), prepared, run)
     expect(textOf(out)).toBe('Answer: 42')
-    expect(trace.byStage('prefill:kept')).toHaveLength(1)
+    expect(trace.byStage('session:prefill-kept')).toHaveLength(1)
   })
 
   it('finalize acts on the first model call of a turn only, whatever reply is final', async () => {
@@ -303,11 +310,11 @@ describe('prefill middleware', () => {
 
   it('exports its trace stage names', () => {
     expect(PREFILL_TRACE_STAGES).toEqual({
-      injected: 'prefill:injected',
-      skipped: 'prefill:skipped',
-      stripped: 'prefill:stripped',
-      kept: 'prefill:kept',
-      fallback: 'prefill:fallback',
+      injected: 'session:prefill-injected',
+      skipped: 'session:prefill-skipped',
+      stripped: 'session:prefill-stripped',
+      kept: 'session:prefill-kept',
+      fallback: 'session:prefill-fallback',
     })
   })
 
@@ -333,7 +340,7 @@ describe('recover() after a provider prefill 400', () => {
     return runPrepare([mw], turnFor(modelId), run)
   }
 
-  it('falls back to the instruction once per run and records prefill:fallback', async () => {
+  it('falls back to the instruction once per run and records session:prefill-fallback', async () => {
     const mw = prefill()
     const prepared = await preparedNative(mw)
     expect(prepared.prefill).toBe('Let me think.')
@@ -344,7 +351,7 @@ describe('recover() after a provider prefill 400', () => {
     expect(retry?.model.supportsPrefill).toBe(false)
     expect(getRunState(run, PREFILL_STATE_KEY)).toMatchObject({ mode: 'instruct', recovered: true })
     expect(textOf(retry!.messages.at(-1)!)).toContain('Let me think.')
-    expect(trace.byStage('prefill:fallback')[0]?.data).toMatchObject({
+    expect(trace.byStage('session:prefill-fallback')[0]?.data).toMatchObject({
       model: 'claude-haiku-4-5',
       mode: 'instruct',
     })
@@ -374,7 +381,7 @@ describe('recover() after a provider prefill 400', () => {
     const retry = mw.recover(new BadRequestError(REJECTION), prepared, run)
     expect(retry?.messages).toEqual(turn.messages)
     expect(getRunState(run, PREFILL_STATE_KEY)).toBeUndefined()
-    expect(trace.byStage('prefill:fallback')[0]?.data).toMatchObject({ mode: 'skip' })
+    expect(trace.byStage('session:prefill-fallback')[0]?.data).toMatchObject({ mode: 'skip' })
   })
 
   it("throws PrefillRejectedError with onUnsupported: 'error', keeping the cause", async () => {
@@ -404,6 +411,6 @@ describe('recover() after a provider prefill 400', () => {
     expect(
       mw.recover(new BadRequestError(REJECTION), turnFor('claude-haiku-4-5'), run),
     ).toBeUndefined()
-    expect(trace.byStage('prefill:fallback')).toEqual([])
+    expect(trace.byStage('session:prefill-fallback')).toEqual([])
   })
 })

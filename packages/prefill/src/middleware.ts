@@ -9,8 +9,10 @@ import {
   parseWith,
   type RunInfo,
   recordWarning,
+  type StepInfo,
   setRunState,
   type TurnContext,
+  textMessage,
 } from '@contextkit/core'
 import * as z from 'zod'
 import { type PrefillConfig, type PrefillConfigInput, PrefillConfigSchema } from './config.js'
@@ -67,6 +69,12 @@ export interface PrefillMiddleware extends ContextMiddleware {
   readonly config: PrefillConfig
   /** Read the prefill and add it to the turn (as the reply's start, or as an instruction). */
   prepare(turn: TurnContext, run: RunInfo): Promise<TurnContext>
+  /**
+   * With `steps: 'every'`, open the reply of each step after the first with the run's native
+   * prefill again (`turn.prefill`, recording `session:prefill-injected` with the step); with
+   * `'first'`, the turn as given.
+   */
+  prepareStep(turn: TurnContext, run: RunInfo, info: StepInfo): TurnContext
   /** Put the prefill back in front of the reply's text, so the saved reply reads whole. */
   finalize(
     reply: AssistantMessage,
@@ -80,7 +88,7 @@ export interface PrefillMiddleware extends ContextMiddleware {
    * middleware's native prefill, returns the turn to retry with — the prefill moved into the last
    * user turn (`'instruct'`) or dropped (`'skip'`), and `model.supportsPrefill: false` so the loop
    * picks a format without a trailing assistant turn — once per run, recording
-   * `prefill:fallback`; the model is then treated as prefill-less by later `prepare`
+   * `session:prefill-fallback`; the model is then treated as prefill-less by later `prepare`
    * calls of this middleware. Throws {@link PrefillRejectedError} when `onUnsupported` is
    * `'error'`. Returns `undefined` for any other error, or when this run already fell back.
    */
@@ -227,7 +235,42 @@ async function prepareTurn(p: Prefiller, turn: TurnContext, run: RunInfo): Promi
     ...(applied.reason === undefined ? {} : { reason: applied.reason }),
     source,
     model: turn.model.id,
-    messages: next.messages,
+    step: 1,
+    messages: sentMessages(next),
+  })
+  return next
+}
+
+/** The messages as sent with `next`: a native prefill in `turn.prefill` is their last message. */
+function sentMessages(next: TurnContext, extra: readonly Message[] = []): Message[] {
+  const messages = [...next.messages, ...extra]
+  return next.prefill === undefined
+    ? messages
+    : [...messages, textMessage('assistant', next.prefill)]
+}
+
+/** The `prepareStep` hook: with `steps: 'every'`, the run's native prefill opens this step too. */
+function prepareStepTurn(
+  p: Prefiller,
+  turn: TurnContext,
+  run: RunInfo,
+  info: StepInfo,
+): TurnContext {
+  if (p.config.steps !== 'every' || info.step <= 1) return turn
+  const state = readState(run)
+  // an instruction (mode 'instruct') is in the turn's user message already, on every step
+  if (state?.mode !== 'native' || effectiveModel(p, turn.model).supportsPrefill === false) {
+    return turn
+  }
+  const next: TurnContext = { ...turn, prefill: state.text }
+  run.trace.record(PREFILL_TRACE_STAGES.injected, {
+    prefill: state.text,
+    mode: state.mode,
+    placement: 'turn',
+    source: state.source,
+    model: turn.model.id,
+    step: info.step,
+    messages: sentMessages(next, info.newMessages),
   })
   return next
 }
@@ -239,8 +282,9 @@ function finalizeReply(
   run: RunInfo,
   info: FinalizeInfo | undefined,
 ): AssistantMessage {
-  // the prefill goes with the first model call of a turn only: later replies never carry it
-  if (info !== undefined && info.step !== 1) return reply
+  // with steps 'first' the prefill goes with the first model call only: later replies never carry it
+  const step = info?.step ?? 1
+  if (step !== 1 && p.config.steps !== 'every') return reply
   const state = readState(run)
   if (!state) return reply
   if (!p.config.ephemeral) {
@@ -256,6 +300,7 @@ function finalizeReply(
     match: result.match,
     mode: state.mode,
     stopReason: reply.stopReason,
+    step,
   })
   return result.match === 'none' ? reply : { ...reply, content: result.content }
 }
@@ -314,9 +359,10 @@ function fallbackTurn(
 /**
  * The prefill middleware: `prepare` reads the workspace's prefill (`PREFILL.md`, a per-model file
  * or a dynamic module; an explicit `turn.prefill` wins) and adds it to the turn the way the model
- * can take it, recording `prefill:injected`; `finalize` strips it from the reply of the
- * first model call of the turn (the only one a prefill goes with) — whatever the stop reason,
- * `aborted` and `error` included — recording `prefill:stripped`, so it never reaches
+ * can take it, recording `session:prefill-injected`; with `steps: 'every'`, `prepareStep` opens
+ * every later step's reply with it too; `finalize` strips it from each reply it opened (the
+ * first step's, or every step's) — whatever the stop reason,
+ * `aborted` and `error` included — recording `session:prefill-stripped`, so it never reaches
  * saved history; `recover` falls back when the provider rejects the prefill. What it sent is kept
  * in `run.state` under {@link PREFILL_STATE_KEY}. Read failures are warnings in `run.trace` and
  * the turn goes on without a prefill. Throws a `ValidationError` for invalid options.
@@ -327,6 +373,7 @@ export function prefill(options: PrefillOptions = {}): PrefillMiddleware {
     name: 'prefill',
     config: p.config,
     prepare: (turn, run) => prepareTurn(p, turn, run),
+    prepareStep: (turn, run, info) => prepareStepTurn(p, turn, run, info),
     finalize: (reply, _turn, run, info) => finalizeReply(p, reply, run, info),
     recover: (error, turn, run) => recoverTurn(p, error, turn, run),
   }

@@ -24,9 +24,11 @@ export type {
   StalenessOptions,
   TailDropReason,
   WakeUpOptions,
+  WakeUpRender,
 } from './wake-up.js'
 export {
   buildResumptionMessage,
   buildResumptionSection,
+  renderWakeUp,
   resumptionContextFrom,
 } from './wake-up.js'

@@ -25,7 +25,12 @@ import { RESUMPTION_STATE_KEY, RESUMPTION_TRACE_STAGES } from './names.js'
 import { ResumptionOptionsSchema } from './options.js'
 import { emptySelfState, type SelfState } from './self-state.js'
 import { type LoadedState, loadState, type StateAccess, updateState } from './state-access.js'
-import { buildResumptionMessage, buildResumptionSection, resumptionContextFrom } from './wake-up.js'
+import {
+  buildResumptionMessage,
+  buildResumptionSection,
+  resumptionContextFrom,
+  type WakeUpRender,
+} from './wake-up.js'
 
 /** A value given directly or computed per run (e.g. the current git branch). */
 export type Lazy<T> = T | (() => T | Promise<T>)
@@ -52,6 +57,23 @@ export interface ResumptionOptions extends StateFileOptions {
    * seed's option B).
    */
   placement?: 'system' | 'message'
+  /**
+   * Where the system section goes (`placement: 'system'`). `'after-stable'` (default): right
+   * after the last `stable` section, marked `volatile`, so the cached prefix survives a new tail.
+   * `'first'`: before every other section, as the design this package comes from does (the
+   * agent reads its momentum before its identity); it is then marked `stable`, since a loop
+   * keeps stable sections ahead of volatile ones, and the cached prefix starts with it: every
+   * new tail is a cache miss for the whole system prompt (the README measures it).
+   */
+  position?: 'after-stable' | 'first'
+  /** Writes the wake-up text. Default `renderWakeUp` (see {@link WakeUpRender}). */
+  render?: WakeUpRender
+  /**
+   * Capture the final reply's thinking too: when the model thinks, its reasoning and its text
+   * are taken in order and the tail is cut from their end, so a reply stopped mid-thought keeps
+   * the thought. Default `true`.
+   */
+  captureThinking?: boolean
   /** Cap for the whole injected block, in tokens. Default `300`. */
   budgetTokens?: number
   /** Size of the tail captured from the final reply, in tokens. Default `100`. */
@@ -160,7 +182,11 @@ async function prepareTurn(r: Resumer, turn: TurnContext, run: RunInfo): Promise
     const loaded = await loadState(stateAccess(r.options, run, 'resumption.prepare', r.cache))
     const resolved = await wakeUpContext(r, run, loaded)
     const counter = counterFor(r, turn)
-    const wake = { counter, budgetTokens: r.options.budgetTokens ?? 300 }
+    const wake = {
+      counter,
+      budgetTokens: r.options.budgetTokens ?? 300,
+      ...(r.options.render ? { render: r.options.render } : {}),
+    }
     const text = buildResumptionSection(resolved.context, wake)
     run.trace.record(text ? RESUMPTION_TRACE_STAGES.injected : RESUMPTION_TRACE_STAGES.skipped, {
       action: text ? 'inject' : 'skip',
@@ -184,7 +210,7 @@ function placeWakeUp(
   run: RunInfo,
   text: string,
   ctx: NonNullable<Awaited<ReturnType<typeof wakeUpContext>>['context']>,
-  wake: { counter: TokenCounter; budgetTokens: number },
+  wake: { counter: TokenCounter; budgetTokens: number; render?: WakeUpRender },
 ): TurnContext {
   // What was injected is noted in the run's state, so finalize never captures it back and
   // nothing is kept per run in the middleware.
@@ -198,13 +224,35 @@ function placeWakeUp(
     const message = buildResumptionMessage(ctx, wake)
     return message ? { ...turn, messages: [message, ...turn.messages] } : turn
   }
+  const first = r.options.position === 'first'
   const section: Section = {
     id: r.options.sectionId ?? 'resumption',
     text,
     priority: r.options.priority ?? 50,
-    cache: 'volatile',
+    cache: first ? 'stable' : 'volatile',
   }
+  if (first) return { ...turn, system: [section, ...turn.system] }
   return { ...turn, system: insertAfterStable(turn.system, [section]) }
+}
+
+/** The reply's words in order: its text blocks, and its thinking blocks when `thinking`. */
+function replyText(reply: AssistantMessage, thinking: boolean): string {
+  const thought = (b: AssistantMessage['content'][number]) =>
+    b.type === 'thinking' && b.thinking.trim() !== ''
+  if (!thinking || !reply.content.some(thought)) return textOf(reply)
+  // text blocks run together as `textOf` joins them; a thought is a paragraph of its own
+  let out = ''
+  let wasText = false
+  for (const block of reply.content) {
+    if (block.type === 'text') {
+      out += wasText || out === '' ? block.text : `\n\n${block.text}`
+      wasText = true
+    } else if (thought(block) && block.type === 'thinking') {
+      out += out === '' ? block.thinking : `\n\n${block.thinking}`
+      wasText = false
+    }
+  }
+  return out
 }
 
 /** The `finalize` hook: capture the final reply's tail and save it (a warning on failure). */
@@ -218,7 +266,7 @@ async function finalizeReply(
   // only the last reply of the turn is the agent's last word; earlier ones led to tools
   if (info?.final === false || r.options.capture === false) return reply
   try {
-    await captureTail(r, textOf(reply), turn, run)
+    await captureTail(r, replyText(reply, r.options.captureThinking !== false), turn, run)
   } catch (error) {
     recordWarning(run, 'resumption.finalize', error)
   }

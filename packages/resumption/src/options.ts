@@ -2,6 +2,7 @@ import type { StateStore, TokenCounter } from '@contextkit/core'
 import { SessionIdSchema } from '@contextkit/core/store'
 import { StateFileOptionsSchema } from '@contextkit/store-files'
 import * as z from 'zod'
+import type { WakeUpRender } from './wake-up.js'
 
 const isFunction = (v: unknown): boolean => typeof v === 'function'
 const fn = <T>() => z.custom<T>(isFunction, { message: 'expected a function' })
@@ -29,6 +30,9 @@ export const ResumptionOptionsSchema = StateFileOptionsSchema.extend({
   agentId: SessionIdSchema.optional(),
   path: z.string().min(1).optional(),
   placement: z.enum(['system', 'message']).optional(),
+  position: z.enum(['after-stable', 'first']).optional(),
+  render: fn<WakeUpRender>().optional(),
+  captureThinking: z.boolean().optional(),
   budgetTokens: z.number().nonnegative().optional(),
   tailTokens: z.number().nonnegative().optional(),
   maxAnchors: z.number().int().nonnegative().optional(),

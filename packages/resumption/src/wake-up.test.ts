@@ -89,15 +89,17 @@ describe('buildResumptionSection', () => {
     const text = buildResumptionSection(ctx, { mark: false })
     expect(text).toBe(
       [
-        '[You stopped mid-thought. Your own last words:]',
+        '# Where you left off',
+        '',
+        '[You were cut off mid-thought. Your own last words:]',
         '',
         '"…and the parser still drops the last line"',
         '',
-        '[Phrases you kept from this arc:]',
+        '[Phrases you kept from this stretch of work:]',
         '• "Fix the tokenizer first."',
         '• "Tests before refactors."',
         '',
-        '[Go on from there.]',
+        '[Carry on from there: the thought is still yours to finish.]',
       ].join('\n'),
     )
     expect(text.toLowerCase()).not.toContain('summary')

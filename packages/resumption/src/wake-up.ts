@@ -101,8 +101,20 @@ export function resumptionContextFrom(
   return result
 }
 
+/**
+ * Writes the wake-up text from what fits the budget: the tail (already cut, without the leading
+ * `…`) and the anchors to show, oldest first. Called again with fewer anchors or a shorter tail
+ * while the text is over the budget.
+ */
+export type WakeUpRender = (parts: {
+  streamTail?: string
+  anchors: ReadonlyArray<{ raw: string; triggerType: string }>
+}) => string
+
 /** Options of {@link buildResumptionSection} and {@link buildResumptionMessage}. */
 export interface WakeUpOptions {
+  /** Writes the text (see {@link WakeUpRender}). Default {@link renderWakeUp}. */
+  render?: WakeUpRender
   /**
    * Cap for the whole block, in tokens of `counter`. Over it, the oldest anchors go first, then
    * the tail is shortened (from its start), then nothing is injected. Default `300`.
@@ -118,21 +130,44 @@ function quote(text: string): string {
   return `"${text.replace(/\s*\n\s*/g, '\n').trim()}"`
 }
 
-function render(tail: string | undefined, anchors: ResumptionContext['anchors']): string {
-  const lines: string[] = []
-  if (tail) lines.push('[You stopped mid-thought. Your own last words:]', '', quote(`…${tail}`), '')
-  if (anchors.length > 0) {
-    lines.push('[Phrases you kept from this arc:]')
-    for (const a of anchors) lines.push(`• ${quote(a.raw)}`)
+/**
+ * The default wake-up text: a one-line heading, the tail verbatim (you were cut off mid-thought),
+ * the anchors as bullets, and a closing line that hands the thought back. The design this comes
+ * from uses the same four parts (`# Resumption Context`, "interrupted mid-thought", "anchors from
+ * this arc", "pick up the pen"); these are our words for them.
+ */
+export function renderWakeUp(parts: Parameters<WakeUpRender>[0]): string {
+  if (typeof parts !== 'object' || parts === null || !Array.isArray(parts.anchors)) {
+    invalidArgument('renderWakeUp', 'parts', '{ streamTail?, anchors }', parts)
+  }
+  const lines: string[] = ['# Where you left off', '']
+  const tail = parts.streamTail
+  if (tail)
+    lines.push('[You were cut off mid-thought. Your own last words:]', '', quote(`…${tail}`), '')
+  if (parts.anchors.length > 0) {
+    lines.push('[Phrases you kept from this stretch of work:]')
+    for (const a of parts.anchors) lines.push(`• ${quote(a.raw)}`)
     lines.push('')
   }
-  lines.push('[Go on from there.]')
+  lines.push('[Carry on from there: the thought is still yours to finish.]')
   return lines.join('\n')
 }
 
+function renderWith(
+  render: WakeUpRender,
+  tail: string | undefined,
+  anchors: ResumptionContext['anchors'],
+): string {
+  const text = render(tail === undefined ? { anchors } : { streamTail: tail, anchors })
+  if (typeof text !== 'string')
+    invalidArgument('buildResumptionSection', 'render()', 'a string', text)
+  return text
+}
+
 /**
- * The wake-up text for the system prompt: the tail verbatim, the anchors as bullets, and a closing
- * directive, with no summary header. Returns `''` when there is nothing to inject or nothing fits
+ * The wake-up text for the system prompt (written by `options.render`, default
+ * {@link renderWakeUp}: the tail verbatim, the anchors as bullets, and a closing directive, no
+ * summary). A custom text that comes out empty injects nothing. Returns `''` when there is nothing to inject or nothing fits
  * `budgetTokens`.
  */
 export function buildResumptionSection(
@@ -152,11 +187,17 @@ export function buildResumptionSection(
   const counter = options.counter ?? defaultTokenCounter
   const budget = options.budgetTokens ?? 300
   const mark = options.mark ?? true
+  const draw = options.render ?? renderWakeUp
+  if (typeof draw !== 'function')
+    invalidArgument('buildResumptionSection', 'options.render', 'a function', draw)
   const finish = (text: string) => (mark ? markInjected(text) : text)
+  const render = (t: string | undefined, a: ResumptionContext['anchors']) => renderWith(draw, t, a)
   let tail = ctx.streamTail?.trim() || undefined
   let anchors = ctx.anchors.filter((a) => a.raw.trim().length > 0)
   if (!tail && anchors.length === 0) return ''
-  let text = finish(render(tail, anchors))
+  const first = render(tail, anchors)
+  if (first.trim() === '') return ''
+  let text = finish(first)
   while (counter.count(text) > budget) {
     if (anchors.length > 0) {
       // Drop the fewest oldest anchors that make the block fit (binary search: one render per

@@ -72,8 +72,10 @@ export interface CallSpec {
   turn: TurnContext
   /** Messages of this run after the turn's own (raw replies and tool results so far). */
   extra: readonly Message[]
-  /** Open the reply with `turn.prefill` (the first call of a run only: later steps continue
-   * from tool results). */
+  /**
+   * Open the reply with `turn.prefill` (a step's call: the prepared prefill goes with step 1 only,
+   * a `prepareStep` may set one for a later step; the plan, summary and output calls never do).
+   */
   opensReply: boolean
   maxTokens: number
   /** The step the call belongs to (`0`: the plan phase), and its phase. */

@@ -20,6 +20,17 @@ export interface StepCallInput {
 }
 
 /**
+ * The turn a step starts from: the prepared turn's prefill opens the first step's reply only
+ * (later steps continue from tool results), so from step 2 on it is left out; a `prepareStep`
+ * that sets `turn.prefill` again opens that step's reply with it (prefill's `steps: 'every'`).
+ */
+function stepBase(turn: TurnContext, step: number): TurnContext {
+  if (step === 1 || turn.prefill === undefined) return turn
+  const { prefill: _first, ...rest } = turn
+  return rest
+}
+
+/**
  * One step's model call, with its `step-start` and `usage` events and its trace record; `next`
  * is the turn later steps start from (the prepared one, or the one a `recover` hook gave).
  * A step's own changes (`prepareStep`) last for its call only.
@@ -31,13 +42,14 @@ export async function callStep(
 ): Promise<{ result: CallResult; next: TurnContext }> {
   const { ctx, record, control, compactor } = input
   ctx.emit({ type: 'step-start', step, phase: 'agent' })
+  const base = stepBase(turn, step)
   const setup = control
-    ? await control.setup(turn, record.sent, step, record.usage, ctx.run)
+    ? await control.setup(base, record.sent, step, record.usage, ctx.run)
     : undefined
   const spec: CallSpec = {
-    turn: setup ? setup.turn : turn,
+    turn: setup ? setup.turn : base,
     extra: setup ? setup.extra : record.sent,
-    opensReply: step === 1,
+    opensReply: true,
     maxTokens: input.maxTokens,
     step,
     phase: 'agent',
