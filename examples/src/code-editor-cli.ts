@@ -5,8 +5,8 @@ import { createInterface, type Interface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import type { PlanQuestion } from '@contextkit/agent-loop'
 import { replaceWithinRoot } from '@contextkit/core/node'
-import { type CodeEditorDeps, type CodeEditorResult, codeEditorRoot } from './code-editor.js'
-import type { EditorPayload } from './code-editor-payload.js'
+import type { CodeEditorDeps, CodeEditorResult } from './code-editor.js'
+import { codeEditorRoot, type EditorPayload } from './code-editor-payload.js'
 
 /** Where the code-editor command writes. */
 export interface CodeEditorIO {
@@ -100,6 +100,9 @@ function answerer(
 ): (q: PlanQuestion) => Promise<string | undefined> {
   const queue = [...given]
   return async (q) => {
+    // the plan call's own line ("turn 0 (plan)") is printed by the event reader, in microtasks
+    // still queued: let them run so the question comes after it
+    await new Promise((next) => setImmediate(next))
     io.log(`the agent asks: ${q.question}${q.context ? ` (${q.context})` : ''}`)
     const reply = queue.length > 0 ? queue.shift() : await io.ask?.('your answer: ')
     if (reply?.trim()) io.log(`answer: ${reply.trim()}`)

@@ -19,8 +19,16 @@ import {
   type Trace,
   textMessage,
 } from '@contextkit/core'
-import { buildEditorPrompt, type EditorPayload, type EditorPrompt } from './code-editor-payload.js'
+import {
+  buildEditorPrompt,
+  codeEditorRoot,
+  type EditorPayload,
+  type EditorPrompt,
+} from './code-editor-payload.js'
 import { isEntryPoint } from './entry-point.js'
+
+export { codeEditorRoot }
+
 import { readFileTool } from './read-file-tool.js'
 import { type WriteFileInput, writeFileTool } from './write-file-tool.js'
 
@@ -68,12 +76,6 @@ The request comes from a visual editor: the user selected elements in a running 
 
 /** Files the code editor never writes (seed 002: the schema follows the models, never the reverse). */
 export const CODE_EDITOR_PROTECTED_FILES: readonly string[] = Object.freeze(['database.py'])
-
-/** The code editor's project root: `VCI_OUTPUT_DIR` when set (the seed's variable), else `/output`. */
-export function codeEditorRoot(env: Readonly<Record<string, string | undefined>>): string {
-  const dir = env.VCI_OUTPUT_DIR
-  return typeof dir === 'string' && dir.trim() !== '' ? dir : '/output'
-}
 
 /** Dependencies and options of {@link main}. */
 export interface CodeEditorDeps {
