@@ -133,7 +133,7 @@ describe('cut lines are omissions', () => {
 describe('the heading under budget fitting', () => {
   test('property: whatever fitting keeps, the heading is there exactly once, above the first file', async () => {
     const sizes = [40, 900, 120, 2000, 10, 600]
-    const refs = sizes.map((n, i) => `f${i}.ts`)
+    const refs = sizes.map((_, i) => `f${i}.ts`)
     for (const [i, n] of sizes.entries()) await put(refs[i]!, `${'word '.repeat(n)}\n`)
     const files = await buildPreloadedFiles(refs, { root, budgetTokens: 1_000_000 })
     expect(files.sections).toHaveLength(sizes.length)
