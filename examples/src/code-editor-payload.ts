@@ -151,3 +151,13 @@ export async function buildEditorPrompt(
     tokens: fitted.tokens,
   }
 }
+
+/**
+ * The code editor's project root: `VCI_OUTPUT_DIR` when set (the seed's variable), else `/output`
+ * (the seed's default). The command-line file imports it from here, not from `code-editor.ts`,
+ * whose entry point imports the command-line file.
+ */
+export function codeEditorRoot(env: Readonly<Record<string, string | undefined>>): string {
+  const dir = env.VCI_OUTPUT_DIR
+  return typeof dir === 'string' && dir.trim() !== '' ? dir : '/output'
+}

@@ -1,4 +1,4 @@
-import { PLAN_SYSTEM_PROMPT } from '@contextkit/agent-loop'
+import { PLAN_SYSTEM_PROMPT, USER_CONTEXT_HEADING } from '@contextkit/agent-loop'
 import type { ReplySpec, ScriptRequest } from '@contextkit/testkit'
 import { type ConversationView, readConversation } from './cli/scenario-request.js'
 
@@ -19,7 +19,13 @@ function payloadOf(text: string) {
   const elements = section('Selected Elements')
     .split('\n')
     .filter((l) => l.startsWith('- '))
-  return { instruction, targets: [...new Set([...models, ...files])], elements }
+  const targets = [...new Set([...models, ...files])]
+  // the user's answer to the plan call's question, when there was one: it may name the target
+  const answered = text.includes(USER_CONTEXT_HEADING)
+    ? (new RegExp(`${USER_CONTEXT_HEADING}\\n\\n([\\s\\S]*?)(?:\\n\\n## |$)`).exec(text)?.[1] ?? '')
+    : undefined
+  const named = targets.filter((t) => answered?.includes(t))
+  return { instruction, targets: named.length > 0 ? named : targets, elements, answered }
 }
 
 /** The edit the scripted agent makes: a field on a Python model, a badge in a component. */
@@ -53,8 +59,9 @@ function known(view: ConversationView): Map<string, string> {
 
 /**
  * A scripted editing agent for the code-editor flow (a testkit script step). Plan call: asks
- * which element when a vague instruction ("make it bigger") meets several selected elements,
- * otherwise plans the edit file by file. Agent calls: reads, in one turn, the target files that
+ * which element when a vague instruction ("make it bigger") meets several selected elements and
+ * the user has not answered yet, otherwise plans the edit file by file (only the files the
+ * user's answer names, when it names some). Agent calls: reads, in one turn, the target files that
  * were not preloaded; writes every target in one turn (a field on the backend model, a badge in
  * the component); then sums up. So a run with the files preloaded takes three model calls, and
  * one without them four.
@@ -64,7 +71,8 @@ export const codeEditorScript = (req: ScriptRequest): ReplySpec => {
   const payload = payloadOf(view.turnText)
   const field = fieldOf(payload.instruction)
   if (req.system.includes(PLAN_SYSTEM_PROMPT.slice(0, 60))) {
-    if (payload.elements.length > 1 && /\b(it|this|bigger|smaller)\b/i.test(payload.instruction)) {
+    const vague = /\b(it|this|bigger|smaller)\b/i.test(payload.instruction)
+    if (payload.answered === undefined && payload.elements.length > 1 && vague) {
       return {
         text: JSON.stringify({
           action: 'clarify',

@@ -2,9 +2,16 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
+import { PLAN_SYSTEM_PROMPT } from '@contextkit/agent-loop'
 import { type Script, startAnthropicEmulator } from '@contextkit/testkit'
-import { afterEach, expect, test } from 'vitest'
-import { type CodeEditorDeps, main } from './code-editor.js'
+import { afterEach, describe, expect, test } from 'vitest'
+import {
+  CODE_EDITOR_PLAN_PROMPT,
+  CODE_EDITOR_SYSTEM_PROMPT,
+  type CodeEditorDeps,
+  codeEditorRoot,
+  main,
+} from './code-editor.js'
 import type { EditorPayload } from './code-editor-payload.js'
 import { codeEditorScript } from './code-editor-script.js'
 
@@ -191,4 +198,174 @@ test('approveWrites: a refused write is not made, and the model reads that it wa
   expect(await readFile(join(root, 'api/models.py'), 'utf8')).toBe(MODELS)
   expect(await readFile(join(root, 'src/App.jsx'), 'utf8')).toContain('{task.priority}')
   expect(bodies.at(-1)).toContain('The call to tool \\"write_file\\" was not approved')
+})
+
+test('an answer to the plan phase question continues the run: the reply goes in as "## Additional Context from User"', async () => {
+  const payload: EditorPayload = {
+    instruction: 'Add a due field to it',
+    contexts: [
+      { tagName: 'h3', selector: '.task-card h3', sourceFile: 'src/App.jsx' },
+      { tagName: 'li', selector: '.task-card', sourceFile: 'api/routes.py' },
+    ],
+  }
+  const asked: string[] = []
+  const { result, root, bodies, lines } = await edit({
+    payload,
+    answer: ({ question }) => {
+      asked.push(question)
+      return 'The card in src/App.jsx'
+    },
+  })
+  expect(asked).toEqual(['Which of the 2 selected elements should change?'])
+  expect(result.stopReason).toBe('end_turn')
+  expect(result.clarifications).toEqual([
+    {
+      question: 'Which of the 2 selected elements should change?',
+      context: '"Add a due field to it" could mean any of them.',
+      answer: 'The card in src/App.jsx',
+    },
+  ])
+  expect(lines).toEqual([
+    'turn 0 (plan): no tool calls',
+    'turn 0 (plan): no tool calls',
+    'turn 1: write_file src/App.jsx',
+    'turn 2: no tool calls',
+  ])
+  expect(result.steps).toBe(4)
+  expect(result.filesChanged).toEqual(['src/App.jsx'])
+  expect(await readFile(join(root, 'src/App.jsx'), 'utf8')).toContain('{task.due}')
+  // the second plan call and every agent call carry the answer, after the plan
+  for (const body of bodies.slice(1)) {
+    expect(body).toContain(
+      '## Additional Context from User\\n\\nYou asked: Which of the 2 selected elements should change?\\nThe user answered: The card in src/App.jsx',
+    )
+  }
+  expect(bodies[2]!.indexOf('## Your Plan')).toBeLessThan(
+    bodies[2]!.indexOf('## Additional Context from User'),
+  )
+})
+
+test('no answer: the run still ends with the question', async () => {
+  const payload: EditorPayload = {
+    instruction: 'Make it bigger',
+    contexts: [
+      { tagName: 'h3', selector: '.task-card h3', sourceFile: 'src/App.jsx' },
+      { tagName: 'li', selector: '.task-card', sourceFile: 'src/App.jsx' },
+    ],
+  }
+  const { result } = await edit({ payload, answer: () => undefined })
+  expect(result.stopReason).toBe('clarify')
+  expect(result.clarifications).toEqual([])
+})
+
+test('the preloaded files reach the model under "### Pre-loaded Files", the heading the system prompt names', async () => {
+  const { bodies } = await edit()
+  expect(bodies[1]).toContain('### Pre-loaded Files\\n\\n#### `src/App.jsx` (7 lines)')
+  expect(bodies[1]!.split('### Pre-loaded Files')).toHaveLength(2)
+  expect(CODE_EDITOR_SYSTEM_PROMPT).toContain('"### Pre-loaded Files"')
+})
+
+test('a write to database.py is refused (the schema follows the models), anywhere in the project', async () => {
+  const script: Script = [
+    JSON.stringify({ action: 'proceed', plan: '1. add the column' }),
+    {
+      toolUse: ['database.py', 'api/database.py'].map((path) => ({
+        name: 'write_file',
+        input: { path, content: 'DROP TABLE task' },
+      })),
+    },
+    'Could not.',
+  ]
+  const root = await project()
+  await writeFile(join(root, 'api', 'database.py'), 'engine = create_engine(URL)\n')
+  const { result } = await edit({ root }, script)
+  const errors = result.result.messages
+    .flatMap((m) => m.content)
+    .flatMap((b) => (b.type === 'tool_result' && b.isError ? [b.content[0]] : []))
+    .map((c) => (c?.type === 'text' ? c.text : ''))
+  expect(errors).toHaveLength(2)
+  for (const e of errors) expect(e).toContain('the project protects it (database.py)')
+  expect(result.filesChanged).toEqual([])
+  expect(await readFile(join(root, 'api', 'database.py'), 'utf8')).toBe(
+    'engine = create_engine(URL)\n',
+  )
+})
+
+describe("the system prompts carry seed 002's rules", () => {
+  test.each([
+    [
+      'reads in one turn, writes in one turn',
+      /Read everything you need in one turn.*write everything in one turn/,
+    ],
+    [
+      'pre-loaded files are used, not read again',
+      /"Pre-loaded Files" are current: use them as they are; do not read them again/,
+    ],
+    ['trust the prompt paths', /Trust the paths under "Files to Modify" and "Backend Structure"/],
+    ['every turn makes progress', /Every turn makes progress with at least one tool call/],
+    ['scope: frontend vs backend vs both', /Scope: looks, layout.*frontend.*backend.*changes both/],
+    [
+      'the new-field procedure, in order',
+      /To add a field, in this order:\n1\. add it to the model class.*\n2\. add it to the create and update schemas.*\n3\. update the route handlers.*\n4\. update the frontend components/,
+    ],
+    [
+      'only the files mentioned',
+      /Change only the files named under "Files to Modify" or "Backend Structure"/,
+    ],
+    ['never dotfiles or scripts', /Never write dotfiles .* or executable scripts/],
+    [
+      'never modify database.py',
+      /Never modify database\.py: change the models and let create_all\(\) update the schema/,
+    ],
+    ['refuse out-of-role requests', /outside your role as a code editor, refuse/],
+  ])('code editor: %s', (_rule, pattern) => {
+    expect(CODE_EDITOR_SYSTEM_PROMPT).toMatch(pattern)
+  })
+
+  test.each([
+    [
+      'starts as the plan phase prompt (JSON answer, example plan, when to clarify)',
+      (p: string) => p.startsWith(PLAN_SYSTEM_PROMPT),
+    ],
+    ['the example plan', (p: string) => p.includes('An example of a good one:')],
+    [
+      'clarify which element for a vague instruction over several',
+      (p: string) => /more than one selected element: ask which element/.test(p),
+    ],
+    [
+      'clarify a feature with no details',
+      (p: string) => p.includes('"add a feature" with no details: ask what it should do'),
+    ],
+    [
+      'a field plan goes model → schemas → routes → components',
+      (p: string) =>
+        p.includes('model, then create/update schemas, then routes, then the components'),
+    ],
+    [
+      'pre-loaded files make the plan specific',
+      (p: string) => p.includes('use the pre-loaded files to name the exact components'),
+    ],
+  ])('plan: %s', (_rule, holds) => {
+    expect(holds(CODE_EDITOR_PLAN_PROMPT)).toBe(true)
+  })
+
+  test('the plan call is sent the code-editor plan prompt', async () => {
+    const emulator = await startAnthropicEmulator({ script: codeEditorScript })
+    cleanups.push(() => emulator.close())
+    await main({
+      client: new Anthropic({ apiKey: 'test', baseURL: emulator.url, maxRetries: 0 }),
+      root: await project(),
+      payload: PAYLOAD,
+    })
+    const first = emulator.requests.find((r) => r.path === '/v1/messages')?.body as {
+      system: Array<{ text: string }>
+    }
+    expect(first.system[0]?.text).toBe(CODE_EDITOR_PLAN_PROMPT)
+  })
+})
+
+test("VCI_OUTPUT_DIR is the code editor's root when set; /output otherwise", () => {
+  expect(codeEditorRoot({ VCI_OUTPUT_DIR: '/srv/app' })).toBe('/srv/app')
+  expect(codeEditorRoot({})).toBe('/output')
+  expect(codeEditorRoot({ VCI_OUTPUT_DIR: '  ' })).toBe('/output')
 })

@@ -21,9 +21,25 @@ export class WriteRefusedError extends ContextkitError {
 export interface WriteLimits {
   /** Largest file written. Default `1_048_576` bytes. */
   maxBytes?: number
+  /**
+   * More paths never written, in preload's deny-list syntax (`database.py` matches that name in
+   * any directory). Default: none.
+   */
+  protect?: readonly string[]
 }
 
 const deny = compileDenyList(DEFAULT_DENY_LIST)
+const protectedLists = new WeakMap<readonly string[], ReturnType<typeof compileDenyList>>()
+
+/** The matcher of a `protect` list, compiled once per list. */
+function protectedBy(list: readonly string[]): ReturnType<typeof compileDenyList> {
+  let matcher = protectedLists.get(list)
+  if (!matcher) {
+    matcher = compileDenyList(list)
+    protectedLists.set(list, matcher)
+  }
+  return matcher
+}
 /** Executable scripts the editor never writes (the seed's security rules). */
 const SCRIPT = /\.(sh|bash|zsh|fish|ps1|bat|cmd|exe)$/i
 
@@ -56,6 +72,8 @@ export async function writeWithinRoot(
   if (deny(segments) !== undefined) throw refuse(path, 'it is on the deny list (secrets, .git)')
   if (segments.some((s) => s.startsWith('.'))) throw refuse(path, 'dotfiles are not edited')
   if (SCRIPT.test(path)) throw refuse(path, 'executable scripts are not edited')
+  const guarded = limits.protect?.length ? protectedBy(limits.protect)(segments) : undefined
+  if (guarded !== undefined) throw refuse(path, `the project protects it (${guarded})`)
   const bytes = Buffer.byteLength(content, 'utf8')
   if (bytes > (limits.maxBytes ?? 1_048_576)) throw refuse(path, `${bytes} bytes is over the limit`)
   try {
@@ -86,6 +104,8 @@ export interface WriteFileToolOptions {
    * (`'deny'` refuses it with an error result the model reads).
    */
   approval?: DefineToolOptions<typeof WRITE_FILE_INPUT>['approval']
+  /** Limits of every write ({@link WriteLimits}: `maxBytes`, `protect`). Default: none. */
+  limits?: WriteLimits
 }
 
 /**
@@ -107,7 +127,7 @@ export function writeFileTool(
       'Write a whole text file inside the project (relative path). It replaces the file. Write several files in one turn when you can.',
     input: WRITE_FILE_INPUT,
     async execute({ path, content }) {
-      const written = await writeWithinRoot(root, path, content)
+      const written = await writeWithinRoot(root, path, content, options.limits)
       onWrite?.(written.path)
       return `Wrote ${written.path} (${written.bytes} bytes).`
     },

@@ -57,8 +57,14 @@ export { AGENT_TRACE_STAGES } from './events/trace-stages.js'
 export { AGENT_LOOP_WARNINGS } from './events/warnings.js'
 export { OutputValidationError } from './output/errors.js'
 export { OUTPUT_TOOL_NAME } from './output/output-schema.js'
-export { PlanError } from './plan/errors.js'
-export type { PlanAnswer, PlanOptions } from './plan/plan.js'
+export type { PlanClarification } from './plan/answers.js'
+export {
+  USER_CONTEXT_HEADING,
+  USER_CONTEXT_SECTION_ID,
+  userContextSection,
+} from './plan/answers.js'
+export { PlanError, PlanQuestionError } from './plan/errors.js'
+export type { PlanAnswer, PlanOptions, PlanQuestion } from './plan/plan.js'
 export { PLAN_SECTION_ID, PLAN_SYSTEM_PROMPT, PlanAnswerSchema } from './plan/plan.js'
 export type {
   ModelProvider,

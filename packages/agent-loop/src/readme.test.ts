@@ -29,6 +29,12 @@ test('the README prompt-caching example runs and prints what it says', async () 
   expect(logs).toEqual(expected)
 })
 
+test('the README plan.ask example runs and prints what it says', async () => {
+  const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:plan-ask -->')
+  expect(expected).toHaveLength(3)
+  expect(logs).toEqual(expected)
+}, 60_000)
+
 test('the README Sessions example runs and prints what it says', async () => {
   const { logs, expected } = await runReadmeExample(pkg, '<!-- runnable-example:sessions -->')
   expect(expected.length).toBeGreaterThan(0)

@@ -21,6 +21,7 @@ export { fenceCode, inlineCode, languageFor, longestRun } from './fence.js'
 export {
   PRELOAD_TRACE_STAGES,
   PRELOAD_VARS_KEY,
+  PRELOADED_FILES_HEADING,
 } from './names.js'
 export type { PassLadderParts, PassLadderResult } from './pass-ladder.js'
 export {

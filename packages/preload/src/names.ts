@@ -13,3 +13,9 @@ export const PRELOAD_TRACE_STAGES = Object.freeze({
    */
   loaded: 'preload:loaded',
 } as const)
+
+/**
+ * The heading the preloaded files sit under (the seed's system prompt tells the model to use the
+ * files "under Pre-loaded Files" and not read them again): the first file section starts with it.
+ */
+export const PRELOADED_FILES_HEADING = '### Pre-loaded Files'

@@ -12,6 +12,7 @@ export { preload } from './middleware.js'
 export {
   PRELOAD_TRACE_STAGES,
   PRELOAD_VARS_KEY,
+  PRELOADED_FILES_HEADING,
 } from './names.js'
 export type { PreloadedFiles, PreloadFilesOptions, SkippedFile } from './preloaded-files.js'
 export {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createTokenCounter, fitSections, renderOmissionNotice } from '@contextkit/core'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { PRELOADED_FILES_HEADING } from './names.js'
 import { buildPreloadedFiles, renderPreloadedFile } from './preloaded-files.js'
 import { collectReferences } from './references.js'
 
@@ -35,7 +36,7 @@ describe('buildPreloadedFiles', () => {
     expect(r.sections).toHaveLength(1)
     expect(r.sections[0]).toMatchObject({ id: 'preload:src/App.jsx', cache: 'volatile' })
     expect(r.sections[0]!.text).toBe(
-      '#### `src/App.jsx` (1 line)\n```jsx\nfunction App() { return <div /> }\n```',
+      '### Pre-loaded Files\n\n#### `src/App.jsx` (1 line)\n```jsx\nfunction App() { return <div /> }\n```',
     )
     expect(r.tokens).toBe(counter.count(r.sections[0]!.text))
   })
@@ -172,7 +173,9 @@ test('file names that could break or reorder the heading line are shown escaped'
       counter: createTokenCounter(),
     })
     expect(files.sections).toHaveLength(names.length)
-    const headings = files.sections.map((s) => s.text.split('\n')[0]!)
+    const headings = files.sections.map(
+      (s) => s.text.split('\n').find((l) => l.startsWith('#### '))!,
+    )
     expect(headings).toEqual([
       '#### `a\\u2028b.txt` (1 line)',
       '#### `x\\u202egnp.txt` (1 line)',
@@ -219,7 +222,8 @@ describe('buildPreloadedFiles opens no file that cannot fit', () => {
       await put('a.txt', 'x'.repeat(400))
       const names = await fifos(50)
       // a.txt leaves less than the smallest section of any other file
-      const budgetTokens = counter.count(renderPreloadedFile('a.txt', 'x'.repeat(400), 1)) + 2
+      const a = renderPreloadedFile('a.txt', 'x'.repeat(400), 1)
+      const budgetTokens = counter.count(`${PRELOADED_FILES_HEADING}\n\n${a}`) + 2
       const r = await buildPreloadedFiles(['a.txt', ...names], { root, budgetTokens, counter })
       expect(r.sections.map((s) => s.id)).toHaveLength(1)
       // the few read before a.txt was counted are refused as FIFOs; the rest were never opened

@@ -11,6 +11,7 @@ import {
 import * as z from 'zod'
 import { FileTooLargeError, type PreloadRefusalError, type RootUnavailableError } from './errors.js'
 import { fenceCode, inlineCode, languageFor } from './fence.js'
+import { PRELOADED_FILES_HEADING } from './names.js'
 import { checkRelativePath } from './path-checks.js'
 import type { ReadCache } from './read-cache.js'
 import {
@@ -35,7 +36,11 @@ export interface PreloadFilesOptions {
   budgetTokens?: number
   /** Counts tokens of each section. Default `defaultTokenCounter` from core. */
   counter?: TokenCounter
-  /** Lines longer than this are cut with a marker. Default `4000`. */
+  /**
+   * Lines longer than this are cut with a marker, and each file cut so is a `shortened`
+   * omission. Default: no cut (the budget and `maxBytes` bound a file; a file that does not fit
+   * is left out whole, so the model never edits a copy with parts missing).
+   */
   maxLineLength?: number
   /** Deny list (see `DEFAULT_DENY_LIST`); `false` turns it off. Default `DEFAULT_DENY_LIST`. */
   deny?: readonly string[] | false
@@ -62,8 +67,10 @@ export interface PreloadedFiles {
   /** One section per file, in reference order, id `preload:<path>`, cache `volatile`. */
   sections: Section[]
   /**
-   * Files left out for size or budget (`dropped`), so the model can be told to read them itself.
-   * `tokensSaved` is the section's token count, or `ceil(bytes / 4)` when it was too big to read.
+   * Files left out for size or budget (`dropped`), so the model can be told to read them itself,
+   * and files whose long lines were cut (`shortened`, with `maxLineLength`). `tokensSaved` is the
+   * section's token count, or `ceil(bytes / 4)` when it was too big to read, or
+   * `ceil(characters cut / 4)` for a shortened file.
    */
   omissions: Omission[]
   /** Every reference that did not become a section (also those in `omissions`). */
@@ -125,7 +132,8 @@ export function renderPreloadedFile(filePath: string, text: string, lines: numbe
 /**
  * Read referenced files (through `readWithinRoot`) into prompt sections, like the seed's
  * `_build_preloaded_files`: one section per file, in reference order, each fenced with a language
- * tag from its extension. Files over `maxLines`/`maxBytes` and files that do not fit the remaining
+ * tag from its extension; the first starts with the `### Pre-loaded Files` heading
+ * ({@link PRELOADED_FILES_HEADING}). Files over `maxLines`/`maxBytes` and files that do not fit the remaining
  * budget become omissions (the next, smaller files may still fit); unreadable or refused files are
  * listed in `skipped`. The sections' tokens never add up to more than `budgetTokens`.
  *
@@ -146,9 +154,12 @@ export function checkRefs(refs: unknown, what: string): void {
   parseWith(RefsSchema, refs, what)
 }
 
-/** The read limits of preloaded files under checked `options`. @internal */
+/**
+ * The read limits of preloaded files under checked `options`: lines are cut only when
+ * `maxLineLength` is set. @internal
+ */
 export function preloadLimits(options: Omit<PreloadFilesOptions, 'root'>): ResolvedLimits {
-  return resolveLimits(
+  const limits = resolveLimits(
     {
       maxBytes: options.maxBytes ?? 65_536,
       ...(options.maxLineLength === undefined ? {} : { maxLineLength: options.maxLineLength }),
@@ -156,6 +167,9 @@ export function preloadLimits(options: Omit<PreloadFilesOptions, 'root'>): Resol
     },
     'buildPreloadedFiles options',
   )
+  return options.maxLineLength === undefined
+    ? { ...limits, maxLineLength: Number.POSITIVE_INFINITY }
+    : limits
 }
 
 /**
@@ -249,7 +263,10 @@ function addRead(
     return
   }
   const { file } = result
-  const { text, tokens } = rendered(file, take.counter, take.cache)
+  const first = out.sections.length === 0
+  const { text, tokens } = first
+    ? headed(rendered(file, take.counter, take.cache).text, take.counter)
+    : rendered(file, take.counter, take.cache)
   const id = preloadSectionId(file.path)
   if (file.lines > take.maxLines) {
     const error = new FileTooLargeError(`"${file.path}" has more than ${take.maxLines} lines`, {
@@ -267,6 +284,20 @@ function addRead(
   }
   out.tokens += tokens
   out.sections.push({ id, text, priority: take.priority, cache: 'volatile' })
+  if (file.cutLines > 0) {
+    // the section is the file with parts missing: the model is told, like any shortening
+    out.omissions.push({ id, reason: 'shortened', tokensSaved: Math.ceil(file.cutChars / 4) })
+  }
+}
+
+/**
+ * The first file section: the heading, then the file. All file sections share one priority and
+ * budget fitting drops the later of equal sections first, so the heading goes only with the
+ * last file.
+ */
+function headed(text: string, counter: TokenCounter): { text: string; tokens: number } {
+  const withHeading = `${PRELOADED_FILES_HEADING}\n\n${text}`
+  return { text: withHeading, tokens: counter.count(withHeading) }
 }
 
 /** A file's section text and its tokens; once per unchanged file and counter with a cache. */

@@ -79,6 +79,7 @@ describe('readWithinRoot: reading', () => {
     const result = await readWithinRoot(root, 'min.js', { maxLineLength: 100 })
     if (!result.ok) throw new Error(result.error.code)
     expect(result.file.cutLines).toBe(1)
+    expect(result.file.cutChars).toBe(400)
     const lines = result.file.text.split('\n')
     expect(lines[0]).toBe('short')
     expect(lines[1]).toBe(`${'a'.repeat(100)} [… line cut: 400 more characters]`)

@@ -56,6 +56,8 @@ export interface FileText {
   lines: number
   /** How many lines were cut for being longer than `maxLineLength`. */
   cutLines: number
+  /** How many characters those cuts removed (the markers not counted). */
+  cutChars: number
   /** Whether the file started with a UTF-8 byte order mark (removed from `text`). */
   bom: boolean
 }
@@ -95,6 +97,7 @@ function denyMatcher(deny: readonly string[] | false | undefined): DenyMatcher |
 /** {@link ReadLimits} checked, defaults applied. @internal */
 export interface ResolvedLimits {
   maxBytes: number
+  /** `Infinity`: lines are never cut. */
   maxLineLength: number
   path: PathLimits
   deny: DenyMatcher | undefined
@@ -231,7 +234,10 @@ async function readOpened(
   const { maxBytes, maxLineLength } = limits
   const read = await readTextFile(opened.handle, { maxBytes, binarySniffBytes: BINARY_SNIFF_BYTES })
   if (!read.ok) return readRefusal(read, rel, maxBytes)
-  const { text, cut } = cutLongLines(read.text, maxLineLength)
+  // an infinite length (preload's default) keeps every line whole
+  const { text, cut, removed } = Number.isFinite(maxLineLength)
+    ? cutLongLines(read.text, maxLineLength)
+    : { text: read.text, cut: 0, removed: 0 }
   const file: FileText = {
     path: rel,
     realPath: opened.path,
@@ -239,6 +245,7 @@ async function readOpened(
     bytes: read.bytes.length,
     lines: countLines(read.text),
     cutLines: cut,
+    cutChars: removed,
     bom: read.bom,
   }
   return { text: true, file, stamp: read.stamp }

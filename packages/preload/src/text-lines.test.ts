@@ -20,7 +20,7 @@ describe("countLines (core's rule)", () => {
 describe('cutLongLines', () => {
   test('returns the same string when nothing is too long', () => {
     const s = 'short\nlines\n'
-    expect(cutLongLines(s, 10)).toEqual({ text: s, cut: 0 })
+    expect(cutLongLines(s, 10)).toEqual({ text: s, cut: 0, removed: 0 })
   })
 
   test('a lone \\r ends a line too, like countLines says', () => {
@@ -28,6 +28,7 @@ describe('cutLongLines', () => {
     expect(cutLongLines(`ab\r${long}\rcd`, 10)).toEqual({
       text: `ab\r${'x'.repeat(10)}${lineCutMarker(2)}\rcd`,
       cut: 1,
+      removed: 2,
     })
     expect(cutLongLines('short\rlines\r\nhere', 6).cut).toBe(0)
   })
@@ -51,21 +52,26 @@ describe('cutLongLines', () => {
         fc.integer({ min: 1, max: 40 }),
         fc.constantFrom('\n', '\r\n', '\r'),
         (lines, max, eol) => {
-          const { text, cut } = cutLongLines(lines.join(eol), max)
+          const { text, cut, removed } = cutLongLines(lines.join(eol), max)
           const out = text.split(eol)
           expect(countLines(text)).toBe(countLines(lines.join(eol)))
           expect(out).toHaveLength(Math.max(lines.length, 1))
           let expectedCut = 0
+          let kept = 0
           lines.forEach((line, i) => {
             if (line.length <= max) expect(out[i]).toBe(line)
             else {
               expectedCut++
+              kept += out[i]!.indexOf(' [… line cut:')
               expect(out[i]!.length).toBeLessThanOrEqual(max + lineCutMarker(line.length).length)
               expect(line.startsWith(out[i]!.slice(0, max - 1))).toBe(true)
               expect(out[i]).toContain('[… line cut:')
             }
           })
           expect(cut).toBe(expectedCut)
+          // what was removed is exactly what the cut lines lost (the markers not counted)
+          const long = lines.filter((l) => l.length > max)
+          expect(removed).toBe(long.reduce((n, l) => n + l.length, 0) - kept)
         },
       ),
       { numRuns: 500 },

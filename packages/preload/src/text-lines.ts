@@ -32,13 +32,18 @@ function nextBreak(text: string, from: number, cache: { lf: number; cr: number }
  * Cut every line longer than `maxLineLength` characters to that length and append
  * {@link lineCutMarker}. Lines end where core's `countLines` ends them (`\r\n`, `\n`, lone
  * `\r`), so a file with classic-Mac line ends is not one long line. Returns the text unchanged
- * (same string) when no line is too long.
+ * (same string) when no line is too long, with `cut` (lines cut) and `removed` (characters
+ * removed, markers not counted).
  */
-export function cutLongLines(text: string, maxLineLength: number): { text: string; cut: number } {
+export function cutLongLines(
+  text: string,
+  maxLineLength: number,
+): { text: string; cut: number; removed: number } {
   assertString(text, 'cutLongLines', 'text')
   assertFiniteNumber(maxLineLength, 'cutLongLines', 'maxLineLength')
   let start = 0
   let cut = 0
+  let removed = 0
   let parts: string[] | null = null
   let copied = 0
   // positions of the next \n and \r, each searched again only once passed (linear overall)
@@ -49,12 +54,13 @@ export function cutLongLines(text: string, maxLineLength: number): { text: strin
       parts ??= []
       const keep = safeCut(text, start + maxLineLength)
       parts.push(text.slice(copied, keep), lineCutMarker(end - keep))
+      removed += end - keep
       copied = end
       cut++
     }
     start = end + 1
   }
-  if (parts === null) return { text, cut: 0 }
+  if (parts === null) return { text, cut: 0, removed: 0 }
   parts.push(text.slice(copied))
-  return { text: parts.join(''), cut }
+  return { text: parts.join(''), cut, removed }
 }

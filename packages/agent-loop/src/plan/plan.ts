@@ -5,6 +5,7 @@ import {
   getModelInfo,
   type Message,
   type ModelInfo,
+  ModelInfoSchema,
   type Section,
   type TurnContext,
   textMessage,
@@ -13,7 +14,20 @@ import {
 import * as z from 'zod'
 import { type CallContext, callModel } from '../call/model-call.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
-import { PlanError } from './errors.js'
+import { type PlanClarification, withUserContext } from './answers.js'
+import { PlanError, PlanQuestionError } from './errors.js'
+
+/** What {@link PlanOptions.ask} is given: the plan call's question. */
+export interface PlanQuestion {
+  /** The question for the user. */
+  question: string
+  /** Why the answer matters (may be empty). */
+  context: string
+  /** The questions asked and answered before this one in this run. */
+  asked: readonly PlanClarification[]
+  /** The run's abort signal: stop waiting for the user when it fires. */
+  signal: AbortSignal
+}
 
 /** Options of the plan phase (`runAgent({ plan })`). */
 export interface PlanOptions {
@@ -23,7 +37,29 @@ export interface PlanOptions {
   model?: string | ModelInfo
   /** `max_tokens` of the plan call. Default `1024` (capped at the model's output limit). */
   maxTokens?: number
+  /**
+   * Asks the user the plan call's question and returns the answer: the run goes on, the answer
+   * under `## Additional Context from User` (before the user's text, after the plan), and the
+   * plan call is made again with it. `undefined` or blank text ends the run with `'clarify'`, as
+   * without `ask`; a throw does too, with a warning. Default: none (a question ends the run).
+   */
+  ask?: (question: PlanQuestion) => string | undefined | Promise<string | undefined>
+  /** Questions `ask` is given at most in one run; one more ends the run with `'clarify'`. Default `3`. */
+  maxQuestions?: number
 }
+
+/** The zod schema of {@link PlanOptions} (`runAgent` checks `plan` with it). */
+export const PlanOptionsSchema = z.strictObject({
+  system: z.string().min(1).optional(),
+  model: z.union([z.string().min(1), ModelInfoSchema]).optional(),
+  maxTokens: z.number().int().positive().optional(),
+  ask: z
+    .custom<NonNullable<PlanOptions['ask']>>((v) => typeof v === 'function', {
+      message: 'expected a function',
+    })
+    .optional(),
+  maxQuestions: z.number().int().nonnegative().optional(),
+})
 
 /** The default system prompt of the plan call. */
 export const PLAN_SYSTEM_PROMPT = `Before an agent starts on the request below, decide whether it can go ahead.
@@ -32,9 +68,14 @@ Reply with one JSON object and nothing else (no code fence, no prose around it),
 {"action": "proceed", "plan": "<numbered steps>"}
 {"action": "clarify", "question": "<one question for the user>", "context": "<why the answer matters>"}
 
-A plan names the files or sources to read, in what order, and what to change or produce, one numbered step per line. Prefer a plan that reads everything it needs first and then acts, and use any file contents already given instead of planning to read them again.
+A plan is specific: it names the files or sources to read, in what order, and what to change or produce in each, one numbered step per line. Prefer a plan that reads everything it needs first and then acts, and use any file contents already given (under "Pre-loaded Files") instead of planning to read them again. "Proceed with best judgment" is not a plan. An example of a good one:
+{"action": "proceed", "plan": "1. Read src/pages/Tasks.jsx and src/pages/Tasks.css\\n2. Add an assignee input to the new-task form\\n3. Show the assignee on each task card\\n4. Add an AssigneePicker component\\n5. Style the new elements in Tasks.css"}
 
-Ask to clarify only when the request is genuinely ambiguous (it could mean clearly different things, or refers to something that is not there); otherwise proceed with your best reading.`
+Ask to clarify only when the request is genuinely ambiguous; otherwise proceed with your best reading. Ask when:
+- a vague change ("make it bigger") could apply to any of several things the user pointed at: ask which one;
+- a new feature is asked for with no word on what it should do: ask what it should do;
+- the request names something that is not in what you were given: ask what is meant.
+Proceed when the request is plain (e.g. "make this button red"), and lean toward proceeding.`
 
 /** The answer the plan call must give. */
 export const PlanAnswerSchema = z.discriminatedUnion('action', [
@@ -103,12 +144,64 @@ export type PlanOutcome =
   | { kind: 'aborted' }
   | { kind: 'failed'; error: ContextkitError }
 
+/** What the plan phase decided, how many calls it made, and what the user answered. */
+export interface PlanPhaseResult {
+  outcome: PlanOutcome
+  calls: number
+  /** The questions `ask` answered; the run's turn carries them ({@link withUserContext}). */
+  answers: PlanClarification[]
+}
+
 /**
  * The plan phase: one call (no tools, no prefill) that must answer {@link PlanAnswerSchema}; an
  * unusable answer gets one repair request; a second one becomes a warning and the run goes on
- * without a plan. Its replies are not part of the conversation (never finalized or saved).
+ * without a plan. When the call asks and `options.ask` answers, the answer joins the turn
+ * (`## Additional Context from User`) and the call is made again, up to `maxQuestions` times.
+ * Its replies are not part of the conversation (never finalized or saved).
  */
 export async function runPlanPhase(
+  ctx: CallContext,
+  prepared: TurnContext,
+  options: PlanOptions,
+): Promise<PlanPhaseResult> {
+  const answers: PlanClarification[] = []
+  let calls = 0
+  for (;;) {
+    const decided = await decide(ctx, withUserContext(prepared, answers), options)
+    calls += decided.calls
+    const { outcome } = decided
+    if (outcome.kind !== 'clarify' || answers.length >= (options.maxQuestions ?? 3)) {
+      return { outcome, calls, answers }
+    }
+    const answer = await askUser(ctx, options, { ...outcome, asked: [...answers] })
+    if (answer === undefined) return { outcome, calls, answers }
+    answers.push({ question: outcome.question, context: outcome.context, answer })
+    ctx.run.trace.record(AGENT_TRACE_STAGES.plan, { action: 'answered', ...answers.at(-1) })
+  }
+}
+
+/** The user's answer through `options.ask`, or `undefined` (no `ask`, no answer, a throw). */
+async function askUser(
+  ctx: CallContext,
+  options: PlanOptions,
+  question: Omit<PlanQuestion, 'signal'>,
+): Promise<string | undefined> {
+  if (!options.ask || ctx.signal.aborted) return undefined
+  try {
+    const answer = await options.ask({ ...question, signal: ctx.signal })
+    return typeof answer === 'string' && answer.trim() !== '' ? answer : undefined
+  } catch (cause) {
+    const error = new PlanQuestionError(
+      `plan.ask failed, so the question stays unanswered: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { recoverable: true, cause },
+    )
+    ctx.warn({ code: error.code, message: error.message, source: 'plan' })
+    return undefined
+  }
+}
+
+/** One decision of the plan call: its answer, after at most one repair request. */
+async function decide(
   ctx: CallContext,
   prepared: TurnContext,
   options: PlanOptions,

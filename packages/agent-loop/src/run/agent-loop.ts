@@ -26,6 +26,7 @@ import { type AgentStopReason, replyStopReason } from '../events/stop-reasons.js
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { runOutputPhase } from '../output/final-output.js'
 import type { OutputSpec } from '../output/output-schema.js'
+import { withUserContext } from '../plan/answers.js'
 import { planSection, runPlanPhase } from '../plan/plan.js'
 import { AgentLoopError } from '../provider/errors.js'
 import type { ApprovalDraft, SessionRun } from '../session/session-run.js'
@@ -214,8 +215,9 @@ export class AgentLoop {
   }
 
   /** The plan phase: proceed (the plan becomes a user section), ask the user, or end. */
-  async #planPhase(ctx: CallContext, turn: TurnContext): Promise<StepOutcome> {
-    const { outcome, calls } = await runPlanPhase(ctx, turn, this.#o.plan ?? {})
+  async #planPhase(ctx: CallContext, prepared: TurnContext): Promise<StepOutcome> {
+    const { outcome, calls, answers } = await runPlanPhase(ctx, prepared, this.#o.plan ?? {})
+    const turn = withUserContext(prepared, answers)
     this.#r.steps += calls
     switch (outcome.kind) {
       case 'aborted':

@@ -24,7 +24,7 @@ import {
   resolveCompaction,
 } from '../compaction/compaction-options.js'
 import { isZodSchema, type OutputSpec, outputSpec } from '../output/output-schema.js'
-import type { PlanOptions } from '../plan/plan.js'
+import { type PlanOptions, PlanOptionsSchema } from '../plan/plan.js'
 import type { ModelProvider, ThinkingOptions } from '../provider/contract.js'
 import { type ToolChoice, ToolChoiceSchema } from '../provider/tool-choice.js'
 import type { SessionOptions } from '../session/session-run.js'
@@ -170,16 +170,9 @@ export const RunAgentOptionsSchema = z.strictObject({
     ])
     .optional() as z.ZodOptional<z.ZodType<LoopGuardOptions | false>>,
   /** Plan phase: one call first that proceeds with a plan or asks the user. `true` for defaults. Default: off. */
-  plan: z
-    .union([
-      z.literal(true),
-      z.strictObject({
-        system: z.string().min(1).optional(),
-        model: z.union([z.string().min(1), ModelInfoSchema]).optional(),
-        maxTokens: positiveInt().optional(),
-      }),
-    ])
-    .optional() as z.ZodOptional<z.ZodType<PlanOptions | true>>,
+  plan: z.union([z.literal(true), PlanOptionsSchema]).optional() as z.ZodOptional<
+    z.ZodType<PlanOptions | true>
+  >,
   /** Token budget for system + user sections. Default: the context window minus the reply, messages and tools. */
   budgetTokens: z.number().int().nonnegative().optional(),
   /** Token counter for budgets and history limits. Default: core `createTokenCounter({ model })`. */
