@@ -63,12 +63,39 @@ describe('examples/src/context-file.ts as a command', () => {
     expect(r.stdout.trim().split('\n').at(-1)).toBe('answer: 97')
   }, 120_000)
 
+  test('inline --context beside --context-file: the same flow on the text itself', async () => {
+    const text = ['{"author":"a"}', '{"author":"b"}', '{"author":"a"}'].join('\n')
+    const r = await contextFile(['--context', text, 'How many unique authors?'])
+    expect(r.stderr).toBe('')
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('answer: 2')
+    const both = await contextFile(['--context', text, '--context-file', 'x.ndjson', 'How many?'])
+    expect(both.code).toBe(2)
+    expect(both.stderr).toContain('usage: context-file.ts (--context-file FILE | --context TEXT)')
+  }, 120_000)
+
+  test('scripts that run out without SUBMIT: the extract step answers, exit 0', async () => {
+    const file = await feed(100)
+    const r = await contextFile([
+      '--context-file',
+      file,
+      '--no-metadata',
+      '--max-iterations',
+      '1',
+      'How many unique authors?',
+    ])
+    expect(r.code).toBe(0)
+    expect(r.stdout.trim().split('\n').at(-1)).toBe(
+      'answer (extracted: no SUBMIT after 1 script(s)): "No answer yet: the scripts only explored the data (its size and how it starts)."',
+    )
+  }, 120_000)
+
   test('a run that ends without an answer exits 1 with one clear line', async () => {
     const file = await feed(100)
     const r = await contextFile([
       '--context-file',
       file,
       '--no-metadata',
+      '--no-extract',
       '--max-iterations',
       '1',
       'How many unique authors?',

@@ -1,11 +1,14 @@
 // The QuickJS side of the context-file sandbox, in a worker thread (plain JavaScript, so it loads
 // the same under node, tsx and vitest). The host (context-file-sandbox.ts) sends `run` and
 // `setVar` messages and terminates this worker when a script runs past its deadline, however it
-// got stuck (a long builtin call is not interrupted by QuickJS's own handler).
+// got stuck (a long builtin call is not interrupted by QuickJS's own handler). `llm_query` asks the
+// host for a sub-call: this thread posts the question and blocks on a SharedArrayBuffer
+// (`Atomics.wait`) until the host writes the answer, so the script stays synchronous; the time
+// spent waiting does not count against the script's deadline.
 import { parentPort, workerData } from 'node:worker_threads'
 import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core'
 
-/** @type {{ vars: Record<string, unknown>, memoryLimitBytes: number, maxStackBytes: number, maxOutputChars: number }} */
+/** @type {{ vars: Record<string, unknown>, memoryLimitBytes: number, maxStackBytes: number, maxOutputChars: number, maxReplyChars: number }} */
 const config = workerData
 const module = await newQuickJSWASMModuleFromVariant(import('@jitl/quickjs-wasmfile-release-sync'))
 const runtime = module.newRuntime()
@@ -18,6 +21,8 @@ let printed = []
 let printedChars = 0
 /** @type {{ value: unknown } | undefined} */
 let submitted
+/** Milliseconds the current script spent waiting for `llm_query` answers (off its clock). */
+let waited = 0
 
 /** @param {unknown} value */
 function describe(value) {
@@ -63,6 +68,30 @@ const submit = vm.newFunction('SUBMIT', (answer) => {
 })
 vm.setProp(vm.global, 'SUBMIT', submit)
 submit.dispose()
+const llmQuery = vm.newFunction('llm_query', (queryHandle, contextHandle) => {
+  const query = vm.dump(queryHandle)
+  const context = contextHandle === undefined ? undefined : vm.dump(contextHandle)
+  if (typeof query !== 'string' || query.trim() === '') {
+    throw new TypeError('llm_query(query, context?): query must be a non-empty string')
+  }
+  if (context !== undefined && typeof context !== 'string') {
+    throw new TypeError('llm_query(query, context?): context must be a string when given')
+  }
+  // [state (0 pending, 1 answer, 2 error), byte length], then the UTF-8 text
+  const shared = new SharedArrayBuffer(8 + 4 * config.maxReplyChars + 256)
+  const head = new Int32Array(shared, 0, 2)
+  const started = Date.now()
+  parentPort?.postMessage({ type: 'llm_query', query, context, shared })
+  Atomics.wait(head, 0, 0)
+  waited += Date.now() - started
+  const bytes = new Uint8Array(head[1])
+  bytes.set(new Uint8Array(shared, 8, head[1]))
+  const text = new TextDecoder().decode(bytes)
+  if (head[0] !== 1) throw new Error(text)
+  return vm.newString(text)
+})
+vm.setProp(vm.global, 'llm_query', llmQuery)
+llmQuery.dispose()
 for (const [name, value] of Object.entries(config.vars)) setVar(name, value)
 
 /** @param {{ name?: unknown, message?: unknown } | undefined} error */
@@ -78,7 +107,8 @@ function run(code, deadline) {
   printed = []
   printedChars = 0
   const before = submitted
-  runtime.setInterruptHandler(() => Date.now() > deadline)
+  waited = 0
+  runtime.setInterruptHandler(() => Date.now() - waited > deadline)
   let result
   try {
     result = vm.evalCode(code, 'iteration.js')

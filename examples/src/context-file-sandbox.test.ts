@@ -70,7 +70,7 @@ test('a runaway loop is stopped at the time limit, a memory bomb at the memory l
   expect(await stopOf(() => m.run('const f = () => f(); f()'))).toBe('memory')
   expect(await stopOf(() => m.run('let t = "x"; while (true) t += t'))).toBe('error') // "string too long"
   expect((await m.run('print("still here", __vars.context)')).output).toBe('still here data')
-})
+}, 120_000)
 
 test('print output is capped', async () => {
   const s = await sandbox({}, { maxOutputChars: 50 })
@@ -78,3 +78,39 @@ test('print output is capped', async () => {
   expect(output.startsWith('line 0\nline 1\n')).toBe(true)
   expect(output.endsWith('[… output cut at 50 characters]')).toBe(true)
 })
+
+test('llm_query: the script waits for the host answer, off its time limit; failures throw in the script', async () => {
+  const asked: Array<[string, string | undefined]> = []
+  let release: (() => void) | undefined
+  const s = await sandbox(
+    { context: 'a\nb\nc' },
+    {
+      timeLimitMs: 300,
+      llmQuery: async (query, context) => {
+        asked.push([query, context])
+        if (query === 'fail') throw new Error('the model is down')
+        // answered only after the script's whole time limit has passed, on an event
+        await new Promise<void>((resolve) => {
+          release = resolve
+          setTimeout(() => release?.(), 600)
+        })
+        return `answer to ${query} (${context?.length ?? 0} chars) ✓`
+      },
+    },
+  )
+  const run = await s.run(
+    'const a = llm_query("first?", __vars.context.slice(0, 3)); print(a); SUBMIT(a)',
+  )
+  expect(run.output).toBe('answer to first? (3 chars) ✓')
+  expect(s.submitted).toBe('answer to first? (3 chars) ✓')
+  expect(asked).toEqual([['first?', 'a\nb']])
+  const failed = await s.run('try { llm_query("fail") } catch (e) { print(e.message) }')
+  expect(failed.output).toBe('llm_query failed: the model is down')
+  const bad = await s.run('try { llm_query(42) } catch (e) { print(e.message) }')
+  expect(bad.output).toBe('llm_query(query, context?): query must be a non-empty string')
+  // without a host answerer it is a clear error, not a hang
+  const bare = await sandbox({ context: '' })
+  expect((await bare.run('try { llm_query("q?") } catch (e) { print(e.message) }')).output).toBe(
+    'llm_query failed: llm_query is not available in this sandbox',
+  )
+}, 120_000)

@@ -30,6 +30,14 @@ export interface SandboxOptions {
   maxOutputChars?: number
   /** Extra wait past the time limit before the worker is terminated. Default `250` ms. */
   graceMs?: number
+  /**
+   * Answers `llm_query(query, context?)` calls of the scripts (a sub-call to a model). The
+   * script waits for the answer (synchronously, off its time limit); a rejection becomes an
+   * error thrown in the script. Without it, `llm_query` throws "not available".
+   */
+  llmQuery?: (query: string, context: string | undefined) => Promise<string>
+  /** An `llm_query` answer is cut to this many characters. Default `20000`. */
+  maxReplyChars?: number
 }
 
 /** What one script did. */
@@ -98,6 +106,8 @@ export async function createSandbox(
     maxOutput: options.maxOutputChars ?? 20_000,
     memory: options.memoryLimitBytes ?? 64 * 1024 * 1024 + 24 * contextChars,
     maxStack: options.maxStackBytes ?? 256 * 1024,
+    maxReply: options.maxReplyChars ?? 20_000,
+    llmQuery: options.llmQuery,
   }
   const current: Record<string, unknown> = { ...vars }
   let submitted: { value: unknown } | undefined
@@ -115,11 +125,7 @@ export async function createSandbox(
       const deadline = Date.now() + limits.timeLimit
       let ran: Ran | 'timeout'
       try {
-        ran = await askWorker<Ran>(
-          worker,
-          { type: 'run', code, deadline },
-          limits.timeLimit + limits.grace,
-        )
+        ran = await runInWorker(worker, code, deadline, limits)
       } catch (error) {
         await stopWorker()
         throw new SandboxScriptError(
@@ -155,6 +161,8 @@ interface SandboxLimits {
   maxOutput: number
   memory: number
   maxStack: number
+  maxReply: number
+  llmQuery: SandboxOptions['llmQuery']
 }
 
 /** A new worker holding `vars` under `limits`, once it says it is ready. */
@@ -165,6 +173,7 @@ async function startWorker(vars: Record<string, unknown>, limits: SandboxLimits)
       memoryLimitBytes: limits.memory,
       maxStackBytes: limits.maxStack,
       maxOutputChars: limits.maxOutput,
+      maxReplyChars: limits.maxReply,
     },
   })
   await new Promise<void>((resolve, reject) => {
@@ -205,6 +214,84 @@ function askWorker<T>(
     w.on('error', onError)
     w.postMessage({ ...message, id })
   })
+}
+
+interface SubQuery {
+  type: 'llm_query'
+  query: string
+  context: string | undefined
+  shared: SharedArrayBuffer
+}
+
+/**
+ * Run `code` in the worker: its `ran` message, or `'timeout'` once the script has used its time
+ * limit plus the grace. The clock stops while an `llm_query` is answered (the worker blocks on
+ * `Atomics.wait` meanwhile), so a slow model does not use up the script's time.
+ */
+function runInWorker(
+  w: Worker,
+  code: string,
+  deadline: number,
+  limits: SandboxLimits,
+): Promise<Ran | 'timeout'> {
+  return new Promise((resolve, reject) => {
+    const id = ++messageIds
+    let left = limits.timeLimit + limits.grace
+    let startedAt = Date.now()
+    let timer: NodeJS.Timeout | undefined
+    const arm = () => {
+      startedAt = Date.now()
+      timer = setTimeout(() => done('timeout'), left)
+    }
+    const onMessage = (m: { id?: number; type?: string }) => {
+      if (m.type === 'llm_query') {
+        clearTimeout(timer)
+        left -= Date.now() - startedAt
+        void answer(m as SubQuery, limits).then(arm)
+      } else if (m.id === id) done(m as Ran)
+    }
+    const onError = (error: Error) => {
+      cleanup()
+      reject(error)
+    }
+    const cleanup = () => {
+      clearTimeout(timer)
+      w.off('message', onMessage)
+      w.off('error', onError)
+    }
+    const done = (value: Ran | 'timeout') => {
+      cleanup()
+      resolve(value)
+    }
+    w.on('message', onMessage)
+    w.on('error', onError)
+    arm()
+    w.postMessage({ type: 'run', code, deadline, id })
+  })
+}
+
+/** Answer one `llm_query`: write the text (or the error) into its shared buffer, then wake it. */
+async function answer(q: SubQuery, limits: SandboxLimits): Promise<void> {
+  let ok = true
+  let text: string
+  try {
+    if (!limits.llmQuery) throw new Error('llm_query is not available in this sandbox')
+    text = String(await limits.llmQuery(q.query, q.context))
+  } catch (error) {
+    ok = false
+    text = `llm_query failed: ${error instanceof Error ? error.message : String(error)}`
+  }
+  if (text.length > limits.maxReply) {
+    text = `${text.slice(0, limits.maxReply)}\n[… answer cut at ${limits.maxReply} characters]`
+  }
+  const bytes = Buffer.from(text, 'utf8')
+  const head = new Int32Array(q.shared, 0, 2)
+  const room = q.shared.byteLength - 8
+  const length = Math.min(bytes.length, room)
+  new Uint8Array(q.shared, 8, length).set(bytes.subarray(0, length))
+  head[1] = length
+  Atomics.store(head, 0, ok ? 1 : 2)
+  Atomics.notify(head, 0)
 }
 
 /** What a script's run gives the model, or the {@link SandboxScriptError} that stopped it. */

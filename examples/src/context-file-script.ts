@@ -1,5 +1,6 @@
 import type { ReplySpec, ScriptRequest } from '@contextkit/testkit'
 import { readConversation } from './cli/scenario-request.js'
+import { EXTRACT_PROMPT } from './context-file-prompts.js'
 import { RUN_JS_TOOL_NAME } from './run-js-tool.js'
 
 /** The exploration script a model writes when it knows nothing about the data. */
@@ -99,9 +100,11 @@ function call(code: string, text: string): ReplySpec {
  * context-metadata hint with `Format:` and `Fields:`), its first script already counts, reading
  * `__vars.contextMeta`; without the description its first script explores the data, and the
  * second counts from what it saw. After a failed or stopped script it writes the counting
- * script again.
+ * script again. Asked to extract an answer (no `SUBMIT` came), it answers with the last count a
+ * script printed, or says it has none.
  */
 export const contextFileScript = (req: ScriptRequest): ReplySpec => {
+  if (req.lastUserText.includes(EXTRACT_PROMPT)) return extractReply(req)
   const view = readConversation(req)
   const done = view.exchanges.find((e) => e.result?.text.includes('SUBMITTED'))
   if (done) return { text: `Submitted: ${done.result?.text.split('\n').at(-2) ?? ''}` }
@@ -109,6 +112,9 @@ export const contextFileScript = (req: ScriptRequest): ReplySpec => {
   if (view.hint && view.hint.fields.length > 0) {
     shape = { format: /csv/i.test(view.hint.format) ? 'csv' : 'ndjson', fields: view.hint.fields }
   } else {
+    shape = inlineShape(userTexts(req))
+  }
+  if (!shape) {
     for (const e of view.exchanges) {
       if (e.result && !e.result.isError) shape ??= shapeFromPeek(e.result.text)
     }
@@ -119,4 +125,50 @@ export const contextFileScript = (req: ScriptRequest): ReplySpec => {
   const what =
     asked === 'most-common' ? `the most common ${field} value` : `distinct ${field} values`
   return call(countingScript(shape, field, asked), `Counting ${what}.`)
+}
+
+/** The extract step's reply: the last `N distinct …` or `most common …` line a script printed. */
+function extractReply(req: ScriptRequest): ReplySpec {
+  const printed: string[] = []
+  for (const m of req.messages) {
+    for (const block of Array.isArray(m.content) ? m.content : []) {
+      const b = block as { type?: string; content?: unknown }
+      if (b.type !== 'tool_result') continue
+      const parts = typeof b.content === 'string' ? [{ text: b.content }] : (b.content ?? [])
+      for (const part of parts as Array<{ text?: string }>) {
+        printed.push(...(part.text ?? '').split('\n'))
+      }
+    }
+  }
+  const found = printed.filter((l) => /^\d+ distinct |^most common /.test(l)).at(-1)
+  return {
+    text: found
+      ? `From the scripts: ${found}.`
+      : 'No answer yet: the scripts only explored the data (its size and how it starts).',
+  }
+}
+
+/** The text blocks of the user messages, joined (tool results left out). */
+function userTexts(req: ScriptRequest): string {
+  const texts: string[] = []
+  for (const m of req.messages) {
+    if (m.role !== 'user') continue
+    if (typeof m.content === 'string') texts.push(m.content)
+    else {
+      for (const block of m.content as Array<{ type?: string; text?: string }>) {
+        if (block.type === 'text' && block.text) texts.push(block.text)
+      }
+    }
+  }
+  return texts.join('\n')
+}
+
+/** The format and fields of the one-line hint (`--context` text: `detected: NDJSON; fields: "a", "b"`). */
+function inlineShape(turn: string): Shape | undefined {
+  const m = /detected: ([A-Za-z-]+)[^;\]]*; fields: ((?:"(?:[^"\\]|\\.)*"(?:, )?)+)/.exec(turn)
+  if (!m?.[1] || !m[2]) return undefined
+  const fields = [...m[2].matchAll(/"((?:[^"\\]|\\.)*)"/g)].map(
+    (f) => JSON.parse(`"${f[1]}"`) as string,
+  )
+  return { format: /csv/i.test(m[1]) ? 'csv' : 'ndjson', fields }
 }

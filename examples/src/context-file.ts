@@ -5,35 +5,34 @@ import { parseArgs } from 'node:util'
 import type Anthropic from '@anthropic-ai/sdk'
 import { type AgentResult, type ModelProvider, maxSteps, runAgent } from '@contextkit/agent-loop'
 import { anthropicProvider } from '@contextkit/agent-loop/anthropic'
-import { CONTEXT_METADATA_VARS_KEY, type ContextMetadata } from '@contextkit/context-metadata'
+import type { ContextMetadata } from '@contextkit/context-metadata'
 import { contextMetadata } from '@contextkit/context-metadata/node'
 import {
   ConfigurationError,
   type ContextMiddleware,
+  type Message,
   type Trace,
   textMessage,
 } from '@contextkit/core'
-import { createSandbox, type Sandbox, type SandboxOptions } from './context-file-sandbox.js'
+import { EXTRACT_PROMPT, RLM_SYSTEM_PROMPT } from './context-file-prompts.js'
+import { createSandbox, type SandboxOptions } from './context-file-sandbox.js'
+import {
+  firstIterationNote,
+  sandboxVars,
+  sizeHintSection,
+  subCaller,
+} from './context-file-steps.js'
 import { isEntryPoint } from './entry-point.js'
 import { RUN_JS_TOOL_NAME, runJsTool } from './run-js-tool.js'
 
+export {
+  EXTRACT_PROMPT,
+  FIRST_ITERATION_WITH_METADATA,
+  FIRST_ITERATION_WITHOUT_METADATA,
+  RLM_SYSTEM_PROMPT,
+  SUB_CALL_SYSTEM_PROMPT,
+} from './context-file-prompts.js'
 export { RUN_JS_TOOL_NAME, runJsTool }
-
-/** The system prompt of the recursive (REPL) agent. */
-export const RLM_SYSTEM_PROMPT = `You answer a question about data too large to read whole. The data is in \`__vars.context\` inside a JavaScript sandbox (QuickJS: plain synchronous JavaScript; no modules, no network, no file system).
-
-Work in iterations: call the ${RUN_JS_TOOL_NAME} tool with a script and read what it printed with \`print(...)\`. Globals you define stay for the next script. When you know the answer, call \`SUBMIT(answer)\` in a script.
-
-## Variable space
-\`__vars.query\` holds the question and \`__vars.context\` the data (a string). When a context file was given, \`__vars.contextMeta\` holds its metadata (format, fields, lines, recordCount) and the user turn describes the file. Read the data with code; do not guess at it.`
-
-/** The first-iteration note when the metadata is there: go straight to work. */
-export const FIRST_ITERATION_WITH_METADATA =
-  'You have not seen the full context yet. Use the description above and `__vars.contextMeta` for its shape, and start processing in your first script.'
-
-/** The first-iteration note without metadata: look before you process. */
-export const FIRST_ITERATION_WITHOUT_METADATA =
-  'You have not seen the context yet. Explore its format with a first script (size, a peek at the start) before processing it.'
 
 /** Dependencies and options of {@link main}. */
 export interface ContextFileDeps {
@@ -42,16 +41,26 @@ export interface ContextFileDeps {
   client?: Anthropic
   /** Model id. Default `claude-sonnet-4-6`. */
   model?: string
-  /** The large file (`--context-file`), read whole into `__vars.context`. */
-  contextFile: string
+  /** The large file (`--context-file`), read whole into `__vars.context`. One of this and `context`. */
+  contextFile?: string
+  /** The context itself (`--context "text"`): no file name, so the hint is the one-line form. */
+  context?: string
   /** What the user asks about it. */
   question: string
-  /** Describe the file to the model (context-metadata's hint and `contextMeta`). Default `true`. */
+  /** Describe the context to the model (context-metadata's hint and `contextMeta`). Default `true`. */
   metadata?: boolean
   /** Model calls at most (each usually runs one script). Default `8`. */
   maxIterations?: number
+  /**
+   * When the scripts end without `SUBMIT` (the iterations ran out), make one more call without
+   * code that asks for the answer from what the scripts printed (seed 001's extract step).
+   * Default `true`.
+   */
+  extract?: boolean
+  /** `llm_query` sub-calls a run may make. Default `16`. */
+  maxSubCalls?: number
   /** Limits of the sandbox. Defaults: 2 s per script, 64 MiB + 24 bytes per context character. */
-  sandbox?: SandboxOptions
+  sandbox?: Omit<SandboxOptions, 'llmQuery'>
   /** Where the account goes, one line per script. Default: nowhere. */
   print?: (line: string) => void
   trace?: Trace
@@ -67,66 +76,38 @@ export interface Iteration {
 
 /** What {@link main} did. */
 export interface ContextFileResult {
-  /** The value the model passed to `SUBMIT`, if it did. */
+  /** The value the model passed to `SUBMIT`, else the extract step's text, if any. */
   answer: unknown
   submitted: boolean
+  /** `true` when the answer comes from the extract step (no `SUBMIT`). */
+  extracted: boolean
   iterations: Iteration[]
   /** The metadata given to the model (`undefined` with `metadata: false`). */
   metadata: ContextMetadata | undefined
   result: AgentResult
 }
 
-/** Copy what the sandbox should see from `turn.vars` into it: the metadata. */
-function sandboxVars(sandbox: Sandbox, seen: (meta: ContextMetadata) => void): ContextMiddleware {
-  return {
-    name: 'sandbox-vars',
-    async prepare(turn) {
-      const meta = turn.vars[CONTEXT_METADATA_VARS_KEY] as ContextMetadata | undefined
-      if (meta) {
-        seen(meta)
-        await sandbox.setVar('contextMeta', {
-          fileName: meta.fileName,
-          format: meta.format,
-          lines: meta.lines,
-          fields: meta.fields,
-          recordCount: meta.recordCount,
-        })
-      }
-      return turn
-    },
+/** The context and the name it is shown under, from `deps`. */
+async function loadContext(deps: ContextFileDeps): Promise<{ text: string; fileName?: string }> {
+  if ((deps.contextFile === undefined) === (deps.context === undefined)) {
+    throw new ConfigurationError('context-file main() needs one of `contextFile` and `context`')
   }
-}
-
-/** The first-iteration note, from whether the metadata made it into the turn. */
-function firstIterationNote(): ContextMiddleware {
-  return {
-    name: 'first-iteration-note',
-    prepare(turn) {
-      const has = turn.vars[CONTEXT_METADATA_VARS_KEY] !== undefined
-      return {
-        ...turn,
-        userSections: [
-          ...turn.userSections,
-          {
-            id: 'rlm:first-iteration',
-            text: has ? FIRST_ITERATION_WITH_METADATA : FIRST_ITERATION_WITHOUT_METADATA,
-            priority: 90,
-            cache: 'volatile',
-          },
-        ],
-      }
-    },
-  }
+  if (deps.context !== undefined) return { text: deps.context }
+  const file = resolve(deps.contextFile as string)
+  return { text: await readFile(file, 'utf8'), fileName: basename(file) }
 }
 
 /**
- * The recursive-model (RLM) flow of seed 001 on `runAgent`: a large context file goes into a
- * QuickJS sandbox as `__vars.context`; context-metadata describes it in the user turn and puts
- * `contextMeta` in `turn.vars`, which a small middleware hands to the sandbox; the model writes
- * scripts (`run_js`), reads what they print and calls `SUBMIT(answer)`, which stops the loop.
- * With the metadata the first script can go straight to work; `metadata: false` shows the
- * exploration turn it saves. Runaway scripts are stopped by the sandbox's time and memory limits
- * and reported to the model as error results.
+ * The recursive-model (RLM) flow of seed 001 on `runAgent`: a large context (a file, or inline
+ * text) goes into a QuickJS sandbox as `__vars.context`; context-metadata describes it in the
+ * user turn and puts `contextMeta` in `turn.vars`, which a small middleware hands to the
+ * sandbox; the model writes scripts (`run_js`), reads what they print, may ask a model about a
+ * part of the data with `llm_query` (the metadata passed down), and calls `SUBMIT(answer)`,
+ * which stops the loop. When the iterations run out without `SUBMIT`, one last call without
+ * code extracts the answer. With the metadata the first script can go straight to work;
+ * `metadata: false` shows the exploration turn it saves (the hint then says the size only).
+ * Runaway scripts are stopped by the sandbox's time and memory limits and reported to the model
+ * as error results.
  */
 export async function main(deps: ContextFileDeps): Promise<ContextFileResult> {
   const provider =
@@ -136,69 +117,130 @@ export async function main(deps: ContextFileDeps): Promise<ContextFileResult> {
       : (() => {
           throw new ConfigurationError('context-file main() needs a `provider` or a `client`')
         })())
-  const file = resolve(deps.contextFile)
-  const context = await readFile(file, 'utf8')
-  const sandbox = await createSandbox({ query: deps.question, context }, deps.sandbox)
-  const print = deps.print ?? (() => {})
+  const model = deps.model ?? 'claude-sonnet-4-6'
+  const { text: context, fileName } = await loadContext(deps)
   let metadata: ContextMetadata | undefined
+  const llmQuery = subCaller({
+    provider,
+    model,
+    parent: () => metadata,
+    maxSubCalls: deps.maxSubCalls ?? 16,
+    ...(deps.trace ? { trace: deps.trace } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  })
+  const sandbox = await createSandbox(
+    { query: deps.question, context },
+    { ...deps.sandbox, llmQuery },
+  )
   try {
-    const useMeta = deps.metadata ?? true
-    const middleware: ContextMiddleware[] = [
-      ...(useMeta
-        ? [
-            contextMetadata({
-              content: context,
-              fileName: basename(file),
-              hint: { contextRef: '__vars.context' },
-            }),
-          ]
-        : []),
-      sandboxVars(sandbox, (meta) => {
-        metadata = meta
-      }),
-      firstIterationNote(),
-    ]
-    const run = runAgent({
+    const hint = describeContext(context, fileName, deps.metadata ?? true)
+    const tools = [runJsTool(sandbox)]
+    const question = textMessage('user', deps.question)
+    const common = {
       provider,
-      model: deps.model ?? 'claude-sonnet-4-6',
+      model,
       system: RLM_SYSTEM_PROMPT,
-      messages: [textMessage('user', deps.question)],
-      tools: [runJsTool(sandbox)],
-      middleware,
-      stopWhen: [maxSteps(deps.maxIterations ?? 8), () => sandbox.hasSubmitted],
+      tools,
       maxTokens: 2048,
       ...(deps.trace ? { trace: deps.trace } : {}),
       ...(deps.signal ? { signal: deps.signal } : {}),
-    })
-    const iterations: Iteration[] = []
-    const pending = new Map<string, string>()
-    for await (const event of run.events) {
-      if (event.type === 'tool-call' && event.call.name === RUN_JS_TOOL_NAME) {
-        pending.set(event.call.id, String(event.call.input.code ?? ''))
-      } else if (event.type === 'tool-result') {
-        const block = event.result.content[0]
-        const output = block?.type === 'text' ? block.text : ''
-        const code = pending.get(event.result.toolCallId) ?? ''
-        iterations.push({ code, output, isError: event.result.isError })
-        print(`iteration ${iterations.length}: ${event.result.isError ? 'stopped/failed' : 'ran'}`)
-        for (const line of output.split('\n').slice(0, 6)) print(`  ${line}`)
-      }
     }
+    const run = runAgent({
+      ...common,
+      messages: [question],
+      middleware: [
+        hint,
+        sandboxVars(sandbox, (meta) => {
+          metadata = meta
+        }),
+        firstIterationNote(context.length),
+      ],
+      stopWhen: [maxSteps(deps.maxIterations ?? 8), () => sandbox.hasSubmitted],
+    })
+    const iterations = await collectIterations(run.events, deps.print ?? (() => {}))
     const result = await run.result
     if (result.stopReason === 'error' && result.error) throw result.error
-    return {
-      answer: sandbox.submitted,
-      submitted: sandbox.hasSubmitted,
-      iterations,
-      metadata,
-      result,
+    const base = { iterations, metadata, result }
+    if (sandbox.hasSubmitted) {
+      return { ...base, answer: sandbox.submitted, submitted: true, extracted: false }
     }
+    if (deps.extract === false || result.stopReason !== 'max_steps') {
+      return { ...base, answer: undefined, submitted: false, extracted: false }
+    }
+    const answer = await extractAnswer(common, [question, ...result.messages], hint)
+    return { ...base, answer, submitted: false, extracted: answer !== undefined }
   } finally {
     await sandbox.dispose()
   }
 }
 
-/** What the context-file command line does; returns the exit code (0, 1 without an answer, 2 for bad input). */
+/** The middleware that describes the context: context-metadata's hint, or the size alone. */
+function describeContext(
+  context: string,
+  fileName: string | undefined,
+  useMeta: boolean,
+): ContextMiddleware {
+  if (!useMeta) return sizeHintSection(context.length)
+  return contextMetadata({
+    content: context,
+    ...(fileName === undefined ? {} : { fileName }),
+    hint: { contextRef: '__vars.context' },
+  })
+}
+
+/** The iterations of a run, from its events; one account line per script. */
+async function collectIterations(
+  events: AsyncIterable<import('@contextkit/agent-loop').AgentEvent>,
+  print: (line: string) => void,
+): Promise<Iteration[]> {
+  const iterations: Iteration[] = []
+  const pending = new Map<string, string>()
+  for await (const event of events) {
+    if (event.type === 'tool-call' && event.call.name === RUN_JS_TOOL_NAME) {
+      pending.set(event.call.id, String(event.call.input.code ?? ''))
+    } else if (event.type === 'tool-result') {
+      const block = event.result.content[0]
+      const output = block?.type === 'text' ? block.text : ''
+      const code = pending.get(event.result.toolCallId) ?? ''
+      iterations.push({ code, output, isError: event.result.isError })
+      print(`iteration ${iterations.length}: ${event.result.isError ? 'stopped/failed' : 'ran'}`)
+      for (const line of output.split('\n').slice(0, 6)) print(`  ${line}`)
+    }
+  }
+  return iterations
+}
+
+/**
+ * Seed 001's extract step: one call that may not run code (`toolChoice: 'none'`; the tool stays
+ * defined because the history holds its calls), with the same description of the context, asking
+ * for the answer from what the scripts printed. Its text, or `undefined` when empty.
+ */
+async function extractAnswer(
+  common: Omit<Parameters<typeof runAgent>[0], 'messages'>,
+  history: Message[],
+  hint: ContextMiddleware,
+): Promise<string | undefined> {
+  const run = runAgent({
+    ...common,
+    messages: [...history, textMessage('user', EXTRACT_PROMPT)],
+    middleware: [hint],
+    toolChoice: 'none',
+    stopWhen: [maxSteps(1)],
+  })
+  for await (const _ of run.events) {
+    // drained: the answer is the result's text
+  }
+  const result = await run.result
+  if (result.stopReason === 'error' && result.error) throw result.error
+  const text = result.text.trim()
+  return text === '' ? undefined : text
+}
+
+/**
+ * What the context-file command line does: `--context-file FILE` or `--context TEXT` (one of
+ * them), the question as the positional words. Returns the exit code: 0 with an answer
+ * (submitted, or extracted when the scripts ran out), 1 without one, 2 for bad input.
+ */
 export async function runContextFileCli(
   argv: readonly string[],
   io: {
@@ -217,7 +259,9 @@ export async function runContextFileCli(
         model: { type: 'string' },
         'max-iterations': { type: 'string' },
         'time-limit-ms': { type: 'string' },
+        context: { type: 'string' },
         'no-metadata': { type: 'boolean' },
+        'no-extract': { type: 'boolean' },
       },
       allowPositionals: true,
     }))
@@ -226,14 +270,18 @@ export async function runContextFileCli(
     return 2
   }
   const contextFile = values['context-file']
+  const inline = values.context
   const question = positionals.join(' ').trim()
-  if (typeof contextFile !== 'string' || question === '') {
+  if ((typeof contextFile === 'string') === (typeof inline === 'string') || question === '') {
     io.error(
-      'usage: context-file.ts --context-file FILE [--model ID] [--max-iterations N] [--time-limit-ms MS] [--no-metadata] "question"',
+      'usage: context-file.ts (--context-file FILE | --context TEXT) [--model ID] [--max-iterations N] [--time-limit-ms MS] [--no-metadata] [--no-extract] "question"',
     )
     return 2
   }
-  if (!existsSync(contextFile) || !statSync(contextFile).isFile()) {
+  if (
+    typeof contextFile === 'string' &&
+    (!existsSync(contextFile) || !statSync(contextFile).isFile())
+  ) {
     io.error(`context-file: --context-file ${contextFile}: no such file`)
     return 2
   }
@@ -266,14 +314,21 @@ export async function runContextFileCli(
       client: new AnthropicClient(
         emulator ? { apiKey: 'offline', baseURL: emulator.url, maxRetries: 0 } : { apiKey: key },
       ),
-      contextFile,
+      ...(typeof contextFile === 'string' ? { contextFile } : { context: inline as string }),
       question,
       ...(typeof values.model === 'string' ? { model: values.model } : {}),
       ...(maxIterations === undefined ? {} : { maxIterations }),
       ...(timeLimitMs === undefined ? {} : { sandbox: { timeLimitMs } }),
       ...(values['no-metadata'] ? { metadata: false } : {}),
+      ...(values['no-extract'] ? { extract: false } : {}),
       print: io.log,
     })
+    if (result.extracted) {
+      io.log(
+        `answer (extracted: no SUBMIT after ${result.iterations.length} script(s)): ${JSON.stringify(result.answer)}`,
+      )
+      return 0
+    }
     if (!result.submitted) {
       io.error(
         `context-file: no answer: the model stopped (${result.result.stopReason}) after ${result.iterations.length} script(s) without calling SUBMIT`,
@@ -292,6 +347,7 @@ export async function runContextFileCli(
 
 if (isEntryPoint(import.meta.url)) {
   // tsx examples/src/context-file.ts --context-file feed.ndjson "How many unique authors?"
+  // tsx examples/src/context-file.ts --context '{"a":1}' "How many records?"
   // Offline (no ANTHROPIC_API_KEY) a scripted model answers through the testkit emulator.
   process.exitCode = await runContextFileCli(process.argv.slice(2), {
     log: (line) => console.log(line),

@@ -6,6 +6,7 @@ import type { LineCount } from '@contextkit/core'
 import { type CsvCountSpec, countsOnBytes } from './byte-csv-counter.js'
 import { childFields, describeObject, firstDocumentFields } from './describe-json.js'
 import type { Detection } from './detect.js'
+import { reconcileWithName } from './extension-rule.js'
 import { KIND } from './json-shape.js'
 import { JsonShapeScanner } from './json-shape-scanner.js'
 import { LineCounter, lineEndingOf } from './lines.js'
@@ -121,7 +122,11 @@ export class Counting {
       (w) => !(format === 'ndjson' && w.code === 'malformed'),
     )
     const chars = this.tally?.chars ?? this.chars
-    const meta: ContextMetadata = { format, chars, lines: lineCount.lines }
+    const named = reconcileWithName(d.named, format, d.codeLike === true)
+    const meta: ContextMetadata = { format: named.format, chars, lines: lineCount.lines }
+    if (named.contentFormat !== undefined) meta.contentFormat = named.contentFormat
+    if (named.textKind !== undefined) meta.textKind = named.textKind
+    if (named.warning) warnings.unshift(named.warning)
     if (fileName !== undefined) meta.fileName = fileName
     if (bytes !== undefined) meta.bytes = bytes
     const ending = lineEndingOf(lineCount)

@@ -169,10 +169,21 @@ describe('NDJSON', () => {
     expect(analyzeContext(text)).toMatchObject({ format: 'ndjson', lines: 2, recordCount: 2 })
   })
 
-  test('content beats a misleading extension', () => {
-    expect(analyzeContext('{"a":1}\n{"a":2}\n', 'data.json').format).toBe('ndjson')
-    expect(analyzeContext('{"a":1}\n{"a":2}\n', 'data.csv').format).toBe('ndjson')
-    expect(analyzeContext('[{"a":1}]', 'data.txt').format).toBe('json-array')
+  test('a misleading extension names the format; the content is kept as contentFormat', () => {
+    expect(analyzeContext('{"a":1}\n{"a":2}\n', 'data.json')).toMatchObject({
+      format: 'json',
+      contentFormat: 'ndjson',
+      recordCount: 2,
+    })
+    expect(analyzeContext('{"a":1}\n{"a":2}\n', 'data.csv')).toMatchObject({
+      format: 'csv',
+      contentFormat: 'ndjson',
+    })
+    expect(analyzeContext('[{"a":1}]', 'data.txt')).toMatchObject({
+      format: 'plain-text',
+      contentFormat: 'json-array',
+      textKind: 'structured',
+    })
   })
 
   test('a malformed first line of a .ndjson file is reported, not guessed', () => {
@@ -269,13 +280,20 @@ describe('markdown', () => {
   test('markdown tables are markdown, not pipe-delimited CSV', () => {
     const md = '| name | qty |\n|------|-----|\n| apple | 3 |\n| pear | 4 |\n'
     expect(analyzeContext(md).format).toBe('markdown')
-    expect(analyzeContext(md, 'table.csv').format).toBe('markdown')
+    expect(analyzeContext(md, 'table.csv')).toMatchObject({
+      format: 'csv',
+      contentFormat: 'markdown',
+    })
   })
 
   test('shebang scripts and #hashtag lines are not markdown', () => {
     const script = '#!/bin/bash\n# install deps\nset -e\necho "hi"\n# done\n'
     expect(analyzeContext(script).format).toBe('plain-text')
-    expect(analyzeContext(script, 'run.md').format).toBe('plain-text')
+    expect(analyzeContext(script, 'run.md')).toMatchObject({
+      format: 'markdown',
+      contentFormat: 'plain-text',
+      textKind: 'structured',
+    })
     expect(analyzeContext('#arsenal what a win\n#football #afc\nso good\n').format).toBe(
       'plain-text',
     )
@@ -306,7 +324,8 @@ describe('markup', () => {
     expect(analyzeContext('<!DOCTYPE html>\n<html><body>x</body></html>').format).toBe('html')
     expect(analyzeContext('<html lang="en"><head></head></html>').format).toBe('html')
     expect(analyzeContext('<div class="a"><p>x</p></div>').format).toBe('html')
-    expect(analyzeContext('<!doctype html><title>t</title>', 'page.xml').format).toBe('html')
+    // an .xml name keeps it XML (one family: no warning)
+    expect(analyzeContext('<!doctype html><title>t</title>', 'page.xml').format).toBe('xml')
   })
 })
 
@@ -359,18 +378,36 @@ describe('bad or odd input', () => {
 })
 
 describe('content against extension', () => {
-  test('unambiguous content wins over the extension', () => {
-    expect(analyzeContext('# Notes\n\n- one\n- two\n', 'README.json').format).toBe('markdown')
-    expect(analyzeContext('id,name\n1,a\n2,b\n', 'data.txt').format).toBe('csv')
-    expect(analyzeContext('{"a":1}\n{"b":2}\n', 'log.md').format).toBe('ndjson')
-    expect(analyzeContext('<?xml version="1.0"?><a/>', 'feed.txt').format).toBe('xml')
+  test('the extension decides; unambiguous content is kept as contentFormat', () => {
+    expect(analyzeContext('# Notes\n\n- one\n- two\n', 'README.json')).toMatchObject({
+      format: 'unknown',
+      contentFormat: 'markdown',
+      warnings: [{ code: 'malformed' }],
+    })
+    expect(analyzeContext('id,name\n1,a\n2,b\n', 'data.txt')).toMatchObject({
+      format: 'plain-text',
+      contentFormat: 'csv',
+      recordCount: 2,
+    })
+    expect(analyzeContext('{"a":1}\n{"b":2}\n', 'log.md')).toMatchObject({
+      format: 'markdown',
+      contentFormat: 'ndjson',
+    })
+    expect(analyzeContext('<?xml version="1.0"?><a/>', 'feed.txt')).toMatchObject({
+      format: 'plain-text',
+      contentFormat: 'xml',
+    })
   })
 
   test('the extension breaks ties when the content has no strong signal', () => {
     expect(analyzeContext('Just a sentence.\n', 'notes.md').format).toBe('markdown')
     expect(analyzeContext('Just a sentence.\n').format).toBe('plain-text')
     expect(analyzeContext('word\n', 'words.csv')).toMatchObject({ format: 'csv', recordCount: 0 })
-    expect(analyzeContext('plain words here\n', 'page.xml').format).toBe('plain-text')
+    expect(analyzeContext('plain words here\n', 'page.xml')).toMatchObject({
+      format: 'xml',
+      contentFormat: 'plain-text',
+      warnings: [{ code: 'mismatch' }],
+    })
   })
 
   test('extensions are read case-insensitively from the last path segment', () => {

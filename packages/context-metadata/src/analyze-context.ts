@@ -14,7 +14,8 @@ import type { AnalyzeOptions, ContextMetadata } from './types.js'
  * `content` throw a `ValidationError`.
  *
  * @param content - the context text.
- * @param fileName - the file name it came from (its extension breaks ties), if any.
+ * @param fileName - the file name it came from, if any: a known extension decides the format
+ *   (what the content reads as is kept in `contentFormat`).
  * @param options - sniffing limits; see {@link AnalyzeOptions} for defaults.
  */
 export function analyzeContext(

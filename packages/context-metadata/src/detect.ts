@@ -1,6 +1,7 @@
 /**
- * Format detection on a bounded prefix. Content beats a misleading extension when the content
- * is unambiguous; the extension breaks ties.
+ * Format detection on a bounded prefix: what the content reads as (the extension only breaks
+ * its ties). The name's format is kept beside it; `reconcileWithName` decides the reported
+ * format once the whole input is counted.
  */
 import { type CsvSniff, sniffCsv } from './sniff-csv.js'
 import {
@@ -37,6 +38,10 @@ export interface Detection {
   documentStart?: string
   /** CSV/TSV: the header's field count, to count ragged rows against. */
   expectedFields?: number
+  /** The format the file name's known extension names, if any. */
+  named?: ContextFormat
+  /** Plain text that is source code or log lines (structured, not prose). */
+  codeLike?: boolean
   warnings: ContextWarning[]
 }
 
@@ -93,7 +98,8 @@ function fromCsv(csv: CsvSniff, warnings: ContextWarning[]): Detection {
 }
 
 /**
- * Detect the format of `prefix` (the start of the content; `complete` when it is all of it).
+ * Detect the format of `prefix` (the start of the content; `complete` when it is all of it),
+ * and note the format the file name's extension names (`named`).
  */
 export function detect(
   prefix: string,
@@ -101,8 +107,19 @@ export function detect(
   fileName: string | undefined,
   limits: SniffLimits,
 ): Detection {
-  const text = stripBom(prefix)
   const ext = formatFromExtension(fileName)
+  const detection = detectContent(prefix, complete, ext, limits)
+  if (ext !== undefined) detection.named = ext
+  return detection
+}
+
+function detectContent(
+  prefix: string,
+  complete: boolean,
+  ext: ContextFormat | undefined,
+  limits: SniffLimits,
+): Detection {
+  const text = stripBom(prefix)
   const warnings: ContextWarning[] = []
   const start = skipWs(text, 0)
   if (start < 0 && complete) {
@@ -141,7 +158,7 @@ export function detect(
   // Source code and logfmt logs are never CSV nor markdown, whatever commas or `#` they hold.
   if (looksLikeCode(lines) || looksLikeLogfmt(lines)) {
     if (ext === 'markdown' && markdownScore(lines) >= 3) return { format: 'markdown', warnings }
-    return { format: 'plain-text', warnings }
+    return { format: 'plain-text', codeLike: true, warnings }
   }
   if (hasMarkdownTable(lines)) return { format: 'markdown', warnings }
 
@@ -158,7 +175,11 @@ export function detect(
   // Ties: the content has no strong signal of its own, so the extension decides.
   if ((ext === 'csv' || ext === 'tsv') && csv) return fromCsv(csv, warnings)
   if (ext === 'markdown' && !lines[0]?.startsWith('#!')) return { format: 'markdown', warnings }
-  return { format: 'plain-text', warnings }
+  return {
+    format: 'plain-text',
+    ...(lines[0]?.startsWith('#!') ? { codeLike: true } : {}),
+    warnings,
+  }
 }
 
 /** `true` when one of the first 10 non-blank lines starts with `{` or `[` (NDJSON after a bad line). */

@@ -194,16 +194,62 @@ function mapLine(map: JsonMap, o: Resolved): string {
   return line
 }
 
+/** The format the details (fields, delimiter, root) describe: the content's. */
+function contentOf(meta: ContextMetadata): ContextFormat {
+  return meta.contentFormat ?? meta.format
+}
+
+/** A format's label with what its details add: the root element, the delimiter. */
+function labelWithDetails(format: ContextFormat, meta: ContextMetadata, o: Resolved): string {
+  let label = FORMAT_LABELS[format] ?? 'Unknown'
+  if ((format === 'xml' || format === 'html') && meta.rootElement) {
+    label += ` (root <${sanitizeForPrompt(meta.rootElement, o.maxFieldChars)}>)`
+  }
+  if ((format === 'csv' || format === 'tsv') && meta.delimiter && meta.delimiter !== '\t') {
+    label += ` (delimiter ${quoteForPrompt(meta.delimiter)}${meta.hasHeader === false ? ', no header' : ''})`
+  } else if (
+    (format === 'tsv' || (format === 'csv' && meta.delimiter === '\t')) &&
+    meta.hasHeader === false
+  ) {
+    label += ' (no header)'
+  } else if (format === 'csv' && meta.delimiter === '\t') label += ' (delimiter tab)'
+  return label
+}
+
+/**
+ * The `Format:` line: the reported format, then what the content reads as when that differs
+ * (`Plain text, structured: CSV`; `XML by name; the content reads as NDJSON`).
+ */
+function formatLine(meta: ContextMetadata, o: Resolved): string {
+  const content = meta.contentFormat
+  if (content === undefined) {
+    const label = labelWithDetails(meta.format, meta, o)
+    return meta.textKind === 'structured' ? `${label}, structured (code or records)` : label
+  }
+  const inner = labelWithDetails(content, meta, o)
+  if (meta.format === 'plain-text' || meta.format === 'markdown') {
+    const kind = meta.textKind === 'prose' ? 'prose' : 'structured'
+    return `${FORMAT_LABELS[meta.format]}, ${kind}: ${inner}`
+  }
+  if (meta.format === 'unknown') return `Unknown (the content reads as ${inner})`
+  return `${FORMAT_LABELS[meta.format] ?? 'Unknown'} by name; the content reads as ${inner}`
+}
+
 /** One-line forms: counts, then (unless brief) fields and the sample. */
 function inlineHint(meta: ContextMetadata, o: Resolved, brief: boolean): string {
   const parts = [plural(meta.chars, 'char', 'chars'), plural(meta.lines, 'line', 'lines')]
   if (meta.recordCount !== undefined) parts.push(plural(meta.recordCount, 'record', 'records'))
-  parts.push(`detected: ${SHORT_LABELS[meta.format] ?? 'Unknown'}`)
+  let detected = SHORT_LABELS[meta.format] ?? 'Unknown'
+  if (meta.contentFormat) detected += ` (content: ${SHORT_LABELS[meta.contentFormat] ?? 'Unknown'})`
+  else if (meta.textKind === 'structured') detected += ' (structured)'
+  parts.push(`detected: ${detected}`)
   let text = parts.join(', ')
   if (!brief) {
     if (meta.fields && meta.fields.length > 0) {
       const label =
-        meta.format === 'json' && !meta.maps?.some((m) => m.key === undefined) ? 'keys' : 'fields'
+        contentOf(meta) === 'json' && !meta.maps?.some((m) => m.key === undefined)
+          ? 'keys'
+          : 'fields'
       text += `; ${label}: ${quotedList(meta.fields, meta.fieldsTruncated === true, o)}`
     }
     if (meta.sampleRecord) text += `; sample record (${sampleText(meta.sampleRecord, o)}`
@@ -239,25 +285,14 @@ export function formatContextHint(meta: ContextMetadata, options?: HintOptions):
   if (style !== 'block') return inlineHint(meta, o, style === 'brief')
   const lines = [`${header(o)}]`]
   if (meta.fileName) lines.push(`  Source: ${sanitizeForPrompt(meta.fileName, o.maxNameChars)}`)
-  let format = FORMAT_LABELS[meta.format] ?? 'Unknown'
-  if ((meta.format === 'xml' || meta.format === 'html') && meta.rootElement) {
-    format += ` (root <${sanitizeForPrompt(meta.rootElement, o.maxFieldChars)}>)`
-  }
-  if (
-    (meta.format === 'csv' || meta.format === 'tsv') &&
-    meta.delimiter &&
-    meta.delimiter !== '\t'
-  ) {
-    format += ` (delimiter ${quoteForPrompt(meta.delimiter)}${meta.hasHeader === false ? ', no header' : ''})`
-  } else if (meta.format === 'tsv' && meta.hasHeader === false) format += ' (no header)'
-  lines.push(`  Format: ${format}`)
+  lines.push(`  Format: ${formatLine(meta, o)}`)
   lines.push(
     `  Size: ${plural(meta.chars, 'char', 'chars')}, ${plural(meta.lines, 'line', 'lines')}`,
   )
   if (meta.recordCount !== undefined) lines.push(`  Records: ${formatCount(meta.recordCount)}`)
   const rootMap = meta.maps?.find((m) => m.key === undefined)
   if (meta.fields && meta.fields.length > 0 && !rootMap) {
-    const label = meta.format === 'json' ? 'Keys' : 'Fields'
+    const label = contentOf(meta) === 'json' ? 'Keys' : 'Fields'
     lines.push(`  ${label}: ${quotedList(meta.fields, meta.fieldsTruncated === true, o)}`)
   }
   for (const map of (meta.maps ?? []).slice(0, 3)) lines.push(`  ${mapLine(map, o)}`)

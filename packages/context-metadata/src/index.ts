@@ -37,6 +37,7 @@ export type {
   JsonMap,
   LineEnding,
   RecordArray,
+  TextKind,
   ValueArray,
 } from './types.js'
 export { CONTEXT_FORMATS } from './types.js'

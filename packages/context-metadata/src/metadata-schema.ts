@@ -15,6 +15,8 @@ export const ContextMetadataSchema: SafeParser<ContextMetadata> = parser(
     {
       fileName: optional(string()),
       format: string(),
+      contentFormat: optional(string()),
+      textKind: optional(string()),
       chars: count,
       bytes: optional(count),
       lines: count,

@@ -41,6 +41,14 @@ export type ContextWarningCode =
   | 'ragged'
   /** A JSON record array looks like one page of a longer list (a `total` above its length). */
   | 'partial'
+  /** The file name's extension names one format and the content reads as another. */
+  | 'mismatch'
+
+/**
+ * What a plain-text or markdown context holds: `prose` (sentences, documents) or `structured`
+ * (records, code or log lines: data the model should parse rather than read).
+ */
+export type TextKind = 'prose' | 'structured'
 
 /** Something the model (and the caller) should know about the content. */
 export interface ContextWarning {
@@ -110,8 +118,21 @@ export type LineEnding = 'lf' | 'crlf' | 'cr' | 'mixed'
 export interface ContextMetadata {
   /** The file name given by the caller (e.g. `arsenal-feed.ndjson`), if any. */
   fileName?: string
-  /** Detected format. */
+  /**
+   * The format. A known extension decides it (`notes.txt` is `plain-text` whatever it holds);
+   * without one, the content does. A JSON name on content that is not JSON is `unknown` (with a
+   * `malformed` warning).
+   */
   format: ContextFormat
+  /**
+   * What the content alone reads as, when that differs from `format` (a `.txt` holding CSV:
+   * `csv`; an `.xml` holding NDJSON: `ndjson`). The counts, fields and sample describe the
+   * content, so they follow this format. A contradiction also records a `mismatch` warning
+   * (none for `.txt`/`.md`, which hold anything).
+   */
+  contentFormat?: ContextFormat
+  /** `plain-text` and `markdown`: whether the text is prose or structured data. */
+  textKind?: TextKind
   /** Length of the content in UTF-16 code units (`string.length`, a leading BOM included). */
   chars: number
   /** Size in bytes on disk (only from {@link analyzeFile}). */
