@@ -3,7 +3,12 @@
 import type { SessionEntry } from '@contextkit/core'
 import pg from 'pg'
 
-export { realDatabase, realServer, realServerNote } from '../../store-postgres/src/test-server.js'
+export {
+  type RealDatabase,
+  realDatabase,
+  realServer,
+  realServerNote,
+} from '../../store-postgres/src/test-server.js'
 
 /** Run `f` with a client of `url`, closed afterwards. */
 export async function withClient<T>(url: string, f: (client: pg.Client) => Promise<T>): Promise<T> {

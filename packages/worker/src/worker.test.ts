@@ -45,7 +45,7 @@ onServer(`agentWorker on a real PostgreSQL server${realServerNote}`, () => {
       concurrency: 4,
     })
     try {
-      const ids = []
+      const ids: string[] = []
       for (let n = 0; n < 3; n++)
         ids.push(await worker.enqueueMessage('chat-1', question('chat-1', n)))
       await expect.poll(() => unfinishedJobs(db.url, DEFAULT_QUEUE), { timeout: 60_000 }).toBe(0)
