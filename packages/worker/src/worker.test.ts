@@ -1,7 +1,9 @@
+import { scriptedProvider } from '@contextkit/agent-loop/testing'
 import { textMessage } from '@contextkit/core'
 import { postgresSessionStore } from '@contextkit/store-postgres'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { JOB_ENTRY_TYPE, type JobEntryData } from './jobs.js'
 import { DEFAULT_PROGRESS_CHANNEL, DEFAULT_QUEUE } from './options.js'
 import type { ProgressNotice } from './progress.js'
 import { question, scenarioRun, TOOL_RUNS_DDL } from './test-scenario.js'
@@ -71,6 +73,52 @@ onServer(`agentWorker on a real PostgreSQL server${realServerNote}`, () => {
       await listener.end()
     }
   }, 120_000)
+
+  test('close() hands a running job back: another worker takes it at once and finishes the session', async () => {
+    const store = postgresSessionStore(pool)
+    const fast = scenarioRun(pool)
+    const slow = () => ({
+      ...fast(),
+      provider: scriptedProvider([{ text: 'never finished', delayMs: 600_000 }], { record: false }),
+    })
+    const a = await agentWorker({
+      connection: db.url,
+      store,
+      run: slow,
+      concurrency: 1,
+      workerId: 'a',
+    })
+    await a.enqueueMessage('handed-back', question('handed-back', 0))
+    await expect.poll(() => a.running, { timeout: 60_000 }).toBe(1)
+    await a.close({ timeoutMs: 0 })
+    expect(a.running).toBe(0)
+    const b = await agentWorker({
+      connection: db.url,
+      store,
+      run: fast,
+      concurrency: 1,
+      workerId: 'b',
+    })
+    try {
+      await expect.poll(() => unfinishedJobs(db.url, DEFAULT_QUEUE), { timeout: 60_000 }).toBe(0)
+    } finally {
+      await b.close()
+    }
+    const { entries } = await store.load('handed-back')
+    const tries = entries.flatMap((e) =>
+      e.type === 'custom' && e.customType === JOB_ENTRY_TYPE ? [e.data as JobEntryData] : [],
+    )
+    expect(tries.map((t) => [t.workerId, t.attempt])).toEqual([
+      ['a', 0],
+      ['b', 1],
+    ])
+    // the message saved by the first try is not saved again
+    expect(transcript(entries)).toEqual([
+      'user:Q[handed-back-m0]',
+      expect.stringContaining('result:'),
+      'assistant:A[handed-back-m0]',
+    ])
+  }, 180_000)
 
   test('bad input is a typed error and queues nothing', async () => {
     const store = postgresSessionStore(pool)
