@@ -12,6 +12,7 @@ export type {
   AgentQueueOptions,
   AgentWorkerOptions,
   QueryPool,
+  QueueConnectionOptions,
   WorkerRunOptions,
 } from './options.js'
 export {

@@ -45,7 +45,10 @@ export const JOB_ENTRY_TYPE = 'contextkit.worker.job'
 
 /** The data of a {@link JOB_ENTRY_TYPE} entry: which job, which try, which worker. */
 export interface JobEntryData {
+  /** The queue's job id. */
   jobId: string
+  /** Which try (0 the first). */
   attempt: number
+  /** The worker that ran it. */
   workerId: string
 }

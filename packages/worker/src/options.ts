@@ -14,6 +14,7 @@ export const DEFAULT_HEARTBEAT_SECONDS = 10
 
 /** Anything with `query(text, values)` resolving `{ rows }`: a `pg` `Pool`. */
 export interface QueryPool {
+  /** Run one statement. */
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>
 }
 

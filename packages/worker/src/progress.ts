@@ -6,11 +6,17 @@ import type { AgentEvent } from '@contextkit/agent-loop'
  * run ended. `v` is the format's version.
  */
 export interface ProgressNotice {
+  /** The notice format's version. */
   v: 1
+  /** What happened. */
   type: 'job-start' | 'run-resume' | 'step-end' | 'run-end'
+  /** The session the job advances. */
   sessionId: string
+  /** The queue's job id. */
   jobId: string
+  /** Which try of the job (0 the first). */
   attempt: number
+  /** The worker running it. */
   workerId: string
   /** The run's id (`runAgent`'s `runId`). */
   runId: string
