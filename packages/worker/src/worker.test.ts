@@ -14,7 +14,6 @@ import {
   realServerNote,
   transcript,
   unfinishedJobs,
-  withClient,
 } from './test-support.js'
 import { agentWorker } from './worker.js'
 
