@@ -218,15 +218,70 @@ export function assertObject<T>(value: T, fn: string, param: string): asserts va
   }
 }
 
+/** The keys an options object may have, for {@link assertOptions}. */
+export interface OptionKeys {
+  /** Every key the options object may have. */
+  known: ReadonlySet<string> | readonly string[]
+  /**
+   * Names other libraries (or the design documents) use for one of ours: `{ systemPrompt:
+   * 'system' }` makes the refusal say "`systemPrompt` is `system` here". The value is shown as
+   * written, so it may also be a short phrase (`new NativeFormatter({ participantMode })`).
+   */
+  renamed?: Readonly<Record<string, string>>
+}
+
 /**
  * Assert that an options argument is an object or `undefined` (not `null`, a number, a string or
- * an array), else {@link invalidArgument}.
+ * an array), else {@link invalidArgument}. With `keys`, an own enumerable key not in
+ * `keys.known` is refused too (a {@link ValidationError} with one issue per unknown key), never
+ * ignored: the message names the key we use instead when `keys.renamed` has it, or the known key
+ * it differs from only in case, `_` or `-` (`toolmode` → `toolMode`).
  */
-export function assertOptions(value: unknown, fn: string, param = 'options'): void {
+export function assertOptions(
+  value: unknown,
+  fn: string,
+  param = 'options',
+  keys?: OptionKeys,
+): void {
   if (value === undefined) return
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     invalidArgument(fn, param, 'an options object or undefined', value)
   }
+  if (keys !== undefined) assertKnownKeys(value, fn, param, keys)
+}
+
+function assertKnownKeys(value: object, fn: string, param: string, keys: OptionKeys): void {
+  const known = keys.known
+  const has = Array.isArray(known)
+    ? (k: string) => known.includes(k)
+    : (k: string) => (known as ReadonlySet<string>).has(k)
+  let issues: Array<{ path: string; message: string }> | undefined
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || has(key)) continue
+    issues ??= []
+    issues.push({ path: key, message: unknownKeyMessage(key, known, keys.renamed) })
+  }
+  if (issues === undefined) return
+  const f = toText(fn)
+  const p = toText(param)
+  throw new ValidationError(`${f}: ${p}: ${issues.map((i) => i.message).join('; ')}`, issues, {
+    details: { unknownKeys: issues.map((i) => i.path) },
+  })
+}
+
+function unknownKeyMessage(
+  key: string,
+  known: ReadonlySet<string> | readonly string[],
+  renamed: Readonly<Record<string, string>> | undefined,
+): string {
+  const ours = renamed !== undefined && Object.hasOwn(renamed, key) ? renamed[key] : undefined
+  if (ours !== undefined) return `unknown option \`${key}\`: \`${key}\` is \`${ours}\` here`
+  const loose = (k: string) => k.toLowerCase().replace(/[_-]/g, '')
+  const wanted = loose(key)
+  for (const k of known) {
+    if (loose(k) === wanted) return `unknown option \`${key}\`: did you mean \`${k}\`?`
+  }
+  return `unknown option \`${key}\``
 }
 
 /** Assert that `value` is an array, else {@link invalidArgument}. */
