@@ -272,16 +272,34 @@ function assertKnownKeys(value: object, fn: string, param: string, keys: OptionK
 function unknownKeyMessage(
   key: string,
   known: ReadonlySet<string> | readonly string[],
-  renamed: Readonly<Record<string, string>> | undefined,
+  renamed: Readonly<Record<string, string>> = {},
 ): string {
-  const ours = renamed !== undefined && Object.hasOwn(renamed, key) ? renamed[key] : undefined
-  if (ours !== undefined) return `unknown option \`${key}\`: \`${key}\` is \`${ours}\` here`
-  const loose = (k: string) => k.toLowerCase().replace(/[_-]/g, '')
-  const wanted = loose(key)
-  for (const k of known) {
-    if (loose(k) === wanted) return `unknown option \`${key}\`: did you mean \`${k}\`?`
-  }
-  return `unknown option \`${key}\``
+  const head = `unknown option \`${key}\``
+  if (Object.hasOwn(renamed, key)) return `${head}: \`${key}\` is \`${renamed[key]}\` here`
+  const near = [...known].find((k) => nearMiss(key, k))
+  if (near !== undefined) return `${head}: did you mean \`${near}\`?`
+  const other = Object.keys(renamed).find((k) => nearMiss(key, k))
+  if (other !== undefined) return `${head}: \`${other}\` is \`${renamed[other]}\` here`
+  return head
+}
+
+/**
+ * Whether `a` is a slip for `b`: the same but for case, `_` and `-`, or (from 4 characters)
+ * one character inserted, dropped or replaced.
+ */
+function nearMiss(a: string, b: string): boolean {
+  const x = a.toLowerCase().replace(/[_-]/g, '')
+  const y = b.toLowerCase().replace(/[_-]/g, '')
+  if (x === y) return true
+  if (Math.min(x.length, y.length) < 4 || Math.abs(x.length - y.length) > 1) return false
+  let i = 0
+  while (i < x.length && i < y.length && x[i] === y[i]) i++
+  // one edit at the first difference: the rests must then be equal
+  return (
+    x.slice(i + 1) === y.slice(i + 1) ||
+    x.slice(i) === y.slice(i + 1) ||
+    x.slice(i + 1) === y.slice(i)
+  )
 }
 
 /** Assert that `value` is an array, else {@link invalidArgument}. */
