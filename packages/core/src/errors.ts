@@ -251,15 +251,18 @@ export function assertOptions(
 }
 
 function assertKnownKeys(value: object, fn: string, param: string, keys: OptionKeys): void {
-  const known = keys.known
+  const known = (keys as Partial<OptionKeys> | null)?.known
+  if (!Array.isArray(known) && !(known instanceof Set))
+    invalidArgument('assertOptions', 'keys', '{ known: string[] | Set<string>, renamed? }', keys)
   const has = Array.isArray(known)
     ? (k: string) => known.includes(k)
     : (k: string) => (known as ReadonlySet<string>).has(k)
+  const renamed = typeof keys.renamed === 'object' && keys.renamed !== null ? keys.renamed : {}
   let issues: Array<{ path: string; message: string }> | undefined
   for (const key in value) {
     if (!Object.hasOwn(value, key) || has(key)) continue
     issues ??= []
-    issues.push({ path: key, message: unknownKeyMessage(key, known, keys.renamed) })
+    issues.push({ path: key, message: unknownKeyMessage(key, known, renamed) })
   }
   if (issues === undefined) return
   const f = toText(fn)
