@@ -223,9 +223,9 @@ export interface OptionKeys {
   /** Every key the options object may have. */
   known: ReadonlySet<string> | readonly string[]
   /**
-   * Names other libraries (or the design documents) use for one of ours: `{ systemPrompt:
-   * 'system' }` makes the refusal say "`systemPrompt` is `system` here". The value is shown as
-   * written, so it may also be a short phrase (`new NativeFormatter({ participantMode })`).
+   * Names other libraries (or the design documents) use for one of ours, mapped to ours: with
+   * `systemPrompt` mapped to `system`, the refusal says "`systemPrompt` is `system` here". The
+   * value is shown as written, so it may also be a short call (`new NativeFormatter(…)`).
    */
   renamed?: Readonly<Record<string, string>>
 }
@@ -254,17 +254,21 @@ function assertKnownKeys(value: object, fn: string, param: string, keys: OptionK
   const known = (keys as Partial<OptionKeys> | null)?.known
   if (!Array.isArray(known) && !(known instanceof Set))
     invalidArgument('assertOptions', 'keys', '{ known: string[] | Set<string>, renamed? }', keys)
-  const has = Array.isArray(known)
-    ? (k: string) => known.includes(k)
-    : (k: string) => (known as ReadonlySet<string>).has(k)
-  const renamed = typeof keys.renamed === 'object' && keys.renamed !== null ? keys.renamed : {}
-  let issues: Array<{ path: string; message: string }> | undefined
+  const set = known instanceof Set
+  let unknown: string[] | undefined
+  // for-in reads V8's enum cache (no array per call); inherited keys are skipped
   for (const key in value) {
-    if (!Object.hasOwn(value, key) || has(key)) continue
-    issues ??= []
-    issues.push({ path: key, message: unknownKeyMessage(key, known, renamed) })
+    if (set ? (known as ReadonlySet<string>).has(key) : (known as string[]).includes(key)) continue
+    if (!Object.hasOwn(value, key)) continue
+    unknown ??= []
+    unknown.push(key)
   }
-  if (issues === undefined) return
+  if (unknown === undefined) return
+  const renamed = typeof keys.renamed === 'object' && keys.renamed !== null ? keys.renamed : {}
+  const issues = unknown.map((key) => ({
+    path: key,
+    message: unknownKeyMessage(key, known, renamed),
+  }))
   const f = toText(fn)
   const p = toText(param)
   throw new ValidationError(`${f}: ${p}: ${issues.map((i) => i.message).join('; ')}`, issues, {
