@@ -218,3 +218,38 @@ describe('argument assertions', () => {
     )
   })
 })
+
+describe('assertOptions with keys', () => {
+  const keys = { known: ['toolMode', 'namespaces'], renamed: { systemPrompt: 'system' } }
+  const refusal = (value: unknown): ValidationError => {
+    try {
+      assertOptions(value, 'f', 'options', keys)
+    } catch (error) {
+      if (error instanceof ValidationError) return error
+      throw error
+    }
+    throw new Error('nothing thrown')
+  }
+
+  test('an unknown key is refused, typed, naming ours or the near miss', () => {
+    expect(refusal({ systemPrompt: 'S' }).message).toBe(
+      'f: options: unknown option `systemPrompt`: `systemPrompt` is `system` here',
+    )
+    expect(refusal({ toolmode: 'xml' }).issues).toEqual([
+      { path: 'toolmode', message: 'unknown option `toolmode`: did you mean `toolMode`?' },
+    ])
+    expect(refusal({ namespace: [] }).message).toContain('did you mean `namespaces`?')
+    expect(refusal({ systemPromt: 'S' }).message).toContain('`systemPrompt` is `system` here')
+    expect(refusal({ zzz: 1, toolMode: 'xml', qqq: 2 }).issues.map((i) => i.path)).toEqual([
+      'zzz',
+      'qqq',
+    ])
+  })
+
+  test('known keys, inherited keys and a Set of keys pass', () => {
+    expect(() => assertOptions({ toolMode: 'xml' }, 'f', 'options', keys)).not.toThrow()
+    expect(() => assertOptions(Object.create({ zzz: 1 }), 'f', 'options', keys)).not.toThrow()
+    expect(() => assertOptions({ a: 1 }, 'f', 'options', { known: new Set(['a']) })).not.toThrow()
+    expect(() => assertOptions(undefined, 'f', 'options', keys)).not.toThrow()
+  })
+})

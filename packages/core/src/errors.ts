@@ -218,15 +218,95 @@ export function assertObject<T>(value: T, fn: string, param: string): asserts va
   }
 }
 
+/** The keys an options object may have, for {@link assertOptions}. */
+export interface OptionKeys {
+  /** Every key the options object may have. */
+  known: ReadonlySet<string> | readonly string[]
+  /**
+   * Names other libraries (or the design documents) use for one of ours, mapped to ours: with
+   * `systemPrompt` mapped to `system`, the refusal says "`systemPrompt` is `system` here". The
+   * value is shown as written, so it may also be a short call (`new NativeFormatter(…)`).
+   */
+  renamed?: Readonly<Record<string, string>>
+}
+
 /**
  * Assert that an options argument is an object or `undefined` (not `null`, a number, a string or
- * an array), else {@link invalidArgument}.
+ * an array), else {@link invalidArgument}. With `keys`, an own enumerable key not in
+ * `keys.known` is refused too (a {@link ValidationError} with one issue per unknown key), never
+ * ignored: the message names the key we use instead when `keys.renamed` has it, or the known key
+ * it differs from only in case, `_` or `-` (`toolmode` → `toolMode`).
  */
-export function assertOptions(value: unknown, fn: string, param = 'options'): void {
+export function assertOptions(
+  value: unknown,
+  fn: string,
+  param = 'options',
+  keys?: OptionKeys,
+): void {
   if (value === undefined) return
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     invalidArgument(fn, param, 'an options object or undefined', value)
   }
+  if (keys !== undefined) assertKnownKeys(value, fn, param, keys)
+}
+
+function assertKnownKeys(value: object, fn: string, param: string, keys: OptionKeys): void {
+  const known = (keys as Partial<OptionKeys> | null)?.known
+  if (!Array.isArray(known) && !(known instanceof Set))
+    invalidArgument('assertOptions', 'keys', '{ known: string[] | Set<string>, renamed? }', keys)
+  const set = known instanceof Set
+  let unknown: string[] | undefined
+  // for-in reads V8's enum cache (no array per call); inherited keys are skipped
+  for (const key in value) {
+    if (set ? (known as ReadonlySet<string>).has(key) : (known as string[]).includes(key)) continue
+    if (!Object.hasOwn(value, key)) continue
+    unknown ??= []
+    unknown.push(key)
+  }
+  if (unknown === undefined) return
+  const renamed = typeof keys.renamed === 'object' && keys.renamed !== null ? keys.renamed : {}
+  const issues = unknown.map((key) => ({
+    path: key,
+    message: unknownKeyMessage(key, known, renamed),
+  }))
+  const f = toText(fn)
+  const p = toText(param)
+  throw new ValidationError(`${f}: ${p}: ${issues.map((i) => i.message).join('; ')}`, issues, {
+    details: { unknownKeys: issues.map((i) => i.path) },
+  })
+}
+
+function unknownKeyMessage(
+  key: string,
+  known: ReadonlySet<string> | readonly string[],
+  renamed: Readonly<Record<string, string>> = {},
+): string {
+  const head = `unknown option \`${key}\``
+  if (Object.hasOwn(renamed, key)) return `${head}: \`${key}\` is \`${renamed[key]}\` here`
+  const near = [...known].find((k) => nearMiss(key, k))
+  if (near !== undefined) return `${head}: did you mean \`${near}\`?`
+  const other = Object.keys(renamed).find((k) => nearMiss(key, k))
+  if (other !== undefined) return `${head}: \`${other}\` is \`${renamed[other]}\` here`
+  return head
+}
+
+/**
+ * Whether `a` is a slip for `b`: the same but for case, `_` and `-`, or (from 4 characters)
+ * one character inserted, dropped or replaced.
+ */
+function nearMiss(a: string, b: string): boolean {
+  const x = a.toLowerCase().replace(/[_-]/g, '')
+  const y = b.toLowerCase().replace(/[_-]/g, '')
+  if (x === y) return true
+  if (Math.min(x.length, y.length) < 4 || Math.abs(x.length - y.length) > 1) return false
+  let i = 0
+  while (i < x.length && i < y.length && x[i] === y[i]) i++
+  // one edit at the first difference: the rests must then be equal
+  return (
+    x.slice(i + 1) === y.slice(i + 1) ||
+    x.slice(i) === y.slice(i + 1) ||
+    x.slice(i + 1) === y.slice(i)
+  )
 }
 
 /** Assert that `value` is an array, else {@link invalidArgument}. */

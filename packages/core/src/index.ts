@@ -5,7 +5,7 @@
 export type { CostUsage } from './cost.js'
 export { usageCostUsd } from './cost.js'
 export { errnoCode } from './errno.js'
-export type { ContextkitErrorOptions, SafeParseIssue, SafeParser } from './errors.js'
+export type { ContextkitErrorOptions, OptionKeys, SafeParseIssue, SafeParser } from './errors.js'
 export {
   assertArray,
   assertFiniteNumber,

@@ -1,5 +1,4 @@
 import {
-  assertOptions,
   ConfigurationError,
   type Message,
   type ToolCallBlock,
@@ -7,11 +6,19 @@ import {
   type ToolResultBlock,
 } from '@contextkit/core'
 import { PrefillUnsupportedError } from './errors.js'
-import { checkFlag, checkMediaPolicy, type ToolResultMediaPolicy, unsupported } from './media.js'
-import { mergeStops, participantStops } from './participants.js'
+import {
+  type ContentPosition,
+  checkFlag,
+  checkMediaPolicy,
+  type ToolResultMediaPolicy,
+  unsupported,
+} from './media.js'
+import { checkOptions } from './option-keys.js'
+import { mergeStops, type NameLabel, nameLabel, participantStops } from './participants.js'
 import { buildSystem } from './system-prompt.js'
 import type {
   BuildOptions,
+  CheckedBuildOptions,
   FormattedRequest,
   Formatter,
   FormatWarning,
@@ -34,6 +41,13 @@ export interface AnthropicXmlFormatterOptions {
   /** `'xml'`: tools described in the system prompt and called in XML; `'native'`: the API's tools. Default `'xml'`. */
   toolMode?: 'xml' | 'native'
   /**
+   * How a speaker is written before their text: a template with `{name}` once, e.g. `'[{name}]'`
+   * or `'<{name}>'`. The text follows after a space; the final turn ends with the assistant's
+   * label; stop sequences are a line break and the label. No leading or trailing whitespace, no
+   * line break. Default `'{name}:'` (`Alice: text`).
+   */
+  participantFormat?: string
+  /**
    * Images inside XML tool results: `'split'` puts each image in a user turn of its own at its
    * place in the result (the transcript continues after it); `'strip'` writes `[image omitted]`
    * (with a warning unless `warnOnStrip: false`); `'error'` throws `UnsupportedContentError`.
@@ -51,6 +65,16 @@ export interface AnthropicXmlFormatterOptions {
   openingText?: string
   /** Namespace prefixes the parser treats like plain tags. Default `['antml']`. */
   namespaces?: readonly string[]
+}
+
+/** `participantFormat` checked: `{name}` once, nothing around it that a transcript line cannot hold. */
+function participantLabel(format: unknown = '{name}:'): NameLabel {
+  const label = nameLabel(format, 'participantFormat')
+  if (label.gap !== '' || /[\r\n]/.test(String(format)))
+    throw new ConfigurationError(
+      `participantFormat must not end in whitespace or hold a line break (the text follows after a space), got ${JSON.stringify(format)}`,
+    )
+  return label
 }
 
 /**
@@ -72,9 +96,11 @@ export class AnthropicXmlFormatter implements Formatter {
   readonly #namespaces: readonly string[]
   readonly #thinkingCloses: readonly string[]
   readonly #settings: XmlTranscriptSettings
+  readonly #label: NameLabel
 
   constructor(options: AnthropicXmlFormatterOptions = {}) {
-    assertOptions(options, 'new AnthropicXmlFormatter')
+    checkOptions(options, 'new AnthropicXmlFormatter')
+    this.#label = participantLabel(options.participantFormat)
     this.toolMode = options.toolMode ?? 'xml'
     this.#media = options.unsupportedMedia ?? 'split'
     this.#warnOnStrip = options.warnOnStrip ?? true
@@ -101,6 +127,7 @@ export class AnthropicXmlFormatter implements Formatter {
       toolMode: this.toolMode,
       media: this.#media,
       sep: this.#sep,
+      label: this.#label,
       thinkingCloses: this.#thinkingCloses,
       textOnly: (result, policy, index, warnings) =>
         this.#textOnly(result, policy, index, warnings),
@@ -121,17 +148,21 @@ export class AnthropicXmlFormatter implements Formatter {
   formatToolResults(results: readonly ToolResultBlock[]): string {
     const policy = this.#media === 'strip' ? 'strip' : 'error'
     return renderXmlToolResults(
-      parseToolResults(results).map((r) => this.#textOnly(r, policy, -1, [])),
+      parseToolResults(results).map((r, i) =>
+        this.#textOnly(r, policy, { result: i, toolCallId: r.toolCallId }, []),
+      ),
     )
   }
 
   /** {@inheritDoc Formatter.createStreamParser} */
   createStreamParser(options: ParserOptions = {}): StreamParser {
+    checkOptions(options, 'parser', 'createStreamParser')
     return new XmlStreamParser({ ...options, namespaces: this.#namespaces })
   }
 
   /** {@inheritDoc Formatter.parseToolCalls} */
   parseToolCalls(text: string, options: ParserOptions = {}): ToolCallBlock[] {
+    checkOptions(options, 'parser', 'parseToolCalls')
     return parseXmlToolCalls(text, { ...options, namespaces: this.#namespaces })
   }
 
@@ -185,7 +216,7 @@ export class AnthropicXmlFormatter implements Formatter {
       messages.length > 0 ? messages : prefixMessages,
       options,
     )
-    const stops = participantStops(b.speakers, b.assistant, b.user, this.#maxStops)
+    const stops = participantStops(b.speakers, b.assistant, b.user, this.#maxStops, this.#label)
     if (this.toolMode === 'xml' && tools.length > 0) stops.push('</function_calls>')
     const request: FormattedRequest = {
       messages: b.w.messages(),
@@ -209,7 +240,7 @@ export class AnthropicXmlFormatter implements Formatter {
   #finalTurn(
     b: XmlTranscript,
     conversation: readonly Message[],
-    options: BuildOptions,
+    options: CheckedBuildOptions,
   ): string | undefined {
     const { w } = b
     const last = conversation[conversation.length - 1]
@@ -237,7 +268,7 @@ export class AnthropicXmlFormatter implements Formatter {
       }
     } else {
       if (!continues) {
-        w.text('assistant', `${b.started ? this.#sep : ''}${b.assistant}:`)
+        w.text('assistant', `${b.started ? this.#sep : ''}${this.#label.of(b.assistant)}`)
         b.turnText = ''
       }
       if (options.thinking) tail += ' <thinking>'
@@ -254,7 +285,7 @@ export class AnthropicXmlFormatter implements Formatter {
   #textOnly(
     result: ToolResultBlock,
     policy: 'error' | 'strip',
-    index: number,
+    index: ContentPosition,
     warnings: FormatWarning[],
   ): ToolResultBlock {
     if (result.content.every((c) => c.type === 'text')) return result

@@ -1,6 +1,5 @@
 import {
   assertObject,
-  assertOptions,
   ConfigurationError,
   type Message,
   type ToolCallBlock,
@@ -22,6 +21,7 @@ import {
   nativeToolFamily,
 } from './native-tool-formats.js'
 import { NativeToolStreamParser } from './native-tool-parser.js'
+import { checkOptions } from './option-keys.js'
 import { checkParticipantName, mergeStops } from './participants.js'
 import { resolveTemplate } from './resolve-template.js'
 import { guardSpecialTokens, type SpecialTokenPolicy } from './special-tokens.js'
@@ -121,7 +121,7 @@ export class ChatMLFormatter implements Formatter {
   readonly #bos: boolean
 
   constructor(options: ChatMLFormatterOptions = {}) {
-    assertOptions(options, 'new ChatMLFormatter')
+    checkOptions(options, 'new ChatMLFormatter')
     this.template = resolveTemplate(options)
     this.toolFormat = options.toolFormat ?? 'json'
     this.#policy = options.specialTokens ?? 'reject'
@@ -169,20 +169,22 @@ export class ChatMLFormatter implements Formatter {
    * images follow `unsupportedMedia` (`'strip'` writes `[image omitted]`).
    */
   formatToolResults(results: readonly ToolResultBlock[]): string {
-    return this.#toolResults(parseToolResults(results), -1, [])
+    return this.#toolResults(parseToolResults(results), undefined, [])
   }
 
+  /** `index`: the message holding the results; `undefined` for `formatToolResults`' argument. */
   #toolResults(
     results: readonly ToolResultBlock[],
-    index: number,
+    index: number | undefined,
     warnings: FormatWarning[],
   ): string {
-    const where = index < 0 ? 'tool results' : `message ${index}`
-    const texts = results.map((r) => {
+    const where = index === undefined ? 'tool results' : `message ${index}`
+    const texts = results.map((r, i) => {
+      const at = index ?? { result: i, toolCallId: r.toolCallId }
       const text = r.content
         .map((c) => {
           if (c.type === 'text') return c.text
-          unsupported(this.#media, c, this.name, index, warnings, this.#warnOnStrip)
+          unsupported(this.#media, c, this.name, at, warnings, this.#warnOnStrip)
           return '[image omitted]'
         })
         .join('\n')
@@ -203,6 +205,7 @@ export class ChatMLFormatter implements Formatter {
 
   /** {@inheritDoc Formatter.createStreamParser} */
   createStreamParser(options: ChatMLParserOptions = {}): StreamParser {
+    checkOptions(options, 'new ChatMLStreamParser', 'createStreamParser')
     if (this.nativeFamily === 'llama3' || this.nativeFamily === 'mistral')
       return new NativeToolStreamParser(NATIVE_CALL_SYNTAX[this.nativeFamily], options)
     if (this.toolFormat === 'xml')
@@ -217,6 +220,7 @@ export class ChatMLFormatter implements Formatter {
 
   /** {@inheritDoc Formatter.parseToolCalls} */
   parseToolCalls(text: string, options: ParserOptions = {}): ToolCallBlock[] {
+    checkOptions(options, 'parser', 'parseToolCalls')
     if (this.toolFormat === 'xml') return parseXmlToolCalls(text, { ...options, namespaces: [] })
     const parser = this.createStreamParser(options)
     const calls: ToolCallBlock[] = []

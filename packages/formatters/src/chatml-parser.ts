@@ -1,7 +1,8 @@
 import type { ToolCallBlock } from '@contextkit/core'
-import { assertOptions, exceedsJsonDepth } from '@contextkit/core'
+import { exceedsJsonDepth } from '@contextkit/core'
 import { BlockTextReader } from './block-text.js'
 import { parseJsonLossless } from './lossless-json.js'
+import { checkOptions } from './option-keys.js'
 import { Accumulator, BlockCounter, pushDelta } from './parser-state.js'
 import { candidates, scanTags, type TagCandidate, type TagScanTarget } from './tag-scanner.js'
 import type { BlockType, ParserOptions, StreamEvent, StreamParser } from './types.js'
@@ -46,7 +47,7 @@ export class ChatMLStreamParser implements StreamParser {
   #counter = 0
 
   constructor(options: ChatMLParserOptions = {}) {
-    assertOptions(options, 'new ChatMLStreamParser')
+    checkOptions(options, 'new ChatMLStreamParser')
     this.#idPrefix = options.idPrefix ?? 'toolu_qwen_'
     this.#tags = {
       text: candidates(

@@ -1,12 +1,19 @@
 import {
-  assertOptions,
   ConfigurationError,
   type Message,
   type ToolCallBlock,
   type ToolResultBlock,
 } from '@contextkit/core'
 import { checkFlag, checkMediaPolicy, type UnsupportedMediaPolicy, unsupported } from './media.js'
-import { checkParticipantName, mergeStops, participantStops, speakerOf } from './participants.js'
+import { checkOptions } from './option-keys.js'
+import {
+  checkParticipantName,
+  mergeStops,
+  type NameLabel,
+  nameLabel,
+  participantStops,
+  speakerOf,
+} from './participants.js'
 import { PassThroughStreamParser } from './passthrough-parser.js'
 import { guardSpecialTokens, type SpecialTokenPolicy } from './special-tokens.js'
 import { systemText } from './system-prompt.js'
@@ -15,6 +22,7 @@ import type {
   FormattedRequest,
   Formatter,
   FormatWarning,
+  ParserOptions,
   StreamParser,
 } from './types.js'
 import { withUserSections } from './user-sections.js'
@@ -24,6 +32,12 @@ import { parseBuildOptions, parseMessages, parseToolResults } from './validate.j
 export interface CompletionsFormatterOptions {
   /** End-of-turn token written after each message. Default `'<|eot|>'`. */
   eotToken?: string
+  /**
+   * How a speaker is written before their text: a template with `{name}` once, e.g.
+   * `'### {name}:\n'` or `'[{name}] '`. An open turn ends with the label without its trailing
+   * whitespace; stop sequences are a line break and that. Default `'{name}: '` (`Name: text`).
+   */
+  nameFormat?: string
   /** Text between messages. Default `'\n\n'`. */
   messageSeparator?: string
   /** At most this many participant stop sequences. Default `10`. */
@@ -54,9 +68,11 @@ export class CompletionsFormatter implements Formatter {
   readonly #media: UnsupportedMediaPolicy
   readonly #policy: SpecialTokenPolicy
   readonly #warnOnStrip: boolean
+  readonly #label: NameLabel
 
   constructor(options: CompletionsFormatterOptions = {}) {
-    assertOptions(options, 'new CompletionsFormatter')
+    checkOptions(options, 'new CompletionsFormatter')
+    this.#label = nameLabel(options.nameFormat ?? '{name}: ', 'nameFormat')
     this.#eot = options.eotToken ?? '<|eot|>'
     this.#sep = options.messageSeparator ?? '\n\n'
     this.#maxStops = options.maxParticipantsForStop ?? 10
@@ -87,17 +103,20 @@ export class CompletionsFormatter implements Formatter {
   }
 
   /** {@inheritDoc Formatter.createStreamParser} */
-  createStreamParser(): StreamParser {
+  createStreamParser(options?: ParserOptions): StreamParser {
+    checkOptions(options, 'parser', 'createStreamParser')
     return new PassThroughStreamParser()
   }
 
   /** Base models do not call tools: always `[]`. */
-  parseToolCalls(): ToolCallBlock[] {
+  parseToolCalls(_text?: string, options?: ParserOptions): ToolCallBlock[] {
+    checkOptions(options, 'parser', 'parseToolCalls')
     return []
   }
 
   /** {@inheritDoc Formatter.hasToolUse} */
-  hasToolUse(): boolean {
+  hasToolUse(_text?: string, options?: ParserOptions): boolean {
+    checkOptions(options, 'parser', 'hasToolUse')
     return false
   }
 
@@ -108,6 +127,7 @@ export class CompletionsFormatter implements Formatter {
     const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
     const user = checkParticipantName(options.userName ?? 'User', 'userName')
     const warnings: FormatWarning[] = []
+    const label = this.#label
     const guard = (text: string, where: string): string =>
       this.#eot === '' ? text : guardSpecialTokens(text, [this.#eot], this.#policy, where)
     const parts: string[] = []
@@ -136,24 +156,25 @@ export class CompletionsFormatter implements Formatter {
         else unsupported(this.#media, block, this.name, index, warnings, this.#warnOnStrip)
       }
       if (continues && index === all.length - 1) {
-        turn = text.trim() === '' ? '' : ` ${text.trimEnd()}`
-        parts.push(`${speaker}:${turn}`)
+        turn = text.trim() === '' ? '' : label.gap + text.trimEnd()
+        parts.push(label.head(speaker) + turn)
       } else {
-        parts.push(`${speaker}: ${text}${this.#eot}`)
+        parts.push(label.of(speaker) + text + this.#eot)
       }
     })
     if (!continues) {
-      parts.push(`${assistant}:`)
+      parts.push(label.head(assistant))
     }
     let prompt = parts.join(this.#sep)
     const prefill = guard((options.prefill ?? '').trimEnd(), 'prefill')
     if (prefill !== '') {
       // after a partial answer: the separator, unless the prefill brings its own whitespace
-      const add = turn === '' ? ` ${prefill}` : /^\s/.test(prefill) ? prefill : this.#sep + prefill
+      const add =
+        turn === '' ? label.gap + prefill : /^\s/.test(prefill) ? prefill : this.#sep + prefill
       prompt += add
       turn += add
     }
-    const stops = participantStops(speakers, assistant, user, this.#maxStops)
+    const stops = participantStops(speakers, assistant, user, this.#maxStops, label)
     if (this.#eot !== '') stops.push(this.#eot)
     const request: FormattedRequest = {
       messages: [],

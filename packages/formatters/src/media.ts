@@ -38,29 +38,44 @@ export function toImageBlock(image: ImageBlock): FormattedImageBlock {
 }
 
 /**
+ * Where content sits: a message of `buildMessages` (its index), or a result of a
+ * `formatToolResults` argument (its index and tool call id).
+ */
+export type ContentPosition = number | { result: number; toolCallId: string }
+
+function describePosition(at: ContentPosition): { text: string; details: Record<string, unknown> } {
+  if (typeof at === 'number') return { text: `message ${at}`, details: { messageIndex: at } }
+  return {
+    text: `tool result ${at.result} (tool call ${at.toolCallId})`,
+    details: { resultIndex: at.result, toolCallId: at.toolCallId },
+  }
+}
+
+/**
  * Handle content the format cannot carry: throw {@link UnsupportedContentError} under `'error'`,
  * or, under `'strip'`, record a warning on the request unless `warn` is `false` (the caller then
- * leaves the block out).
+ * leaves the block out). `at` names where the block is, in the message and the details.
  */
 export function unsupported(
   policy: UnsupportedMediaPolicy,
   block: ContentBlock,
   formatter: string,
-  messageIndex: number,
+  at: ContentPosition,
   warnings: FormatWarning[],
   warn = true,
 ): void {
-  const details = { formatter, messageIndex, blockType: block.type }
+  const where = describePosition(at)
+  const details = { formatter, ...where.details, blockType: block.type }
   if (policy === 'error') {
     throw new UnsupportedContentError(
-      `${formatter} cannot carry a ${block.type} block (message ${messageIndex}); set unsupportedMedia: 'strip' to drop it`,
+      `${formatter} cannot carry a ${block.type} block (${where.text}); set unsupportedMedia: 'strip' to drop it`,
       { details },
     )
   }
   if (!warn) return
   warnings.push({
     code: `${block.type}_stripped`,
-    message: `${formatter} dropped an unsupported ${block.type} block from message ${messageIndex}`,
+    message: `${formatter} dropped an unsupported ${block.type} block from ${where.text}`,
     details,
   })
 }

@@ -1,5 +1,4 @@
 import {
-  assertOptions,
   ConfigurationError,
   type ContentBlock,
   type Message,
@@ -10,7 +9,14 @@ import {
 import { CacheMarks, lastMarkable } from './cache-markers.js'
 import { PrefillUnsupportedError, TooManyParticipantsError } from './errors.js'
 import { toImageBlock } from './media.js'
-import { checkParticipantName, mergeStops, speakerOf } from './participants.js'
+import { checkOptions } from './option-keys.js'
+import {
+  checkParticipantName,
+  mergeStops,
+  type NameLabel,
+  nameLabel,
+  speakerOf,
+} from './participants.js'
 import { PassThroughStreamParser } from './passthrough-parser.js'
 import { buildSystem } from './system-prompt.js'
 import type {
@@ -19,6 +25,7 @@ import type {
   FormattedMessage,
   FormattedRequest,
   Formatter,
+  ParserOptions,
   StreamParser,
 } from './types.js'
 import { withUserSections } from './user-sections.js'
@@ -32,6 +39,12 @@ export interface NativeFormatterOptions {
    * Default `'simple'`.
    */
   participantMode?: 'simple' | 'multiuser'
+  /**
+   * `'multiuser'` only: how a speaker is written before their text, a template with `{name}`
+   * once (e.g. `'<{name}> '`, `'[{name}]\n'`); a message with no text gets the label without its
+   * trailing whitespace as a text block of its own. Default `'{name}: '` (`Alice: text`).
+   */
+  nameFormat?: string
 }
 
 function toFormatted(block: ContentBlock): FormattedBlock {
@@ -72,14 +85,20 @@ export class NativeFormatter implements Formatter {
   readonly usesPrefill = false
   /** {@inheritDoc NativeFormatterOptions.participantMode} */
   readonly participantMode: 'simple' | 'multiuser'
+  readonly #label: NameLabel
 
   constructor(options: NativeFormatterOptions = {}) {
-    assertOptions(options, 'new NativeFormatter')
+    checkOptions(options, 'new NativeFormatter')
     this.participantMode = options.participantMode ?? 'simple'
     if (this.participantMode !== 'simple' && this.participantMode !== 'multiuser')
       throw new ConfigurationError(
         `participantMode must be 'simple' or 'multiuser', got ${String(this.participantMode)}`,
       )
+    if (options.nameFormat !== undefined && this.participantMode !== 'multiuser')
+      throw new ConfigurationError(
+        "nameFormat labels speakers in participantMode 'multiuser' only; 'simple' mode writes no names",
+      )
+    this.#label = nameLabel(options.nameFormat ?? '{name}: ', 'nameFormat')
   }
 
   /** {@inheritDoc Formatter.formatToolDefinitions} */
@@ -98,17 +117,20 @@ export class NativeFormatter implements Formatter {
   }
 
   /** {@inheritDoc Formatter.createStreamParser} */
-  createStreamParser(): StreamParser {
+  createStreamParser(options?: ParserOptions): StreamParser {
+    checkOptions(options, 'parser', 'createStreamParser')
     return new PassThroughStreamParser()
   }
 
   /** Native tool calls arrive as structured blocks, never in text: always `[]`. */
-  parseToolCalls(): ToolCallBlock[] {
+  parseToolCalls(_text?: string, options?: ParserOptions): ToolCallBlock[] {
+    checkOptions(options, 'parser', 'parseToolCalls')
     return []
   }
 
   /** {@inheritDoc Formatter.hasToolUse} */
-  hasToolUse(): boolean {
+  hasToolUse(_text?: string, options?: ParserOptions): boolean {
+    checkOptions(options, 'parser', 'hasToolUse')
     return false
   }
 
@@ -154,9 +176,9 @@ export class NativeFormatter implements Formatter {
       const blocks = message.content.map(toFormatted)
       if (this.participantMode === 'multiuser' && message.role === 'user') {
         const first = blocks.find((b) => b.type === 'text')
-        if (first && first.type === 'text') first.text = `${speaker}: ${first.text}`
+        if (first && first.type === 'text') first.text = this.#label.of(speaker) + first.text
         else if (!blocks.every((b) => b.type === 'tool_result'))
-          blocks.unshift({ type: 'text', text: `${speaker}:` })
+          blocks.unshift({ type: 'text', text: this.#label.head(speaker) })
       }
       // the API rejects whitespace-only text blocks: such text joins the text block before it
       // (so nothing is glued together) or, with none, is dropped

@@ -1,6 +1,7 @@
 import type { ToolCallBlock } from '@contextkit/core'
-import { assertOptions, exceedsJsonDepth } from '@contextkit/core'
+import { exceedsJsonDepth } from '@contextkit/core'
 import { parseJsonLossless } from './lossless-json.js'
+import { checkOptions } from './option-keys.js'
 import { Accumulator, BlockCounter, pushDelta } from './parser-state.js'
 import type { BlockType, ParserOptions, StreamEvent, StreamParser } from './types.js'
 import { checkText } from './validate.js'
@@ -94,7 +95,7 @@ export class NativeToolStreamParser implements StreamParser {
   #counter = 0
 
   constructor(syntax: NativeCallSyntax, options: NativeToolParserOptions = {}) {
-    assertOptions(options, 'new NativeToolStreamParser')
+    checkOptions(options, 'new NativeToolStreamParser')
     this.#syntax = syntax
     this.#idPrefix = options.idPrefix ?? 'toolu_native_'
   }

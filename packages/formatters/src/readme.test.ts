@@ -6,3 +6,12 @@ test('the README example runs and prints what it says', async () => {
   expect(expected.length).toBeGreaterThan(0)
   expect(logs).toEqual(expected)
 })
+
+test("the README's example for the original design's names runs and prints what it says", async () => {
+  const { logs, expected } = await runReadmeExample(
+    new URL('..', import.meta.url),
+    '<!-- runnable-example:seed -->',
+  )
+  expect(expected.length).toBeGreaterThan(0)
+  expect(logs).toEqual(expected)
+})

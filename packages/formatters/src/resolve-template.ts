@@ -1,6 +1,7 @@
 import { ConfigurationError } from '@contextkit/core'
 import { CHAT_TEMPLATES, type ChatTemplate, isChatTemplatePreset } from './chat-templates.js'
 import type { ChatMLFormatterOptions } from './chatml-formatter.js'
+import { checkOptions } from './option-keys.js'
 import { mergeStops } from './participants.js'
 
 function checkTemplate(t: ChatTemplate): void {
@@ -26,6 +27,8 @@ export function resolveTemplate(options: ChatMLFormatterOptions): ChatTemplate {
   const base = options.template ?? CHAT_TEMPLATES[preset]
   if (typeof base !== 'object' || base === null || !base.user || !base.assistant)
     throw new ConfigurationError('template is not a valid ChatTemplate')
+  if (options.template !== undefined)
+    checkOptions(options.template, 'ChatMLFormatter template', 'new ChatMLFormatter', 'template')
   const { systemToken, userToken, assistantToken, endToken } = options
   for (const [k, v] of Object.entries({ systemToken, userToken, assistantToken, endToken }))
     if (v !== undefined && typeof v !== 'string')

@@ -166,9 +166,10 @@ export interface BuildOptions {
   /**
    * Open a thinking block in the prefill (formats that support it). Default `false`. When the
    * conversation ends in a non-empty assistant message that is continued, no block is opened
-   * mid-answer: the request carries a `thinking_not_opened` warning instead.
+   * mid-answer: the request carries a `thinking_not_opened` warning instead. `{ enabled }` (the
+   * shape `runAgent` and the original design take) means the same as its `enabled`.
    */
-  thinking?: boolean
+  thinking?: boolean | { enabled: boolean }
   /**
    * Ephemeral text the reply must continue from. Trailing whitespace is trimmed. With
    * `thinking`, it is written after the opened thinking tag (inside the thinking block). After a
@@ -214,6 +215,9 @@ export interface BuildOptions {
   /** Lifetime written into every cache marker (`ttl`). Default: none (the API's 5 minutes). */
   cacheTtl?: CacheTtl
 }
+
+/** {@link BuildOptions} after checking: `thinking` is a boolean. */
+export type CheckedBuildOptions = Omit<BuildOptions, 'thinking'> & { thinking?: boolean }
 
 /**
  * What a stream parser reports, in order. Adjacent deltas of one block may be split anywhere.

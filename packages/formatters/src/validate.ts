@@ -13,7 +13,8 @@ import {
   ToolResultBlockSchema,
   ValidationError,
 } from '@contextkit/core'
-import type { BuildOptions } from './types.js'
+import { checkOptions } from './option-keys.js'
+import type { BuildOptions, CheckedBuildOptions } from './types.js'
 
 function fail(what: string, path: string, message: string): never {
   throw new ValidationError(`Invalid ${what}: ${path}: ${message}`, [{ path, message }])
@@ -41,15 +42,15 @@ export function parseMessages(input: unknown, what = 'messages'): Message[] {
  * Check {@link BuildOptions} that may come from untyped callers: a wrong type anywhere throws
  * core's `ValidationError` (never a `TypeError` from deep inside a formatter).
  */
-export function parseBuildOptions(input: unknown): BuildOptions {
+export function parseBuildOptions(input: unknown): CheckedBuildOptions {
   if (input === undefined) return {}
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     fail('build options', '(root)', 'expected an object')
+  checkOptions(input, 'buildMessages')
   const options = input as Record<string, unknown>
   optionalType(options, 'assistantName', 'string')
   optionalType(options, 'userName', 'string')
   optionalType(options, 'prefill', 'string')
-  optionalType(options, 'thinking', 'boolean')
   optionalType(options, 'cacheContextPrefix', 'boolean')
   optionalType(options, 'promptCaching', 'boolean')
   const {
@@ -92,7 +93,21 @@ export function parseBuildOptions(input: unknown): BuildOptions {
     !(Array.isArray(stopSequences) && stopSequences.every((s) => typeof s === 'string'))
   )
     fail('build options', 'stopSequences', 'expected an array of strings')
-  return options as BuildOptions
+  const thinking = thinkingFlag(options.thinking)
+  return thinking === options.thinking
+    ? (options as CheckedBuildOptions)
+    : { ...(options as BuildOptions), thinking }
+}
+
+/** `thinking` as a boolean: `true`/`false`, or the `enabled` of `{ enabled }`. */
+function thinkingFlag(value: unknown): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    checkOptions(value, 'thinking', 'buildMessages', 'options.thinking')
+    const enabled = (value as { enabled?: unknown }).enabled
+    if (typeof enabled === 'boolean') return enabled
+  }
+  return fail('build options', 'thinking', 'expected a boolean or { enabled: boolean }')
 }
 
 /**

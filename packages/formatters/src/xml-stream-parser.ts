@@ -1,5 +1,5 @@
-import { assertOptions } from '@contextkit/core'
 import { BlockTextReader } from './block-text.js'
+import { checkOptions } from './option-keys.js'
 import { Accumulator, BlockCounter, EventBuffer } from './parser-state.js'
 import {
   candidates,
@@ -87,7 +87,7 @@ export class XmlStreamParser implements StreamParser {
 
   /** @param options - tools (for coercion), namespaces (default `['antml']`), idPrefix (default `'toolu_xml_'`), thinkingTag (default `'thinking'`). */
   constructor(options: XmlParserOptions = {}) {
-    assertOptions(options, 'new XmlStreamParser')
+    checkOptions(options, 'new XmlStreamParser')
     this.#calls = new XmlCallBuilder(options.tools ?? [], options.idPrefix ?? 'toolu_xml_')
     this.#thinkingTag = options.thinkingTag ?? 'thinking'
     this.#thinking = new BlockTextReader(options.trimThinkingNewlines ?? false)

@@ -5,8 +5,9 @@ import type {
   ToolDefinition,
   ToolResultBlock,
 } from '@contextkit/core'
-import { assertArray, assertOptions, assertString } from '@contextkit/core'
+import { assertArray, assertString } from '@contextkit/core'
 import { stringifyJson } from './lossless-json.js'
+import { checkOptions } from './option-keys.js'
 import { checkInputDepth } from './validate.js'
 import { escapeXml, escapeXmlAttribute } from './xml-escape.js'
 import { type XmlParserOptions, XmlStreamParser } from './xml-stream-parser.js'
@@ -204,7 +205,7 @@ export function renderXmlToolResults(results: readonly ToolResultBlock[]): strin
 /** The complete tool calls of a whole text, in document order (the stream parser, run once). */
 export function parseXmlToolCalls(text: string, options: XmlParserOptions = {}): ToolCallBlock[] {
   assertString(text, 'parseXmlToolCalls', 'text')
-  assertOptions(options, 'parseXmlToolCalls')
+  checkOptions(options, 'new XmlStreamParser', 'parseXmlToolCalls')
   const parser = new XmlStreamParser(options)
   const calls: ToolCallBlock[] = []
   for (const e of [...parser.processChunk(text), ...parser.flush()]) {

@@ -2,7 +2,7 @@ import type { ContentBlock, Message, ToolResultBlock } from '@contextkit/core'
 import { escapeBlockText } from './block-text.js'
 import { CacheMarks } from './cache-markers.js'
 import { type ToolResultMediaPolicy, toImageBlock } from './media.js'
-import { checkParticipantName } from './participants.js'
+import { checkParticipantName, type NameLabel } from './participants.js'
 import { TranscriptWriter } from './transcript-writer.js'
 import type { BuildOptions, FormattedBlock, FormatWarning } from './types.js'
 import { xmlToolCallsText, xmlToolResultSegments, xmlToolResultsText } from './xml-tools.js'
@@ -13,6 +13,8 @@ export interface XmlTranscriptSettings {
   media: ToolResultMediaPolicy
   /** Text between transcript messages. */
   sep: string
+  /** How a speaker is written before their text (`participantFormat`). */
+  label: NameLabel
   /** Closing tags thinking text must not contain (see `escapeBlockText`). */
   thinkingCloses: readonly string[]
   /** A result with its images replaced by text under `'error'`/`'strip'` (warnings recorded). */
@@ -75,7 +77,8 @@ export class XmlTranscript {
     this.#prev = continuing ? XML : NONE
     if (!continuing) {
       this.speakers.push(speaker)
-      this.w.text('assistant', this.started ? `${this.#settings.sep}${speaker}:` : `${speaker}:`)
+      const label = this.#settings.label.of(speaker)
+      this.w.text('assistant', this.started ? `${this.#settings.sep}${label}` : label)
       this.lastSpeaker = speaker
       this.turnText = ''
     }

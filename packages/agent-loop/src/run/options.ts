@@ -1,4 +1,5 @@
 import {
+  assertOptions,
   type ContextMiddleware,
   getModelInfo,
   type Message,
@@ -14,7 +15,7 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import { DEFAULT_SESSION_WAIT_MS, SessionIdSchema } from '@contextkit/core/store'
-import type { Formatter } from '@contextkit/formatters'
+import { AnthropicXmlFormatter, type Formatter } from '@contextkit/formatters'
 import * as z from 'zod'
 import { CACHE_MODES, type CacheMode } from '../budget/cache-breakpoints.js'
 import {
@@ -76,12 +77,16 @@ export const RunAgentOptionsSchema = z.strictObject({
     .optional(),
   /**
    * The preferred prompt format; `formatterFor` swaps in `NativeFormatter` for a model that cannot
-   * take it. Default: `NativeFormatter`.
+   * take it. `'anthropic-xml'` is short for `new AnthropicXmlFormatter()`; `'native'` and `null`
+   * (no prefill, native mode) for `new NativeFormatter()`. Default: `NativeFormatter`.
    */
-  formatter: shaped<Formatter>(
-    'a formatter',
-    (f) => typeof f.buildMessages === 'function',
-  ).optional(),
+  formatter: z
+    .union([
+      shaped<Formatter>('a formatter', (f) => typeof f.buildMessages === 'function'),
+      z.enum(['anthropic-xml', 'native']),
+      z.null(),
+    ])
+    .optional(),
   /** When to stop, any of them ("or"). `maxSteps(20)` is added unless a `maxSteps` is given. */
   stopWhen: z
     .custom<StopWhen>(
@@ -280,11 +285,27 @@ function toolMap(tools: readonly AgentTool[] | undefined): Map<string, AgentTool
   return map
 }
 
+/** A formatter given as itself; `'native'` and `null` are the default (`undefined`). */
+function formatterOf(formatter: Formatter | 'native' | null | undefined): Formatter | undefined {
+  return formatter === 'native' || formatter === null ? undefined : formatter
+}
+
+/** Names of the original design (membrane) for options `runAgent` has under another name. */
+const SEED_NAMES = { systemPrompt: 'system' }
+
 /**
  * Check `runAgent`'s options against {@link RunAgentOptionsSchema} (a `ValidationError` naming
  * every bad path and every unknown key) and resolve the defaults. Tool names must be unique.
  */
 export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
+  // a name of the original design gets our name in the refusal (zod would only say "unknown")
+  for (const key of Object.keys(SEED_NAMES)) {
+    if (typeof options === 'object' && options !== null && Object.hasOwn(options, key))
+      assertOptions(options, 'runAgent', 'options', {
+        known: Object.keys(RunAgentOptionsSchema.shape),
+        renamed: SEED_NAMES,
+      })
+  }
   const o = parseWith(RunAgentOptionsSchema, options, 'runAgent options')
   if (o.sessionWaitMs !== undefined && o.session === undefined) {
     throw new ValidationError(
@@ -310,7 +331,8 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
     messages: options.messages as Message[],
     tools,
     middleware: o.middleware ?? [],
-    formatter: o.formatter,
+    formatter:
+      o.formatter === 'anthropic-xml' ? new AnthropicXmlFormatter() : formatterOf(o.formatter),
     conditions: stopConditions(o.stopWhen),
     maxTokens: Math.min(o.maxTokens ?? 4096, model.maxOutput),
     thinking: o.thinking,
