@@ -303,11 +303,13 @@ describe('formatToolResults names a real position', () => {
       type: 'tool_result' as const,
       toolCallId: 'toolu_a',
       content: [{ type: 'text' as const, text: 'ok' }],
+      isError: false,
     },
     {
       type: 'tool_result' as const,
       toolCallId: 'toolu_b',
       content: [{ type: 'image' as const, mediaType: 'image/png' as const, data: 'AAAA' }],
+      isError: false,
     },
   ]
 
