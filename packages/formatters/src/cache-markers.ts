@@ -1,9 +1,7 @@
 import type { Message } from '@contextkit/core'
 import { assertArray } from '@contextkit/core'
+import { MAX_CACHE_MARKERS } from '@contextkit/core/cache'
 import type { BuildOptions, CacheControl, CacheTtl, FormattedBlock } from './types.js'
-
-/** The API's limit on `cache_control` markers per request. */
-export const MAX_CACHE_MARKERS = 4
 
 /**
  * Put `cache_control` on the requested blocks (given in request order: system, then messages),
