@@ -7,4 +7,4 @@ test('the README example (four middleware around the AI SDK mock model) runs and
   const { logs, expected } = await runReadmeExample(pkg)
   expect(expected.length).toBeGreaterThan(4)
   expect(logs).toEqual(expected)
-})
+}, 60_000)
