@@ -7,6 +7,7 @@ import { createUIMessageStreamResponse } from 'ai'
 
 /** An event of a run, as far as this package needs to know it: its `type` and its fields. */
 export interface RunEventLike {
+  /** The event's kind (`text-delta`, `tool-call`, `run-end`, …); kinds this package does not know are skipped. */
   readonly type: string
 }
 
@@ -15,6 +16,7 @@ export interface RunEventLike {
  * is one; a replay of saved events is another).
  */
 export interface UIStreamableRun {
+  /** The run's events, in order (`AgentRun.events`). */
   readonly events: AsyncIterable<RunEventLike>
 }
 

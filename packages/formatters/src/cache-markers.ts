@@ -5,7 +5,7 @@ import type { BuildOptions, CacheControl, CacheTtl, FormattedBlock } from './typ
 
 /**
  * Put `cache_control` on the requested blocks (given in request order: system, then messages),
- * keeping only the deepest {@link MAX_CACHE_MARKERS}. Thinking blocks never get one. Returns how
+ * keeping only the deepest `MAX_CACHE_MARKERS` (`@contextkit/core/cache`). Thinking blocks never get one. Returns how
  * many were placed. With `ttl`, every marker carries it.
  */
 export function applyCacheMarkers(requested: readonly FormattedBlock[], ttl?: CacheTtl): number {
