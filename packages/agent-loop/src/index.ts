@@ -1,18 +1,6 @@
 // The pure API of @contextkit/agent-loop: no Node built-ins, safe to bundle for browsers and edge
 // runtimes. Sessions are kept by any core `SessionStore` the caller passes (the JSONL file store
 // is `@contextkit/store-files`).
-export type {
-  CacheBreakpoint,
-  CacheBreakpointReason,
-  CacheMode,
-  CachePlacement,
-  PlaceCacheBreakpointsInput,
-} from './budget/cache-breakpoints.js'
-export {
-  CACHE_MODES,
-  placeCacheBreakpoints,
-  TOOLS_CACHE_MIN_TOKENS,
-} from './budget/cache-breakpoints.js'
 export type { LearnedWindow } from './budget/context-window.js'
 export { RequiredSectionsError } from './budget/errors.js'
 export type { LimitHistoryOptions } from './budget/history.js'

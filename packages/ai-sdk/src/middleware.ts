@@ -16,6 +16,8 @@ import {
   type Trace,
   type TurnContext,
 } from '@contextkit/core'
+import type { CacheMode } from '@contextkit/core/cache'
+import { markerOf, planCache } from './cache-marks.js'
 import { callError } from './errors.js'
 import { fitTurn } from './fit.js'
 import { parseOptions } from './options.js'
@@ -40,6 +42,15 @@ export interface ContextkitMiddlewareOptions {
   trace?: Trace
   /** Data for the middleware and tools (`turn.vars`, e.g. preload's `contexts`). Default `{}`. */
   vars?: Record<string, unknown>
+  /**
+   * Prompt-cache breakpoints. `'auto'`: each call marks, as `providerOptions.anthropic.cacheControl`,
+   * the end of the stable system part, the newest message, the tool definitions when they reach
+   * 1,024 tokens and the previous call's last message (the placement `runAgent` uses), in the
+   * slots the caller's own markers leave (never more than four in all; the caller's are never
+   * moved, changed or dropped). `'off'`: none of ours. Providers other than Anthropic ignore them.
+   * Default `'auto'`.
+   */
+  cache?: CacheMode
 }
 
 /** What a transformed call remembers for `wrapGenerate`/`wrapStream`. */
@@ -57,6 +68,13 @@ function runIdOf(params: LanguageModelV4CallOptions): string | undefined {
   const own = (params.providerOptions as Record<string, Record<string, unknown>> | undefined)
     ?.contextkit
   return typeof own?.runId === 'string' && own.runId !== '' ? own.runId : undefined
+}
+
+/** Ids of the system sections whose source system message carries the caller's cache marker. */
+function callerMarkedSystem(core: CorePrompt): Set<string> {
+  const ids = new Set<string>()
+  for (const [id, options] of core.systemOptions) if (markerOf(options)) ids.add(id)
+  return ids
 }
 
 /** What one call's turn is built from. */
@@ -149,8 +167,30 @@ export function contextkitMiddleware(
       ...(o.budgetTokens === undefined ? {} : { budgetTokens: o.budgetTokens }),
     })
     const prefill = base.step === 1 && fitted.model.supportsPrefill ? fitted.prefill : undefined
-    const prompt = writeBack(fitted, base.core, prefill) as unknown as LanguageModelV4Prompt
-    const next: LanguageModelV4CallOptions = { ...params, prompt }
+    const cache = planCache({
+      mode: o.cache,
+      system: fitted.system,
+      messages: fitted.messages,
+      callerMarkedSystem: callerMarkedSystem(base.core),
+      prompt: params.prompt as unknown as PromptMessage[],
+      tools: params.tools,
+      providerOptions: params.providerOptions,
+      previousCount: base.step > 1 ? base.memory.sent : undefined,
+      counter: counterFor(fitted.model),
+    })
+    base.memory.sent = fitted.messages.length
+    const prompt = writeBack(
+      fitted,
+      base.core,
+      prefill,
+      cache.marks,
+    ) as unknown as LanguageModelV4Prompt
+    const tools = cache.tools as LanguageModelV4CallOptions['tools']
+    const next: LanguageModelV4CallOptions = {
+      ...params,
+      prompt,
+      ...(tools === undefined ? {} : { tools }),
+    }
     calls.set(next, { ...base, turn: fitted, prefill, params: next })
     return next
   }

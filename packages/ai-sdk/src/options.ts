@@ -6,6 +6,7 @@ import {
   type TokenCounter,
   type Trace,
 } from '@contextkit/core'
+import { CACHE_MODES, type CacheMode } from '@contextkit/core/cache'
 import type { ContextkitMiddlewareOptions } from './middleware.js'
 
 const KNOWN = new Set([
@@ -16,6 +17,7 @@ const KNOWN = new Set([
   'tokenCounter',
   'trace',
   'vars',
+  'cache',
 ])
 
 /** The checked options. */
@@ -27,6 +29,7 @@ export interface ParsedOptions {
   tokenCounter: TokenCounter | undefined
   trace: Trace | undefined
   vars: Record<string, unknown>
+  cache: CacheMode
 }
 
 const FN = 'contextkitMiddleware'
@@ -42,7 +45,7 @@ export function parseOptions(options: ContextkitMiddlewareOptions): ParsedOption
     if (!KNOWN.has(key))
       invalidArgument(FN, `options.${key}`, `a known option (one of ${[...KNOWN].join(', ')})`)
   }
-  const { middleware, model, workspace, budgetTokens, tokenCounter, trace, vars } = options
+  const { middleware, model, workspace, budgetTokens, tokenCounter, trace, vars, cache } = options
   if (
     !Array.isArray(middleware) ||
     !middleware.every((m) => isRecord(m) && typeof m.name === 'string')
@@ -68,5 +71,9 @@ export function parseOptions(options: ContextkitMiddlewareOptions): ParsedOption
     invalidArgument(FN, 'options.trace', 'a Trace', trace)
   }
   if (vars !== undefined && !isRecord(vars)) invalidArgument(FN, 'options.vars', 'an object', vars)
-  return { middleware, model, workspace, budgetTokens, tokenCounter, trace, vars: vars ?? {} }
+  if (cache !== undefined && !CACHE_MODES.includes(cache)) {
+    invalidArgument(FN, 'options.cache', `one of ${CACHE_MODES.join(', ')}`, cache)
+  }
+  const parsed = { middleware, model, workspace, budgetTokens, tokenCounter, trace }
+  return { ...parsed, vars: vars ?? {}, cache: cache ?? 'auto' }
 }

@@ -22,6 +22,8 @@ export interface CorePrompt {
   messages: Message[]
   /** For each core message, the AI SDK messages it was made from (to write unchanged ones back as they were). */
   sources: PromptMessage[][]
+  /** The `providerOptions` of the caller's system messages, by section id (written back with their text). */
+  systemOptions: Map<string, Record<string, unknown>>
 }
 
 /** Core messages already made from AI SDK messages (which are never changed in place). */
@@ -154,6 +156,7 @@ export function toCorePrompt(prompt: readonly PromptMessage[]): CorePrompt {
   const system: Section[] = []
   const messages: Message[] = []
   const sources: PromptMessage[][] = []
+  const systemOptions = new Map<string, Record<string, unknown>>()
   let pendingTool: { blocks: ContentBlock[]; from: PromptMessage[] } | undefined
   const flushTool = (): void => {
     if (!pendingTool) return
@@ -163,12 +166,9 @@ export function toCorePrompt(prompt: readonly PromptMessage[]): CorePrompt {
   }
   for (const m of prompt) {
     if (m.role === 'system') {
-      system.push({
-        id: `system-${system.length}`,
-        text: m.content,
-        priority: 1000,
-        cache: 'stable',
-      })
+      const id = `system-${system.length}`
+      system.push({ id, text: m.content, priority: 1000, cache: 'stable' })
+      if (isRecord(m.providerOptions)) systemOptions.set(id, m.providerOptions)
       continue
     }
     if (m.role === 'tool') {
@@ -199,7 +199,7 @@ export function toCorePrompt(prompt: readonly PromptMessage[]): CorePrompt {
     sources.push([m])
   }
   flushTool()
-  return { system, messages, sources }
+  return { system, messages, sources, systemOptions }
 }
 
 /** The call's function tools as core tool definitions. */

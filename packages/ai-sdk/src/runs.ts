@@ -11,6 +11,8 @@ export interface RunMemory {
   run: RunInfo
   /** The turn `prepare` made on the run's first call (its sections, prefill and vars are reused). */
   prepared: TurnContext | undefined
+  /** How many messages the run's latest call sent (its last one is a cache breakpoint again). */
+  sent?: number
 }
 
 /** The run and the step a model call belongs to. */

@@ -1,21 +1,41 @@
 import { type Message, renderSections, type Section, type TurnContext } from '@contextkit/core'
+import { stableFirst } from '@contextkit/core/cache'
+import { type CacheMarks, markedMessage, markGroup } from './cache-marks.js'
 import { type CorePrompt, fromCoreMessage, type Part, type PromptMessage } from './prompt.js'
 
-/** Stable sections first, then the volatile ones, each group in its order. */
-function stableFirst(sections: readonly Section[]): Section[] {
-  return [
-    ...sections.filter((s) => s.cache === 'stable'),
-    ...sections.filter((s) => s.cache !== 'stable'),
-  ]
-}
-
-function systemMessages(system: readonly Section[]): PromptMessage[] {
+/**
+ * The system messages of the turn: its stable sections (first) then its volatile ones, each group
+ * one message, except that a caller's system message with `providerOptions` (its own cache
+ * marker, say) stays a message of its own, written back with them. With `marks.system`, the last
+ * stable message gets our marker (the end of the stable part).
+ */
+function systemMessages(
+  system: readonly Section[],
+  options: ReadonlyMap<string, Record<string, unknown>>,
+  marks: CacheMarks | undefined,
+): PromptMessage[] {
   const ordered = stableFirst(system)
-  const stable = renderSections(ordered.filter((s) => s.cache === 'stable'))
-  const volatile = renderSections(ordered.filter((s) => s.cache !== 'stable'))
   const out: PromptMessage[] = []
-  if (stable !== '') out.push({ role: 'system', content: stable })
-  if (volatile !== '') out.push({ role: 'system', content: volatile })
+  let group: Section[] = []
+  const flush = (providerOptions?: Record<string, unknown>): void => {
+    const content = renderSections(group)
+    group = []
+    if (content === '') return
+    out.push(
+      providerOptions ? { role: 'system', content, providerOptions } : { role: 'system', content },
+    )
+  }
+  for (const s of ordered.filter((s) => s.cache === 'stable')) {
+    const own = options.get(s.id)
+    if (own) flush()
+    group.push(s)
+    if (own) flush(own)
+  }
+  flush()
+  const last = out.at(-1)
+  if (marks?.system && last) out[out.length - 1] = markedMessage(last, marks.control) ?? last
+  group = ordered.filter((s) => s.cache !== 'stable')
+  flush()
   return out
 }
 
@@ -41,25 +61,30 @@ function withUserSections(
 }
 
 /**
- * The AI SDK prompt of a prepared turn: its system sections (stable ones first, as up to two
- * system messages), its messages — each one middleware left as it was written back exactly as the
+ * The AI SDK prompt of a prepared turn: its system sections (stable ones first, see
+ * `systemMessages`), its messages — each one middleware left as it was written back exactly as the
  * caller sent it, changed or added ones converted —, its user sections in the last user message,
- * and, when `prefill` is given, a trailing assistant message the reply continues.
+ * and, when `prefill` is given, a trailing assistant message the reply continues; `marks` are the
+ * call's own prompt-cache breakpoints (see `planCache`).
  */
 export function writeBack(
   turn: TurnContext,
   core: CorePrompt,
   prefill: string | undefined,
+  marks?: CacheMarks,
 ): PromptMessage[] {
   const sources = new Map<Message, PromptMessage[]>()
   core.messages.forEach((m, i) => {
     sources.set(m, core.sources[i] ?? [])
   })
   let messages: PromptMessage[] = []
-  for (const m of turn.messages) messages.push(...(sources.get(m) ?? fromCoreMessage(m)))
+  turn.messages.forEach((m, i) => {
+    const group = sources.get(m) ?? fromCoreMessage(m)
+    messages.push(...(marks?.messages.has(i) ? markGroup(group, marks.control) : group))
+  })
   messages = withUserSections(messages, turn.userSections)
   if (prefill !== undefined && prefill !== '') {
     messages.push({ role: 'assistant', content: [{ type: 'text', text: prefill }] })
   }
-  return [...systemMessages(turn.system), ...messages]
+  return [...systemMessages(turn.system, core.systemOptions, marks), ...messages]
 }

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { expect, test } from 'vitest'
 import { reachableSources } from '../../../tsup.base.js'
+import * as cache from './cache.js'
 import * as root from './index.js'
 import * as node from './node.js'
 import * as store from './store.js'
@@ -30,7 +31,7 @@ test(`the root exports at most ${ROOT_VALUE_BUDGET} value names`, () => {
   expect(values.length, values.join(', ')).toBeLessThanOrEqual(ROOT_VALUE_BUDGET)
 })
 
-test.each(['src/index.ts', 'src/store.ts'])(
+test.each(['src/index.ts', 'src/store.ts', 'src/cache.ts'])(
   '%s imports no Node built-in anywhere in its module graph',
   (entry) => {
     const files = reachableSources(PACKAGE, [entry])
@@ -44,8 +45,8 @@ test.each(['src/index.ts', 'src/store.ts'])(
   },
 )
 
-test('a value name is served by one entry: the root, /node or /store', () => {
-  const entries = { root, node, store }
+test('a value name is served by one entry: the root, /node, /store or /cache', () => {
+  const entries = { root, node, store, cache }
   const seen = new Map<string, string>()
   const twice: string[] = []
   for (const [entry, exports] of Object.entries(entries)) {

@@ -1,13 +1,11 @@
 import type { Message } from '@contextkit/core'
 import { assertArray } from '@contextkit/core'
+import { MAX_CACHE_MARKERS } from '@contextkit/core/cache'
 import type { BuildOptions, CacheControl, CacheTtl, FormattedBlock } from './types.js'
-
-/** The API's limit on `cache_control` markers per request. */
-export const MAX_CACHE_MARKERS = 4
 
 /**
  * Put `cache_control` on the requested blocks (given in request order: system, then messages),
- * keeping only the deepest {@link MAX_CACHE_MARKERS}. Thinking blocks never get one. Returns how
+ * keeping only the deepest `MAX_CACHE_MARKERS` (`@contextkit/core/cache`). Thinking blocks never get one. Returns how
  * many were placed. With `ttl`, every marker carries it.
  */
 export function applyCacheMarkers(requested: readonly FormattedBlock[], ttl?: CacheTtl): number {

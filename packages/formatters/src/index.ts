@@ -1,7 +1,7 @@
 export type { AnthropicXmlFormatterOptions } from './anthropic-xml-formatter.js'
 export { AnthropicXmlFormatter } from './anthropic-xml-formatter.js'
 export { escapeBlockText } from './block-text.js'
-export { applyCacheMarkers, MAX_CACHE_MARKERS } from './cache-markers.js'
+export { applyCacheMarkers } from './cache-markers.js'
 export type { ChatTemplate, ChatTemplatePreset, TurnTokens } from './chat-templates.js'
 export { CHAT_TEMPLATES } from './chat-templates.js'
 export type { ChatMLFormatterOptions } from './chatml-formatter.js'

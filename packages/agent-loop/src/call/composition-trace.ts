@@ -6,8 +6,8 @@ import {
   type ToolDefinition,
   type TurnContext,
 } from '@contextkit/core'
+import { stableFirst } from '@contextkit/core/cache'
 import type { FittedSections, RunTokenCounter } from '../budget/budget.js'
-import { stableFirst } from '../budget/cache-breakpoints.js'
 import type { AgentPhase } from '../events/events.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { summaryOf } from '../session/summary-message.js'

@@ -10,15 +10,18 @@ import {
   type TurnContext,
   type Usage,
 } from '@contextkit/core'
-import { type Formatter, formatterFor, MAX_CACHE_MARKERS } from '@contextkit/formatters'
-import { type FittedSections, fitRequestSections, type RunTokenCounter } from '../budget/budget.js'
 import {
   type CachePlacement,
+  MAX_CACHE_MARKERS,
+  placeCacheBreakpoints,
+  stableFirst,
+} from '@contextkit/core/cache'
+import { type Formatter, formatterFor } from '@contextkit/formatters'
+import { type FittedSections, fitRequestSections, type RunTokenCounter } from '../budget/budget.js'
+import {
   type CacheState,
   finishCacheMarkers,
   hasStableSystem,
-  placeCacheBreakpoints,
-  stableFirst,
 } from '../budget/cache-breakpoints.js'
 import type { RunWindows } from '../budget/context-window.js'
 import { prepareSectionCounts } from '../budget/token-count-prepass.js'

@@ -14,10 +14,10 @@ import {
   type Trace,
   ValidationError,
 } from '@contextkit/core'
+import { CACHE_MODES, type CacheMode } from '@contextkit/core/cache'
 import { DEFAULT_SESSION_WAIT_MS, SessionIdSchema } from '@contextkit/core/store'
 import { AnthropicXmlFormatter, type Formatter } from '@contextkit/formatters'
 import * as z from 'zod'
-import { CACHE_MODES, type CacheMode } from '../budget/cache-breakpoints.js'
 import {
   CompactionOptionsSchema,
   defaultToolResultMaxTokens,
