@@ -146,6 +146,8 @@ export function openAIChatProvider(options: OpenAIChatProviderOptions = {}): Mod
 
   return {
     name: 'openai-chat',
+    system: 'openai',
+    baseUrl: parsed.baseURL ?? d.baseURL,
     outputMode: 'json-schema',
     async *stream(request, { signal }): AsyncGenerator<ProviderEvent> {
       if (request.prompt !== undefined && request.messages.length === 0) {
