@@ -64,7 +64,7 @@ test('read_media_file of the official filesystem server: the image reaches the m
     provider,
     model: 'claude-haiku-4-5',
     messages: [textMessage('user', 'What is in picture.png?')],
-    tools: mcp.tools,
+    tools: [...mcp.tools],
   })
   expect((await run.result).text).toBe('A picture.')
   const second = emulator.requests.filter((r) => r.path === '/v1/messages')[1]
