@@ -36,9 +36,8 @@ export interface EmulatorModel {
   capabilities?: Record<string, unknown>
   /**
    * An OpenAI reasoning model (o-series, gpt-5 family) on `/v1/chat/completions`: `max_tokens`
-   * is refused with OpenAI's 400 (`Unsupported parameter: 'max_tokens' is not supported with this
-   * model. Use 'max_completion_tokens' instead.`); `max_completion_tokens` is taken. Default
-   * `false`.
+   * is refused with OpenAI's 400 "Unsupported parameter" (`UNSUPPORTED_MAX_TOKENS_MESSAGE`), and
+   * `max_completion_tokens` is taken. Default `false`.
    */
   reasoning?: boolean
 }

@@ -31,9 +31,9 @@ export const AGENT_TRACE_STAGES = Object.freeze({
    */
   cache: 'agent:cache',
   /**
-   * `{ step, phase, formatter, model, maxTokens, provider, system?, baseUrl?, messages, roles,
-   * endsWith, prefilled, tools }`: one attempt of a model call is sent (`provider`: its `name`;
-   * `system`, `baseUrl`: what the provider says of its API, when it does).
+   * `{ step, phase, formatter, model, maxTokens, provider, system?, baseUrl?, messages }`, plus
+   * `{ roles, endsWith, prefilled, tools }`: one attempt of a model call is sent (`provider`: its
+   * `name`; `system`, `baseUrl`: what the provider says of its API, when it does).
    */
   request: 'agent:request',
   /** `{ step, phase, stopReason, blocks, toolCalls, usage }` */

@@ -69,9 +69,8 @@ test('read_media_file of the official filesystem server: the image reaches the m
   expect((await run.result).text).toBe('A picture.')
   const second = emulator.requests.filter((r) => r.path === '/v1/messages')[1]
   const body = second?.body as { messages: Array<{ content: unknown }> }
-  const results = (body.messages.at(-1)?.content as Array<Record<string, unknown>>).filter(
-    (b) => b.type === 'tool_result',
-  )
+  const last = (body.messages.at(-1)?.content ?? []) as Array<Record<string, unknown>>
+  const results = last.filter((b) => b.type === 'tool_result')
   expect(results).toHaveLength(1)
   const blocks = results[0]?.content as Array<Record<string, unknown>>
   // the image once, as an image; no text block at all (nothing the image does not carry)
