@@ -39,6 +39,7 @@ export type {
   ResumeSummary,
 } from './events/events.js'
 export { AGENT_EVENT_TYPES, cacheHitRate } from './events/events.js'
+export type { ScopedTrace, TraceScope } from './events/run-trace.js'
 export type { AgentStopReason } from './events/stop-reasons.js'
 export { AGENT_STOP_REASONS } from './events/stop-reasons.js'
 export { AGENT_TRACE_STAGES } from './events/trace-stages.js'

@@ -43,6 +43,12 @@ const entryShape = {
   tokenizerFactor: z.number().positive(),
   /** Prices per million tokens, where known (the Claude lineup); `undefined` means unknown. */
   pricing: ModelPricingSchema.optional(),
+  /**
+   * The field an OpenAI-compatible chat API takes the reply size in: OpenAI's reasoning models
+   * (o-series, gpt-5 family) take `max_completion_tokens` and refuse `max_tokens`. Absent: the
+   * provider decides (`openAIChatProvider`: `max_completion_tokens` for ids of those families).
+   */
+  maxTokensParam: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
 }
 
 type Consistent = {

@@ -16,13 +16,16 @@ import { defaultMessageForStatus, errorTypeForStatus } from './http-errors.js'
 import { mergeTurns, textOfBlocks } from './parse-request.js'
 import { jsonFragments, splitText } from './stream-events.js'
 import { requestTokens } from './token-rule.js'
-import { validateMessagesRequest } from './validate-request.js'
+import { chatRequestProblem } from './validate-chat.js'
 import type { WireMessage, WireRequestMessage, WireStopReason } from './wire-types.js'
 
 /** The `error.code` OpenAI sends for a prompt over the context window. */
 export const CONTEXT_LENGTH_EXCEEDED = 'context_length_exceeded'
 
 const CREATED = 1_700_000_000
+
+/** The `system_fingerprint` every answer carries (OpenAI's names the backend configuration). */
+export const SYSTEM_FINGERPRINT = 'fp_contextkit'
 
 /** Sends an OpenAI-style error body `{ error: { message, type, param, code } }`. */
 function chatError(
@@ -32,9 +35,10 @@ function chatError(
   type: string,
   code: string | null = null,
   headers: Record<string, string> = {},
+  param: string | null = null,
 ): void {
   x.record.status = status
-  const body = JSON.stringify({ error: { message, type, param: null, code } })
+  const body = JSON.stringify({ error: { message, type, param, code } })
   x.res.writeHead(status, {
     ...headers,
     'content-type': 'application/json',
@@ -107,15 +111,18 @@ export function chatCompletionObject(message: WireMessage, id: string): Record<s
     object: 'chat.completion',
     created: CREATED,
     model: message.model,
+    system_fingerprint: SYSTEM_FINGERPRINT,
     choices: [
       {
         index: 0,
         message: {
           role: 'assistant',
           content: text === '' && calls.length > 0 ? null : text,
+          refusal: null,
           ...(reasoning === '' ? {} : { reasoning_content: reasoning }),
           ...(calls.length > 0 ? { tool_calls: calls } : {}),
         },
+        logprobs: null,
         finish_reason: finishReason(message.stop_reason),
       },
     ],
@@ -141,17 +148,31 @@ function toolCallDeltas(message: WireMessage): Record<string, unknown>[] {
   return deltas
 }
 
-/** The `data:` frames of a streamed reply (without the `[DONE]` line). */
+/**
+ * The `data:` frames of a streamed reply (without the `[DONE]` line), as OpenAI sends them: every
+ * chunk with `system_fingerprint`; the first delta opens the turn (`content: null` when the reply
+ * is tool calls only, `''` otherwise, `refusal: null`); with `include_usage`, every chunk before
+ * the last has `usage: null` and the last carries the usage and no choice.
+ */
 export function chatChunkFrames(
   message: WireMessage,
   id: string,
   deltaChars: number,
   includeUsage: boolean,
 ): string[] {
-  const base = { id, object: 'chat.completion.chunk', created: CREATED, model: message.model }
+  const base = {
+    id,
+    object: 'chat.completion.chunk',
+    created: CREATED,
+    model: message.model,
+    system_fingerprint: SYSTEM_FINGERPRINT,
+  }
+  const noUsage = includeUsage ? { usage: null } : {}
   const chunk = (delta: Record<string, unknown>, finish: string | null = null): string =>
-    `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`
-  const frames = [chunk({ role: 'assistant', content: '' })]
+    `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...noUsage })}\n\n`
+  const callsOnly =
+    message.content.every((b) => b.type === 'tool_use') && message.content.length > 0
+  const frames = [chunk({ role: 'assistant', content: callsOnly ? null : '', refusal: null })]
   for (const b of message.content) {
     if (b.type === 'thinking') {
       for (const p of splitText(b.thinking, deltaChars))
@@ -189,9 +210,11 @@ export async function handleChatCompletions(x: Exchange, body: unknown): Promise
     const message = `This model's maximum context length is ${model.maxInputTokens} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`
     return chatError(x, 400, message, 'invalid_request_error', CONTEXT_LENGTH_EXCEEDED)
   }
-  const problem = validateMessagesRequest(request, model, merged)
-  if (problem)
-    return chatError(x, problem.status, problem.message, errorTypeForStatus(problem.status))
+  const problem = chatRequestProblem(parsed.chat.body, model)
+  if (problem) {
+    const { message, code, param } = problem
+    return chatError(x, 400, message, 'invalid_request_error', code, {}, param)
+  }
   const last = merged[merged.length - 1]
   const lastUser = [...merged].reverse().find((m) => m.role === 'user')
   const prefill = last?.role === 'assistant' ? textOfBlocks(last.content) : undefined

@@ -49,6 +49,7 @@ export {
   textTokens,
   toolTokens,
 } from './token-rule.js'
+export { UNSUPPORTED_MAX_TOKENS_MESSAGE } from './validate-chat.js'
 export { MAX_CACHE_CONTROL_BLOCKS, NO_PREFILL_MESSAGE } from './validate-request.js'
 export type {
   WireErrorBody,

@@ -34,6 +34,12 @@ export interface EmulatorModel {
   maxTokens?: number
   /** Shallow overrides of the `capabilities` object `GET /v1/models` answers. Default: none. */
   capabilities?: Record<string, unknown>
+  /**
+   * An OpenAI reasoning model (o-series, gpt-5 family) on `/v1/chat/completions`: `max_tokens`
+   * is refused with OpenAI's 400 "Unsupported parameter" (`UNSUPPORTED_MAX_TOKENS_MESSAGE`), and
+   * `max_completion_tokens` is taken. Default `false`.
+   */
+  reasoning?: boolean
 }
 
 /** A model with every default filled in. */
@@ -119,6 +125,10 @@ export function resolveModels(models: readonly EmulatorModel[]): Map<string, Res
       maxInputTokens: m.maxInputTokens ?? 200_000,
       maxTokens: m.maxTokens ?? 64_000,
       capabilities,
+      reasoning: m.reasoning ?? false,
+    }
+    if (typeof resolved.reasoning !== 'boolean') {
+      configError(`model ${m.id}: reasoning must be a boolean`, m.id)
     }
     if (!(resolved.maxTokens > 0) || !(resolved.maxInputTokens > 0)) {
       configError(`model ${m.id}: limits must be positive`, m.id)

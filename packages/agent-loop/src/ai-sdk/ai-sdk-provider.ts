@@ -157,6 +157,8 @@ export function aiSdkProvider(
   }
   return {
     name: `ai-sdk:${languageModel.provider}`,
+    // the AI SDK's provider ids read `<provider>.<api>` (`anthropic.messages`, `openai.chat`)
+    system: languageModel.provider.split('.')[0] ?? languageModel.provider,
     outputMode: 'json-schema',
     stream(request, { signal }) {
       const call = callOptions(

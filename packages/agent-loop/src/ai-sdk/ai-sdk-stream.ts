@@ -92,6 +92,7 @@ export class AiSdkPartMapper {
   readonly #calls = new Map<string, Call>()
   #thinking = false
   #signature: string | undefined
+  #response: { responseId?: string; responseModel?: string } = {}
   /** The `finish` part arrived. */
   finished = false
   /** An `error` part arrived. */
@@ -142,6 +143,10 @@ export class AiSdkPartMapper {
       }
       case 'tool-call':
         this.#endCall(part, events)
+        break
+      case 'response-metadata':
+        if (typeof part.id === 'string') this.#response.responseId = part.id
+        if (typeof part.modelId === 'string') this.#response.responseModel = part.modelId
         break
       case 'finish':
         this.finished = true
@@ -218,6 +223,6 @@ export class AiSdkPartMapper {
     let stopReason: StopReason =
       (typeof unified === 'string' ? AI_SDK_FINISH_REASONS[unified] : undefined) ?? 'end_turn'
     if (stopReason === 'end_turn' && this.#calls.size > 0) stopReason = 'tool_use'
-    return { type: 'finish', stopReason, usage: aiSdkUsage(part.usage) }
+    return { type: 'finish', stopReason, usage: aiSdkUsage(part.usage), ...this.#response }
   }
 }

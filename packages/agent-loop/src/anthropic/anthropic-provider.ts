@@ -97,6 +97,8 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
 
   return {
     name: 'anthropic',
+    system: 'anthropic',
+    ...baseUrlOf(client),
     outputMode: 'tool',
     async *stream(request, { signal }): AsyncGenerator<ProviderEvent> {
       let params: AnthropicStreamParams
@@ -115,4 +117,10 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
       )
     },
   }
+}
+
+/** The client's base URL when it has one (a real SDK client does; a stand-in may not). */
+function baseUrlOf(client: object): { baseUrl?: string } {
+  const url = (client as { baseURL?: unknown }).baseURL
+  return typeof url === 'string' ? { baseUrl: url } : {}
 }

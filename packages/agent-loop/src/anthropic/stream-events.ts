@@ -35,6 +35,7 @@ export class AnthropicEventMapper {
   #usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
   #stopReason: StopReason = 'end_turn'
   #stopSequence: string | undefined
+  #response: { responseId?: string; responseModel?: string } = {}
   /** `true` once `message_stop` arrived. */
   stopped = false
 
@@ -42,6 +43,11 @@ export class AnthropicEventMapper {
   map(event: Anthropic.Messages.RawMessageStreamEvent): ProviderEvent[] {
     switch (event.type) {
       case 'message_start': {
+        const { id, model } = event.message
+        this.#response = {
+          ...(typeof id === 'string' ? { responseId: id } : {}),
+          ...(typeof model === 'string' ? { responseModel: model } : {}),
+        }
         this.#usage = { ...this.#usage, ...usageOf(event.message.usage as never) }
         return [{ type: 'usage', usage: { ...this.#usage } }]
       }
@@ -83,6 +89,7 @@ export class AnthropicEventMapper {
       ...(this.#stopSequence === undefined ? {} : { stopSequence: this.#stopSequence }),
       usage: { ...this.#usage },
       ...(requestId ? { requestId } : {}),
+      ...this.#response,
     }
   }
 

@@ -27,6 +27,7 @@ import type { RunWindows } from '../budget/context-window.js'
 import { prepareSectionCounts } from '../budget/token-count-prepass.js'
 import type { ToolResultClipper } from '../budget/tool-result-clip.js'
 import type { AgentEvent, AgentPhase, AgentWarning } from '../events/events.js'
+import { inTraceScope } from '../events/run-trace.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import type { ModelProvider, ProviderRequest, ResponseFormat } from '../provider/contract.js'
@@ -205,16 +206,23 @@ async function attemptCall(
   const built = buildRequest(ctx, spec)
   const { request } = built
   traceRequest(ctx, spec, built)
-  const outcome = await streamReply({
-    provider: ctx.provider,
-    request,
-    parser: spec.formatter.createStreamParser({ tools: spec.turn.tools }),
-    signal: ctx.signal,
-    step: spec.step,
-    emit: ctx.emit,
-    warn: ctx.warn,
-    ...(ctx.backpressure ? { backpressure: ctx.backpressure } : {}),
-  })
+  // the call's scope opened with its request record: what the provider does inside it (its HTTP
+  // request) is seen inside the call
+  const scope = { kind: 'call', phase: spec.phase, step: spec.step } as const
+  const outcome = await inTraceScope(ctx.run.trace, scope, () =>
+    streamReply({
+      provider: ctx.provider,
+      request,
+      parser: spec.formatter.createStreamParser({ tools: spec.turn.tools }),
+      signal: ctx.signal,
+      step: spec.step,
+      phase: spec.phase,
+      trace: ctx.run.trace,
+      emit: ctx.emit,
+      warn: ctx.warn,
+      ...(ctx.backpressure ? { backpressure: ctx.backpressure } : {}),
+    }),
+  )
   // an interrupted reply that said nothing stays empty: an opening alone is not a reply
   const said = outcome.kind === 'done' || outcome.reply.content.length > 0
   const opening = spec.opensReply && said ? spec.turn.prefill : undefined
@@ -271,6 +279,10 @@ function traceRequest(
     phase: spec.phase,
     formatter: formatter.name,
     model: turn.model.id,
+    maxTokens: request.maxTokens,
+    provider: ctx.provider.name,
+    ...(ctx.provider.system === undefined ? {} : { system: ctx.provider.system }),
+    ...(ctx.provider.baseUrl === undefined ? {} : { baseUrl: ctx.provider.baseUrl }),
     messages: request.messages.length,
     roles: request.messages.map((m) => m.role),
     endsWith: request.messages[request.messages.length - 1]?.role,

@@ -8,11 +8,14 @@ import {
   MAX_JSON_DEPTH,
   type StopReason,
   type ToolCallBlock,
+  type Trace,
   type Usage,
   whenAborted,
 } from '@contextkit/core'
 import type { StreamEvent, StreamParser } from '@contextkit/formatters'
 import type { AgentEvent, AgentWarning } from '../events/events.js'
+import { safeRecord } from '../events/run-trace.js'
+import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import type { ModelProvider, ProviderEvent, ProviderRequest } from '../provider/contract.js'
 import { ProviderError } from '../provider/errors.js'
@@ -26,6 +29,10 @@ export interface StreamReplyInput {
   signal: AbortSignal
   /** The step this model call belongs to. */
   step: number
+  /** The call's phase (`agent`, `plan`, `output`, `compaction`), for its trace records. */
+  phase?: string
+  /** The run's trace: a provider retry becomes `agent:retry`, the reply's identity `agent:response`. */
+  trace?: Trace
   emit(event: AgentEvent): void
   warn(warning: AgentWarning): void
   /**
@@ -235,6 +242,7 @@ function applyEvent(
   partial: (reason: StopReason) => AssistantMessage,
 ): StreamReplyOutcome | undefined {
   if (event.type === 'finish') {
+    traceResponse(input, event)
     builder.usage = event.usage
     builder.end(event.stopReason === 'stop_sequence' ? event.stopSequence : undefined)
     return {
@@ -253,8 +261,32 @@ function applyEvent(
   }
   builder.reset()
   const { attempt, delayMs, error } = event
+  safeRecord(input.trace, AGENT_TRACE_STAGES.retry, {
+    step: input.step,
+    phase: input.phase ?? 'agent',
+    attempt,
+    delayMs,
+    code: error.code,
+    ...(error.status === undefined ? {} : { status: error.status }),
+    ...(error.errorType === undefined ? {} : { errorType: error.errorType }),
+    error: error.message,
+  })
   input.emit({ type: 'retry', step: input.step, source: 'provider', attempt, delayMs, error })
   return undefined
+}
+
+/** The `agent:response` record of a finished reply: the id and model the API gave it. */
+function traceResponse(
+  input: StreamReplyInput,
+  event: Extract<ProviderEvent, { type: 'finish' }>,
+): void {
+  safeRecord(input.trace, AGENT_TRACE_STAGES.response, {
+    step: input.step,
+    phase: input.phase ?? 'agent',
+    stopReason: event.stopReason,
+    ...(event.responseId === undefined ? {} : { id: event.responseId }),
+    ...(event.responseModel === undefined ? {} : { model: event.responseModel }),
+  })
 }
 
 /**

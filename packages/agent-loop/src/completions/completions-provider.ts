@@ -93,6 +93,8 @@ export function openAICompatibleCompletionsProvider(
 
   return {
     name: 'openai-completions',
+    system: 'openai',
+    baseUrl: parsed.baseURL,
     outputMode: 'prompt',
     async *stream(request, { signal }): AsyncGenerator<ProviderEvent> {
       if (request.prompt === undefined) {

@@ -3,7 +3,7 @@
  * packages' `*_TRACE_STAGES`). Switch on these constants, never on the strings.
  */
 export const AGENT_TRACE_STAGES = Object.freeze({
-  /** `{ runId, model, sessionId?, historyMessages }` */
+  /** `{ runId, model, sessionId?, historyMessages, provider, system? }` (`provider`: its `name`) */
   runStart: 'agent:run-start',
   /** `{ sessionId, messages, state, warnings }`: the session was loaded (`messages`: message entries loaded, the tail's when the store has `loadTail`; `state`: its last run, `idle`, `reply` or `tools`). */
   sessionLoaded: 'agent:session-loaded',
@@ -30,17 +30,31 @@ export const AGENT_TRACE_STAGES = Object.freeze({
    * messages whose own breakpoint found no slot; `applied`: markers the request carries).
    */
   cache: 'agent:cache',
-  /** `{ step, phase, formatter, model, messages, endsWith, prefilled, tools }` */
+  /**
+   * `{ step, phase, formatter, model, maxTokens, provider, system?, baseUrl?, messages }`, plus
+   * `{ roles, endsWith, prefilled, tools }`: one attempt of a model call is sent (`provider`: its
+   * `name`; `system`, `baseUrl`: what the provider says of its API, when it does).
+   */
   request: 'agent:request',
   /** `{ step, phase, stopReason, blocks, toolCalls, usage }` */
   reply: 'agent:reply',
+  /**
+   * `{ step, phase, attempt, delayMs, code, status?, errorType?, error }`: the provider sends a
+   * model call again after a failure (the partial reply is void; the `retry` event).
+   */
+  retry: 'agent:retry',
+  /**
+   * `{ step, phase, stopReason, id?, model? }`: a model call's reply arrived whole; `id` and
+   * `model` are the API's own (`msg_…`, the model that served it), when it gave them.
+   */
+  response: 'agent:response',
   /**
    * `{ step, by, error, status, errorType }`: a middleware `recover` hook gave a turn to retry
    * with (`by` is its name, or `agent-loop:trailing-turn` for the loop's trailing-turn rule,
    * `TRAILING_TURN_FALLBACK`).
    */
   recovered: 'agent:recovered',
-  /** `{ step, id, tool, input, isError, code?, chars, durationMs }` */
+  /** `{ step, id, tool, input, isError, code?, error?, chars, durationMs }` (`error`: its message) */
   tool: 'agent:tool',
   /**
    * `{ step, id, tool, decision }`: a call's approval (`allow`, `ask`, `deny` from its policy;

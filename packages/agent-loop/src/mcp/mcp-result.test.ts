@@ -62,3 +62,30 @@ test('a value that is not a result is a ValidationError; junk content never thro
     { type: 'text', text: '[a resource without content left out]' },
   ])
 })
+
+test('structured content adds only what the blocks do not carry, and never binary data as text', () => {
+  const data = 'iVBORw0KGgo'.padEnd(400, 'A')
+  const image = { type: 'image' as const, data, mimeType: 'image/png' }
+  // the filesystem server's read_media_file: the image, and the same image in structuredContent
+  expect(mcpResultContent({ content: [image], structuredContent: { content: [image] } })).toEqual([
+    { type: 'image', mediaType: 'image/png', data },
+  ])
+  // a value the text does not say is sent, without the image's base64 or other binary
+  expect(
+    mcpResultContent({
+      content: [{ type: 'text', text: 'Saved.' }, image],
+      structuredContent: { id: 'f-42', thumbnail: data, raw: `data:image/png;base64,${data}` },
+    }),
+  ).toEqual([
+    { type: 'text', text: 'Saved.' },
+    { type: 'image', mediaType: 'image/png', data },
+    { type: 'text', text: '{"id":"f-42"}' },
+  ])
+  // a text that says every value (the spec's serialized JSON, pretty-printed) carries it all
+  expect(
+    mcpResultContent({
+      content: [{ type: 'text', text: '{\n  "files": 3,\n  "dir": "src"\n}' }],
+      structuredContent: { files: 3, dir: 'src' },
+    }),
+  ).toEqual([{ type: 'text', text: '{\n  "files": 3,\n  "dir": "src"\n}' }])
+})

@@ -6,6 +6,7 @@ import {
 } from '@contextkit/core'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { McpToolError } from './errors.js'
+import { structuredExtra } from './structured-content.js'
 
 /** A content block a tool result can hold. */
 export type McpResultBlock = TextBlock | ImageBlock
@@ -59,8 +60,10 @@ function json(value: unknown): string | undefined {
 /**
  * The content of a loop tool result for an MCP `CallToolResult`: text blocks as text, images
  * the model takes as images (others, and audio, as a note saying what was left out), resource
- * links and text resources as text; `structuredContent` as JSON text when the content holds no
- * text (servers are asked to send both). A pre-2024-11 result (`toolResult`) is sent as JSON.
+ * links and text resources as text; `structuredContent` as JSON text only with what it adds to
+ * the content (servers are asked to send both, and some put the content blocks themselves in
+ * it): nothing a block carries already, no binary data. A pre-2024-11 result (`toolResult`) is
+ * sent as JSON.
  *
  * @throws McpToolError when the result has `isError: true`: its text is the message, so the
  * model reads what the server said.
@@ -73,13 +76,12 @@ export function mcpResultContent(
     return [text(json(result.toolResult) ?? '')]
   }
   const r = result as CallToolResult
-  const blocks = (Array.isArray(r.content) ? r.content : [])
-    .filter((b): b is McpContent => typeof b === 'object' && b !== null)
-    .map(contentBlock)
-  const structured = r.structuredContent === undefined ? undefined : json(r.structuredContent)
-  if (structured !== undefined && !blocks.some((b) => b.type === 'text')) {
-    blocks.push(text(structured))
-  }
+  const content = (Array.isArray(r.content) ? r.content : []).filter(
+    (b): b is McpContent => typeof b === 'object' && b !== null,
+  )
+  const blocks = content.map(contentBlock)
+  const extra = structuredExtra(r.structuredContent, content)
+  if (extra !== undefined) blocks.push(text(extra))
   if (r.isError === true) {
     const said = blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n')
     throw new McpToolError(said || 'the MCP tool reported an error without saying why')

@@ -67,6 +67,7 @@ export class ChatAssembler {
   #usage: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }
   #finish: string | undefined
   #thinking = false
+  #response: { responseId?: string; responseModel?: string } = {}
   /** Set once the stream failed; nothing more is read. */
   error: ProviderError | undefined
   /** `[DONE]` arrived: the reply is whole. */
@@ -108,6 +109,8 @@ export class ChatAssembler {
       return []
     }
     const events: ProviderEvent[] = []
+    if (typeof chunk.id === 'string') this.#response.responseId ??= chunk.id
+    if (typeof chunk.model === 'string') this.#response.responseModel ??= chunk.model
     if (chunk.usage !== undefined && chunk.usage !== null) {
       const usage = usageOf(chunk.usage)
       if (usage) {
@@ -193,6 +196,7 @@ export class ChatAssembler {
       stopReason,
       usage: this.#usage,
       ...(requestId ? { requestId } : {}),
+      ...this.#response,
     })
     return events
   }

@@ -24,8 +24,18 @@ export interface OpenAIChatProviderOptions {
   fetch?: typeof fetch
   /** More request headers. Default: none. */
   headers?: Record<string, string>
-  /** More body fields (`temperature`, `seed`, `reasoning_effort`, …), under the provider's own. Default: none. */
+  /**
+   * More body fields (`temperature`, `seed`, `reasoning_effort`, …), applied over the provider's
+   * own: a field given here replaces the provider's, and one given as `undefined` removes it.
+   * Default: none.
+   */
   extraBody?: Record<string, unknown>
+  /**
+   * The field the reply size goes in. Default: the model's `maxTokensParam` (core `ModelInfo`),
+   * else `max_completion_tokens` for OpenAI's reasoning models (ids `o1`, `o3`, `o4-mini`, …,
+   * `gpt-5…`), which refuse `max_tokens`, and `max_tokens` for every other model.
+   */
+  maxTokensParam?: MaxTokensParam
   /** Retries of a failed request or stream (HTTP 408/409/429/5xx, a refused or dropped connection, a stall). Default `2`. */
   maxRetries?: number
   /** Delay before the first retry, in ms; doubled per retry with ±25 % jitter (a server's `retry-after` wins). Default `500`. */
@@ -59,6 +69,7 @@ const OptionsSchema = z.strictObject({
     .optional(),
   headers: z.record(z.string(), z.string()).optional(),
   extraBody: z.record(z.string(), z.unknown()).optional(),
+  maxTokensParam: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
   maxRetries: z.number().int().nonnegative().optional(),
   retryDelayMs: z.number().nonnegative().optional(),
   maxRetryDelayMs: z.number().nonnegative().optional(),
@@ -83,11 +94,10 @@ function chatBody(
 ): Record<string, unknown> {
   const stops = request.stopSequences.slice(0, parsed.maxStopSequences ?? 4)
   const tools = toChatTools(request)
-  return {
-    ...parsed.extraBody,
+  const body: Record<string, unknown> = {
     model: parsed.model ?? request.model.id,
     messages: toChatMessages(request, warn),
-    max_tokens: request.maxTokens,
+    [maxTokensParamOf(request, parsed)]: request.maxTokens,
     stream: true,
     stream_options: { include_usage: true },
     ...(tools ? { tools } : {}),
@@ -106,6 +116,33 @@ function chatBody(
         }
       : {}),
   }
+  return withExtraBody(body, parsed.extraBody)
+}
+
+/** `extraBody` over the provider's `body`: its fields replace the provider's; `undefined` removes one. */
+function withExtraBody(
+  body: Record<string, unknown>,
+  extra: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  for (const [key, value] of Object.entries(extra ?? {})) {
+    if (value === undefined) delete body[key]
+    else body[key] = value
+  }
+  return body
+}
+
+/** The field the reply size is sent in. */
+export type MaxTokensParam = 'max_tokens' | 'max_completion_tokens'
+
+/** OpenAI's reasoning models: the o-series (`o1`, `o3-mini`, `o4-mini`, …) and the gpt-5 family. */
+const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d+(?:$|-)|gpt-5(?:$|[.-]))/i
+
+/** The option, else the model's capability, else the reasoning-model rule by id. */
+function maxTokensParamOf(request: ProviderRequest, parsed: Parsed): MaxTokensParam {
+  if (parsed.maxTokensParam) return parsed.maxTokensParam
+  if (request.model.maxTokensParam) return request.model.maxTokensParam
+  const id = parsed.model ?? request.model.id
+  return REASONING_MODEL.test(id) ? 'max_completion_tokens' : 'max_tokens'
 }
 
 /**
@@ -146,6 +183,8 @@ export function openAIChatProvider(options: OpenAIChatProviderOptions = {}): Mod
 
   return {
     name: 'openai-chat',
+    system: 'openai',
+    baseUrl: parsed.baseURL ?? d.baseURL,
     outputMode: 'json-schema',
     async *stream(request, { signal }): AsyncGenerator<ProviderEvent> {
       if (request.prompt !== undefined && request.messages.length === 0) {

@@ -13,6 +13,50 @@ export const STATUS_ERROR = 2 as SpanStatusCode
  */
 const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN')
 
+/**
+ * Where the OpenTelemetry API keeps its globals (the context manager, the tracer provider): every
+ * copy of API 1.x registers into and reads from `globalThis[Symbol.for('opentelemetry.js.api.1')]`,
+ * so reading it here is what `context.with` / `context.active()` of any copy do, without loading
+ * the API.
+ */
+const API_GLOBALS = Symbol.for('opentelemetry.js.api.1')
+
+/** The registered context manager's part this entry uses. */
+interface ContextManagerLike {
+  active(): Context
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    context: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F>
+}
+
+/** The context manager the app registered (`context.setGlobalContextManager`), if any. */
+function contextManager(): ContextManagerLike | undefined {
+  const globals = (globalThis as Record<symbol, unknown>)[API_GLOBALS] as
+    | { context?: Partial<ContextManagerLike> }
+    | undefined
+  const manager = globals?.context
+  return typeof manager?.with === 'function' && typeof manager.active === 'function'
+    ? (manager as ContextManagerLike)
+    : undefined
+}
+
+/** The active context (`context.active()`); `undefined` when no context manager is registered. */
+export function activeContext(): Context | undefined {
+  return contextManager()?.active()
+}
+
+/**
+ * Run `work` with `ctx` as the active context (`context.with(ctx, work)`), so spans it starts are
+ * children of `ctx`'s span; without a registered context manager, just run it (as the API does).
+ */
+export function withContext<T>(ctx: Context, work: () => T): T {
+  const manager = contextManager()
+  return manager ? manager.with(ctx, work) : work()
+}
+
 /** An immutable `Context` (the API's interface), for children of a span started without one. */
 class SpanContext implements Context {
   readonly #values: ReadonlyMap<symbol, unknown>

@@ -239,6 +239,9 @@ describe('otelTrace', () => {
       operation: semconv.ATTR_GEN_AI_OPERATION_NAME,
       providerName: semconv.ATTR_GEN_AI_PROVIDER_NAME,
       requestModel: semconv.ATTR_GEN_AI_REQUEST_MODEL,
+      requestMaxTokens: semconv.ATTR_GEN_AI_REQUEST_MAX_TOKENS,
+      responseId: semconv.ATTR_GEN_AI_RESPONSE_ID,
+      responseModel: semconv.ATTR_GEN_AI_RESPONSE_MODEL,
       conversationId: semconv.ATTR_GEN_AI_CONVERSATION_ID,
       agentName: semconv.ATTR_GEN_AI_AGENT_NAME,
       finishReasons: semconv.ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
@@ -249,9 +252,13 @@ describe('otelTrace', () => {
       toolName: semconv.ATTR_GEN_AI_TOOL_NAME,
       toolCallId: semconv.ATTR_GEN_AI_TOOL_CALL_ID,
       toolType: semconv.ATTR_GEN_AI_TOOL_TYPE,
+      toolDescription: semconv.ATTR_GEN_AI_TOOL_DESCRIPTION,
       toolCallArguments: semconv.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
       errorType: semconv.ATTR_ERROR_TYPE,
+      serverAddress: semconv.ATTR_SERVER_ADDRESS,
+      serverPort: semconv.ATTR_SERVER_PORT,
     })
+    expect(Object.keys(GEN_AI)).toHaveLength(21)
     expect(OPERATION).toEqual({
       invokeAgent: semconv.GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
       chat: semconv.GEN_AI_OPERATION_NAME_VALUE_CHAT,

@@ -96,6 +96,10 @@ export type ProviderEvent =
       stopSequence?: string
       usage: Usage
       requestId?: string
+      /** The reply's id as the API gave it (Anthropic `msg_…`, OpenAI `chatcmpl-…`). */
+      responseId?: string
+      /** The model that served the reply, as the API named it (may differ from the one asked). */
+      responseModel?: string
     }
   | { type: 'error'; error: ProviderError }
 
@@ -106,6 +110,13 @@ export type ProviderEvent =
 export interface ModelProvider {
   /** Short name for traces and errors, e.g. `anthropic`. */
   readonly name: string
+  /**
+   * The API this provider talks to, as OpenTelemetry's `gen_ai.provider.name` names it
+   * (`anthropic`, `openai`, an AI SDK model's provider). Absent: unknown.
+   */
+  readonly system?: string
+  /** The base URL requests go to (for `server.address` / `server.port`). Absent: unknown. */
+  readonly baseUrl?: string
   /**
    * How the run's final structured output (`runAgent({ output })`) is asked for: `'tool'` (a
    * forced output tool; the default), `'json-schema'` (`ProviderRequest.responseFormat`) or

@@ -20,7 +20,7 @@ import type { CallContext } from '../call/model-call.js'
 import { Compactor } from '../compaction/compactor.js'
 import type { AgentEvent, AgentResult, AgentWarning, EventChannel } from '../events/events.js'
 import { type ResultExtra, RunRecord } from '../events/run-record.js'
-import { safeRecord, warningTrace } from '../events/run-trace.js'
+import { inTraceScope, safeRecord, warningTrace } from '../events/run-trace.js'
 import { interruptedReply } from '../events/run-usage.js'
 import { type AgentStopReason, replyStopReason } from '../events/stop-reasons.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
@@ -117,23 +117,9 @@ export class AgentLoop {
       this.#start(opened?.messages.length ?? 0)
       started = true
       for (const w of warnings) this.#warn(w)
-      const begun = await beginRun({
-        options: o,
-        opened,
-        run: this.#run,
-        signal: this.#signal,
-        emit: this.#emit,
-        warn: this.#warn,
-        save: (messages, approvals, input) => this.#save(messages, approvals, input),
-      })
-      if ('stop' in begun) {
-        return this.#finish(
-          begun.stop,
-          undefined,
-          'pending' in begun ? { pending: begun.pending } : undefined,
-        )
-      }
-      return await this.#runSteps(this.#callContext(counter), begun.history)
+      return await inTraceScope(this.#run.trace, { kind: 'run' }, () =>
+        this.#afterStart(counter, opened),
+      )
     } catch (error) {
       if (!started) this.#start(0)
       const failure = ContextkitError.isInstance(error)
@@ -143,6 +129,33 @@ export class AgentLoop {
     } finally {
       await this.#lease?.stop()
     }
+  }
+
+  /**
+   * The run once started (inside the trace's run scope): take up the session's unfinished run,
+   * save the new messages, then steps to a stop.
+   */
+  async #afterStart(
+    counter: RunTokenCounter,
+    opened: OpenedSession | undefined,
+  ): Promise<AgentResult> {
+    const begun = await beginRun({
+      options: this.#o,
+      opened,
+      run: this.#run,
+      signal: this.#signal,
+      emit: this.#emit,
+      warn: this.#warn,
+      save: (messages, approvals, input) => this.#save(messages, approvals, input),
+    })
+    if ('stop' in begun) {
+      return this.#finish(
+        begun.stop,
+        undefined,
+        'pending' in begun ? { pending: begun.pending } : undefined,
+      )
+    }
+    return await this.#runSteps(this.#callContext(counter), begun.history)
   }
 
   /** Take the session's lease (waiting while it is busy), then load its log when there is one. */
@@ -167,7 +180,12 @@ export class AgentLoop {
 
   #start(historyMessages: number): void {
     const data = runStartData(this.#o, this.#runId, historyMessages)
-    this.#run.trace.record(AGENT_TRACE_STAGES.runStart, data)
+    const { provider } = this.#o
+    this.#run.trace.record(AGENT_TRACE_STAGES.runStart, {
+      ...data,
+      provider: provider.name,
+      ...(provider.system === undefined ? {} : { system: provider.system }),
+    })
     this.#emit({ type: 'run-start', ...data })
   }
 

@@ -48,6 +48,12 @@ export interface RunToolCallsOptions {
   onOutcome?(outcome: ToolOutcome, index: number): void
   /** Clock for `durationMs`. Default `performance.now`. */
   now?: () => number
+  /**
+   * Runs one call's `execute` (`work`), given the call and its tool: e.g. inside a trace's scope,
+   * so what the tool starts itself is seen inside its call. Must call `work` once and return what
+   * it returns. Default: `work()`.
+   */
+  around?<T>(call: ToolCallBlock, tool: AgentTool, work: () => T): T
 }
 
 function errorResult(call: ToolCallBlock, error: AgentLoopError): ToolResultBlock {
@@ -155,7 +161,9 @@ async function runOne(
   const started = now()
   try {
     const context = { signal: controller.signal, toolCallId: call.id, runId: options.runId }
-    const work = Promise.resolve().then(() => tool.execute(checked.input, context))
+    const execute = () => tool.execute(checked.input, context)
+    const around = options.around
+    const work = Promise.resolve().then(() => (around ? around(call, tool, execute) : execute()))
     work.catch(() => undefined) // a late rejection after a timeout or abort is not unhandled
     const output = await Promise.race([within(work, timeoutMs), batch.aborted])
     return settledOutcome(call, output, timeoutMs, controller, now() - started)

@@ -1,5 +1,6 @@
 import type { Message, RunInfo, TextBlock, ToolCallBlock } from '@contextkit/core'
 import type { AgentEvent } from '../events/events.js'
+import { inTraceScope } from '../events/run-trace.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import type { AgentLoopError } from '../provider/errors.js'
 import type { AgentTool } from './define-tool.js'
@@ -43,6 +44,19 @@ export async function runToolStep(
     concurrency: input.concurrency,
     refused: verdict.refused,
     onOutcome: (outcome) => reportOutcome(input, outcome),
+    around: (call, tool, work) =>
+      inTraceScope(
+        input.run.trace,
+        {
+          kind: 'tool',
+          step: input.step,
+          id: call.id,
+          tool: call.name,
+          description: tool.description,
+          input: call.input,
+        },
+        work,
+      ),
   })
   const nudge: TextBlock[] = verdict.nudge ? [{ type: 'text', text: verdict.nudge }] : []
   return {
@@ -97,7 +111,7 @@ function reportOutcome(input: ToolStepInput, outcome: ToolOutcome): void {
     tool: call.name,
     input: call.input,
     isError: result.isError,
-    ...(outcome.error ? { code: outcome.error.code } : {}),
+    ...(outcome.error ? { code: outcome.error.code, error: outcome.error.message } : {}),
     chars: result.content.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0),
     durationMs: Math.round(durationMs),
   })
