@@ -2,7 +2,7 @@
 // context-metadata, preload, resumption), shared by bench/middleware-overhead.bench.ts (figures
 // for the READMEs) and bench/profile-middleware.ts (a CPU profile of the same runs). The provider
 // answers in process at once, so what is measured is the loop and the middleware.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type AgentTool, runAgent } from '@contextkit/agent-loop'
@@ -42,7 +42,8 @@ export interface MiddlewareWorkspace {
 export async function middlewareWorkspace(): Promise<MiddlewareWorkspace> {
   const dir = await mkdtemp(join(tmpdir(), 'ck-mw-bench-'))
   await mkdir(join(dir, 'src'), { recursive: true })
-  await writeFile(join(dir, 'AGENTS.md'), `# Agents\n\n${prose(1, 4000)}\n`)
+  // about 2,000 words, as a real AGENTS.md
+  await writeFile(join(dir, 'AGENTS.md'), `# Agents\n\n${prose(1, 12_000)}\n`)
   await writeFile(join(dir, 'SOUL.md'), `# Soul\n\n${prose(2, 1500)}\n`)
   await writeFile(join(dir, 'TOOLS.md'), `# Tools\n\n${prose(3, 2500)}\n`)
   await writeFile(join(dir, 'PREFILL.md'), 'Let me look at the files first.\n')
@@ -54,6 +55,7 @@ export async function middlewareWorkspace(): Promise<MiddlewareWorkspace> {
     JSON.stringify({ id: i, customer: `c${i % 97}`, total: (i * 7.31) % 1000, note: prose(i, 40) }),
   )
   await writeFile(join(dir, 'orders.ndjson'), `${records.join('\n')}\n`)
+  await ageFiles(dir)
   const middleware: ContextMiddleware[] = [
     preload({ root: dir, references: ['src/orders.ts', 'src/parse.ts'] }),
     resumption({ path: join(dir, '.contextkit', 'self-state.json') }),
@@ -63,6 +65,18 @@ export async function middlewareWorkspace(): Promise<MiddlewareWorkspace> {
   return { dir, middleware, close: () => rm(dir, { recursive: true, force: true }) }
 }
 
+/**
+ * Set every file under `dir` a minute in the past: a file changed within the stores' 2 s racy
+ * window is read again on every call, which a real workspace's files (written long before the
+ * run) are not.
+ */
+async function ageFiles(dir: string): Promise<void> {
+  const past = new Date(Date.now() - 60_000)
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) await utimes(join(entry.parentPath, entry.name), past, past)
+  }
+}
+
 /** The inputs of one run, built once. */
 export interface LoopInputs {
   past: Message[]
@@ -70,10 +84,10 @@ export interface LoopInputs {
   toolset: AgentTool[]
 }
 
-/** A 200-message history, 20 tools and the question. */
-export function loopInputs(): LoopInputs {
+/** A history of `messages` messages (default 200), 20 tools and the question. */
+export function loopInputs(messages = 200): LoopInputs {
   return {
-    past: history(200),
+    past: history(messages),
     question: textMessage('user', 'Which files parse orders?'),
     toolset: tools(20),
   }

@@ -1,6 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import { assertOptions, assertString } from './errors.js'
+import { textMemo } from './text-memo.js'
 
 /** An event sink for what happens during a run. Recording never throws. */
 export interface Trace {
@@ -68,10 +69,18 @@ function isMessageLike(value: unknown): value is { role: string; content: unknow
  * in browsers and edge runtimes too.
  */
 export function digest(value: unknown): string {
-  return sha256Hex(
-    typeof value === 'string' ? value : (safeStringify(value) ?? typeof value),
-  ).slice(0, 12)
+  return digestOfText(typeof value === 'string' ? value : (safeStringify(value) ?? typeof value))
 }
+
+/**
+ * The digest of a text, remembered by content for texts of 128 characters or more (a section,
+ * a file, a tool list digested again on every model call).
+ */
+const digestOfText = textMemo((text: string) => sha256Hex(text).slice(0, 12), {
+  minChars: 128,
+  maxEntries: 4096,
+  maxChars: 8 * 1024 * 1024,
+})
 
 /**
  * The SHA-256 of a string (UTF-8), as 64 hex digits: the same as `node:crypto`'s

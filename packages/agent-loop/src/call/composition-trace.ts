@@ -86,8 +86,12 @@ export interface CompositionInput {
   counter: RunTokenCounter
   fitted: FittedSections
   tools: readonly ToolDefinition[]
-  /** The request's messages, before rendering (history, user turn, this run's extra). */
-  messages: readonly Message[]
+  /**
+   * The request's messages, before rendering (history, user turn, this run's extra): a list, or
+   * the turn's own list and this run's messages after it (then the turn's list is counted once
+   * per run).
+   */
+  messages: readonly Message[] | MessageList
   prefill: string | undefined
   /** The run the call belongs to (keys the previous call's messages). */
   run: RunInfo
@@ -142,13 +146,42 @@ function toolsPart(tools: readonly ToolDefinition[], counter: RunTokenCounter): 
   }
 }
 
+/** Tokens of `list[from..to)`, each message from the run's memo. */
+function sumRange(list: readonly Message[], from: number, to: number, counter: RunTokenCounter) {
+  let n = 0
+  for (let i = from; i < to; i++) n += counter.message(list[i] as Message)
+  return n
+}
+
+/**
+ * Tokens of the request's messages `[from, to)`, where the request is `base` then `extra`: when
+ * the range covers the whole of `base` (the turn's messages, the same list on every call of a
+ * run), `base` is counted once per run and only `extra` message by message, so a call's cost
+ * does not grow with the history.
+ */
+function rangeTokens(list: MessageList, from: number, to: number, counter: RunTokenCounter) {
+  const { base, extra } = list
+  const b = base.length
+  const head =
+    from === 0 && to >= b
+      ? counter.messages(base)
+      : sumRange(base, Math.min(from, b), Math.min(to, b), counter)
+  return head + sumRange(extra, Math.max(0, from - b), Math.max(0, to - b), counter)
+}
+
+/** A request's messages as the turn's own (`base`) then this run's (`extra`). */
+export interface MessageList {
+  base: readonly Message[]
+  extra: readonly Message[]
+}
+
 /** The message parts: the compaction summary, the kept history, this step's tool results. */
-function messageParts(messages: readonly Message[], counter: RunTokenCounter): CompositionPart[] {
+function messageParts(list: MessageList, all: readonly Message[], counter: RunTokenCounter) {
   const parts: CompositionPart[] = []
-  const summary = summaryOf(messages[0])
+  const summary = summaryOf(all[0])
   const from = summary === undefined ? 0 : 1
   if (summary !== undefined) {
-    const first = messages[0] as Message
+    const first = all[0] as Message
     parts.push({
       kind: 'summary',
       id: 'summary',
@@ -156,18 +189,16 @@ function messageParts(messages: readonly Message[], counter: RunTokenCounter): C
       digest: digest(summary),
     })
   }
-  const cut = Math.max(from, toolResultsStart(messages))
-  const sum = (list: readonly Message[]) => list.reduce((n, m) => n + counter.message(m), 0)
-  const history = messages.slice(from, cut)
-  parts.push({ kind: 'history', id: 'history', tokens: sum(history), count: history.length })
-  const results = messages.slice(cut)
-  if (results.length > 0) {
-    parts.push({
-      kind: 'tool-results',
-      id: 'tool-results',
-      tokens: sum(results),
-      count: results.length,
-    })
+  const cut = Math.max(from, toolResultsStart(all))
+  parts.push({
+    kind: 'history',
+    id: 'history',
+    tokens: rangeTokens(list, from, cut, counter),
+    count: cut - from,
+  })
+  if (cut < all.length) {
+    const tokens = rangeTokens(list, cut, all.length, counter)
+    parts.push({ kind: 'tool-results', id: 'tool-results', tokens, count: all.length - cut })
   }
   return parts
 }
@@ -181,10 +212,14 @@ function messageParts(messages: readonly Message[], counter: RunTokenCounter): C
  */
 export function compositionOf(input: CompositionInput): StepComposition {
   const { counter, fitted } = input
+  const list: MessageList = Array.isArray(input.messages)
+    ? { base: input.messages as readonly Message[], extra: [] }
+    : (input.messages as MessageList)
+  const all = list.extra.length > 0 ? [...list.base, ...list.extra] : list.base
   const parts: CompositionPart[] = [
     ...stableFirst(fitted.system).map((s) => sectionPart('system', s, counter)),
     ...(input.tools.length > 0 ? [toolsPart(input.tools, counter)] : []),
-    ...messageParts(input.messages, counter),
+    ...messageParts(list, all, counter),
     ...fitted.userSections.map((s) => sectionPart('user', s, counter)),
   ]
   if (input.prefill) {
@@ -192,7 +227,7 @@ export function compositionOf(input: CompositionInput): StepComposition {
   }
   const total = parts.reduce((n, p) => n + p.tokens, 0)
   const previous = previousMessages.get(input.run)
-  previousMessages.set(input.run, input.messages)
+  previousMessages.set(input.run, all)
   return {
     v: COMPOSITION_RECORD_VERSION,
     step: input.step,
@@ -205,8 +240,8 @@ export function compositionOf(input: CompositionInput): StepComposition {
     total,
     free: input.window - total - input.maxTokens,
     messages: {
-      count: input.messages.length,
-      same: previous === undefined ? null : samePrefix(previous, input.messages),
+      count: all.length,
+      same: previous === undefined ? null : samePrefix(previous, all),
     },
   }
 }
@@ -231,7 +266,7 @@ export function recordComposition(
       counter: ctx.counter,
       fitted,
       tools: turn.tools,
-      messages: spec.extra.length > 0 ? [...turn.messages, ...spec.extra] : turn.messages,
+      messages: { base: turn.messages, extra: spec.extra },
       prefill: spec.opensReply ? turn.prefill : undefined,
       run: ctx.run,
     })

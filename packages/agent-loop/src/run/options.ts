@@ -2,6 +2,7 @@ import {
   assertOptions,
   type ContextMiddleware,
   getModelInfo,
+  isMessageArray,
   type Message,
   MessageSchema,
   type ModelInfo,
@@ -293,6 +294,25 @@ function formatterOf(formatter: Formatter | 'native' | null | undefined): Format
 /** Names of the original design (membrane) for options `runAgent` has under another name. */
 const SEED_NAMES = { systemPrompt: 'system' }
 
+/** {@link RunAgentOptionsSchema} with `messages` taken as already checked. */
+let checkedMessagesSchema: typeof RunAgentOptionsSchema | undefined
+
+/**
+ * The schema to check `options` with: when the messages pass core's `isMessageArray` (which
+ * accepts exactly what `MessageSchema` does, at a fraction of the cost), one that does not walk
+ * them again with zod; else the whole schema, for its exact issues. A history of thousands of
+ * messages is then checked in microseconds on every run.
+ */
+function optionsSchemaFor(options: RunAgentOptions): typeof RunAgentOptionsSchema {
+  if (!isMessageArray((options as { messages?: unknown } | null)?.messages)) {
+    return RunAgentOptionsSchema
+  }
+  checkedMessagesSchema ??= RunAgentOptionsSchema.extend({
+    messages: z.array(z.unknown()),
+  }) as unknown as typeof RunAgentOptionsSchema
+  return checkedMessagesSchema
+}
+
 /**
  * Check `runAgent`'s options against {@link RunAgentOptionsSchema} (a `ValidationError` naming
  * every bad path and every unknown key) and resolve the defaults. Tool names must be unique.
@@ -306,7 +326,7 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
         renamed: SEED_NAMES,
       })
   }
-  const o = parseWith(RunAgentOptionsSchema, options, 'runAgent options')
+  const o = parseWith(optionsSchemaFor(options), options, 'runAgent options')
   if (o.sessionWaitMs !== undefined && o.session === undefined) {
     throw new ValidationError(
       'Invalid runAgent options: sessionWaitMs: only a run with a session waits for one (give `session`)',

@@ -45,6 +45,18 @@ describe('runAgent options', () => {
     ).toThrow(ValidationError)
   })
 
+  test('a bad message deep in a long history is named with its path; a good history is taken as given', () => {
+    const provider = scriptedProvider(['hi'])
+    const history = Array.from({ length: 300 }, (_, i) => textMessage('user', `m${i}`))
+    const bad = [...history, { role: 'user', content: [{ type: 'text', text: 7 }] }]
+    expect(() => runAgent({ provider, model: 'claude-haiku-4-5', messages: bad as never })).toThrow(
+      /messages\.300\.content\.0/,
+    )
+    expect(() =>
+      runAgent({ provider, model: 'claude-haiku-4-5', messages: history, nope: 1 } as never),
+    ).toThrow(/nope/)
+  })
+
   test('awaiting result alone works; the events can be read afterwards, once (no replay)', async () => {
     const { provider } = await emulated(['Hi there.'])
     const run = runAgent({ provider, model: 'claude-haiku-4-5', messages: hello })
