@@ -316,9 +316,10 @@ export async function runTurn(
     sessionId: spec.sessionId,
     command: [demoCommand(io.env), ...ctx.sameRunFlags].join(' '),
     term: out.term,
+    workspace: ctx.workspace,
   }
   if (out.json) {
-    if (pending.length > 0) showPending(pending, { ...where, json: out.json })
+    if (pending.length > 0) await showPending(pending, { ...where, json: out.json })
     out.json.event({
       type: 'demo-turn-end',
       sessionId: spec.sessionId,
@@ -351,7 +352,7 @@ export async function runTurn(
   term.line(
     `${c.bold('stopped')}  ${result.result.stopReason} after ${duration(Date.now() - started)}`,
   )
-  if (pending.length > 0) showPending(pending, where)
+  if (pending.length > 0) await showPending(pending, where)
   return result
 }
 
