@@ -5,5 +5,6 @@ export default defineProject({
     name: 'package-tests',
     include: ['src/**/*.test.ts'],
     setupFiles: ['../test-utils/fc-seed.ts'],
+    globalSetup: ['src/packs-setup.ts'],
   },
 })
