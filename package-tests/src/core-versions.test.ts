@@ -78,7 +78,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await registry?.close()
   if (work) await rm(work, { recursive: true, force: true })
-})
+}, 120_000)
 
 describe.each<Manager>(['pnpm', 'npm'])(
   `an app on core ${APP_CORE} (not the newest) and zod ${LOWEST_ZOD} (the lowest supported), with %s`,

@@ -98,7 +98,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await registry?.close()
   if (work) await rm(work, { recursive: true, force: true })
-})
+}, 120_000)
 
 test.each(MANAGERS)(
   "the root README's %s lines install the smallest agent from the pack:all tarballs, and it runs",
