@@ -71,7 +71,7 @@ test('--approve runs the waiting write: the file holds the summary, the run ends
   expect(done.code).toBe(0)
   expect(done.out).toContain(`you (session ${session}) › approve ${callId}`)
   expect(done.out).toMatch(/^stopped {2}end_turn after/m)
-  expect(done.out).toContain('(offline emulator) Done: I wrote notes.md.')
+  expect(done.out).toMatch(/\(offline emulator\) Done\. Wrote notes\.md \(\d+ bytes\)\./)
   const notes = readFileSync(join(ws, 'notes.md'), 'utf8')
   expect(notes.length).toBe(chars)
   expect(notes).toMatch(/^# Workspace summary\n\n7 files:\n\n- AGENTS\.md \(\d+ bytes\)/)
