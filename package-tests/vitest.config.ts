@@ -7,5 +7,6 @@ export default defineProject({
     testTimeout: 30_000,
     include: ['src/**/*.test.ts'],
     setupFiles: ['../test-utils/fc-seed.ts'],
+    globalSetup: ['src/packs-setup.ts'],
   },
 })

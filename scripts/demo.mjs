@@ -6,9 +6,9 @@
 // (scripts/inspect.mjs) runs examples/src/inspect.ts the same way: it sets
 // `globalThis.contextkitProgram` before importing this file.
 import { spawn } from 'node:child_process'
-import { existsSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { demoBuilt } from './demo-built.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 /** The program to run after the build, and the word its lines start with. */
@@ -19,16 +19,6 @@ const turbo = join(
   '.bin',
   process.platform === 'win32' ? 'turbo.cmd' : 'turbo',
 )
-
-/** Whether every package has been built once (a first run has no dist/ yet). */
-function built() {
-  const packages = join(root, 'packages')
-  return readdirSync(packages).every(
-    (name) =>
-      !existsSync(join(packages, name, 'package.json')) ||
-      existsSync(join(packages, name, 'dist', 'index.js')),
-  )
-}
 
 /** One line about the build on stderr: redrawn with the elapsed time on a terminal, plain otherwise. */
 function progress(firstRun) {
@@ -61,7 +51,7 @@ function progress(firstRun) {
   }
 }
 
-const done = progress(!built())
+const done = progress(!demoBuilt(root))
 const build = spawn(
   turbo,
   ['run', 'build', '--filter=@contextkit/examples^...', '--output-logs=errors-only'],

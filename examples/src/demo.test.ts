@@ -22,6 +22,26 @@ test('the demo runs offline by default: two sessions, every step, the request an
   for (const step of [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]) {
     expect(lines.some((l) => l.startsWith(`${String(step).padStart(3)}  `))).toBe(true)
   }
+  // the step list: every field read exists in the trace (no `undefined`), and the numbers run
+  // in turn-table order before the first model call and within each call
+  const stepLists = out.split('--- the turn, step by step (from the trace) ---').slice(1)
+  expect(stepLists).toHaveLength(2)
+  for (const list of stepLists) {
+    const listed = list
+      .split('\n--- request 1')[0]!
+      .split('\n')
+      .filter((l) => l.length > 0)
+    expect(listed.join('\n')).not.toContain('undefined')
+    const groups = listed.join('\n').split(/^ {2}(?:before the first model call|model call \d+)$/m)
+    expect(groups[0]!.trim()).toBe('')
+    const numbers = groups
+      .slice(1)
+      .map((g) => [...g.matchAll(/^ *(\d+) {2}/gm)].map((m) => Number(m[1])))
+    for (const group of numbers) expect(group).toEqual([...group].sort((x, y) => x - y))
+    expect(numbers[0]?.[0]).toBe(1)
+  }
+  expect(stepLists[0]).toMatch(/^ {2}model call 2$/m)
+  expect(stepLists[0]).toMatch(/fit to the budget\.+ \d+ of [\d,]+ tokens/)
   expect(out).toContain('read_file {"path":"src/parse-orders.ts"}')
   expect(out).toContain('resumption block injected after the stable sections')
   expect(out).toContain('system[1]: ')

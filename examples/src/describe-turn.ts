@@ -45,19 +45,19 @@ function summary(event: TraceEvent): string {
     case MIDDLEWARE_STAGES.contextMetadata:
       return `context file hint: ${d.format}, ${d.lines} lines, ${d.recordCount} records`
     case AGENT_TRACE_STAGES.budget:
-      return `call ${d.turn}: ${num(d.tokens)} of ${num(d.budget)} tokens; ${Array.isArray(d.omissions) && d.omissions.length > 0 ? `${d.omissions.length} omission(s), notice appended` : 'nothing left out'}`
+      return `${num(d.tokens)} of ${num(d.budget)} tokens; ${Array.isArray(d.omissions) && d.omissions.length > 0 ? `${d.omissions.length} omission(s), notice appended` : 'nothing left out'}`
     case PREFILL_TRACE_STAGES.injected:
       return `${d.mode}${d.reason ? ` (${d.reason})` : ''}: "${d.prefill}"`
     case PREFILL_TRACE_STAGES.skipped:
       return `skipped (${d.reason})`
     case AGENT_TRACE_STAGES.request:
-      return `call ${d.turn}: ${d.formatter}, messages ${list(d.roles)}, ends with ${d.endsWith}${d.prefilled ? ' (prefilled)' : ''}`
+      return `${d.formatter}, messages ${list(d.roles)}, ends with ${d.endsWith}${d.prefilled ? ' (prefilled)' : ''}`
     case AGENT_TRACE_STAGES.recovered:
-      return `call ${d.turn} retried with the turn from ${d.by}`
+      return `retried with the turn from ${d.by}`
     case PREFILL_TRACE_STAGES.fallback:
       return `provider rejected the prefill; fallback: ${d.mode}`
     case AGENT_TRACE_STAGES.reply:
-      return `call ${d.turn}: ${list(d.blocks)}, stop ${d.stopReason}`
+      return `${list(d.blocks)}, stop ${d.stopReason}`
     case AGENT_TRACE_STAGES.tool:
       return `${d.tool} ${JSON.stringify(d.input)} → ${d.isError ? 'error' : `${d.chars} chars`}`
     case AGENT_TRACE_STAGES.loopGuard:
@@ -67,7 +67,7 @@ function summary(event: TraceEvent): string {
     case PREFILL_TRACE_STAGES.kept:
       return 'prefill kept in the reply'
     case AGENT_TRACE_STAGES.finalized:
-      return `reply of call ${d.turn} finalized${d.final ? ' (the final one)' : ''}`
+      return `reply finalized${d.final ? ' (the final one)' : ''}`
     case AGENT_TRACE_STAGES.saved:
       return `appended ${list(d.roles)}`
     default:
@@ -75,18 +75,50 @@ function summary(event: TraceEvent): string {
   }
 }
 
-/** One line per trace event: the turn-table step, its name, and what happened. */
+/** The model call (`step`) a trace event names, if it names one. */
+function stepNumber(event: TraceEvent): number | undefined {
+  const step = event.data.step
+  return typeof step === 'number' ? step : undefined
+}
+
+/** One line of the step list: the turn-table step, its name, and what happened. */
+function stepLine(step: number, event: TraceEvent): string {
+  const name = (TURN_STEPS[step] ?? '').padEnd(34, '.')
+  return `${String(step).padStart(3)}  ${name} ${summary(event)}`
+}
+
+/**
+ * The step list of a turn, from its trace: the events before the first model call, then one
+ * group per model call (an event with `step: N` opens call N's group, and the events without a
+ * step that follow it belong to it), each group in turn-table order (ties keep the trace's
+ * order). Warnings are shown where they happened.
+ */
 export function describeTrace(events: readonly TraceEvent[]): string[] {
-  const lines: string[] = []
+  const groups: { call: number | undefined; items: { step: number; line: string }[] }[] = [
+    { call: undefined, items: [] },
+  ]
   for (const event of events) {
-    const step = stepOf(event)
+    const call = stepNumber(event)
+    if (call !== undefined && call !== groups.at(-1)!.call) groups.push({ call, items: [] })
+    const group = groups.at(-1)!
     if (event.stage === CORE_TRACE_STAGES.warning) {
-      lines.push(`  !  warning from ${event.data.source}: ${event.data.message}`)
+      const at = group.items.at(-1)?.step ?? 0
+      group.items.push({
+        step: at,
+        line: `  !  warning from ${event.data.source}: ${event.data.message}`,
+      })
       continue
     }
-    if (step === undefined) continue
-    const name = (TURN_STEPS[step] ?? '').padEnd(34, '.')
-    lines.push(`${String(step).padStart(3)}  ${name} ${summary(event)}`)
+    const step = stepOf(event)
+    if (step !== undefined) group.items.push({ step, line: stepLine(step, event) })
+  }
+  const lines: string[] = []
+  for (const { call, items } of groups) {
+    if (items.length === 0) continue
+    lines.push(call === undefined ? '  before the first model call' : `  model call ${call}`)
+    const ordered = items.map((item, i) => ({ ...item, i }))
+    ordered.sort((x, y) => x.step - y.step || x.i - y.i)
+    for (const item of ordered) lines.push(item.line)
   }
   return lines
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { join, resolve } from 'node:path'
+import { isAbsolute, join, relative, resolve } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
 import {
   AGENT_TRACE_STAGES,
@@ -186,6 +186,15 @@ function clientOf(options: EmbeddedTurnOptions): Anthropic {
   })
 }
 
+/**
+ * The context file as the hint names it: workspace-relative when inside (what the tools take,
+ * and the same prompt whatever folder the workspace is in), else its absolute path.
+ */
+function contextRefPath(workspace: string, path: string): string {
+  const rel = relative(workspace, path)
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? path : rel.split('\\').join('/')
+}
+
 function middlewareFor(
   options: EmbeddedTurnOptions,
   context: ContextFileText | undefined,
@@ -202,7 +211,7 @@ function middlewareFor(
       contextMetadata({
         content: context.text,
         fileName: context.fileName,
-        hint: { contextRef: `file ${context.path}` },
+        hint: { contextRef: `file ${contextRefPath(options.workspace, context.path)}` },
       }),
     )
   }

@@ -48,7 +48,19 @@ test('every tour example of the root README runs and prints what it says', async
     expect(expected.length, marker).toBeGreaterThan(0)
     expect({ marker, logs }).toEqual({ marker, logs: expected })
   }
-})
+}, 120_000)
+
+test('the README opens with the smallest agent: the first code block, three imports, and it runs', async () => {
+  const readme = await readFile(join(repo, 'README.md'), 'utf8')
+  const first = /```ts\n([\s\S]*?)\n```/.exec(readme)?.[1] ?? ''
+  const { code, expected } = await readReadmeExample(repo, '<!-- smallest-agent -->')
+  expect(code).toBe(first)
+  expect(readme.indexOf('<!-- smallest-agent -->')).toBeLessThan(readme.indexOf('## Install'))
+  expect(code.match(/^import /gm)).toHaveLength(3)
+  expect(code).toContain("prompt: 'Hi'")
+  const { logs } = await runBlock('<!-- smallest-agent -->')
+  expect(logs).toEqual(expected)
+}, 60_000)
 
 test('the README quick start keeps its two commands', async () => {
   const readme = await readFile(join(repo, 'README.md'), 'utf8')

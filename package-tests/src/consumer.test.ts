@@ -4,7 +4,7 @@
 // CommonJS, and the example must typecheck with moduleResolution nodenext and bundler.
 // Needs the packages built (`pnpm test` builds first) and the npm registry for third-party
 // dependencies (zod, papaparse, …).
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -13,13 +13,13 @@ import {
   type Consumer,
   installConsumer,
   lockedContextkit,
-  packWorkspace,
   type RunResult,
   requireFromCommonJs,
   runExampleAsEsm,
   typecheckExample,
 } from './consumer.js'
 import { importNodeRoot, NODE_ROOT_IMPORTS, typecheckNodeRoot } from './node-root.js'
+import { sharedPacks } from './packs.js'
 import { hasNodeRoot, publishablePackages, ROOT } from './workspace.js'
 
 const packages = publishablePackages()
@@ -74,9 +74,7 @@ function held<T>(promise: Promise<T>): Promise<T> {
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'ck-consumer-'))
   expect(relative(ROOT, work).startsWith('..')).toBe(true) // outside the workspace
-  const packs = join(work, 'packs')
-  await mkdir(packs)
-  await packWorkspace(packs)
+  const { packs } = await sharedPacks()
   const slot = limiter(2)
   for (const pkg of packages) {
     const consumer = held(
@@ -99,7 +97,7 @@ beforeAll(async () => {
         : undefined,
     })
   }
-}, 300_000)
+}, 600_000)
 
 afterAll(async () => {
   await Promise.allSettled(

@@ -75,29 +75,6 @@ export function run(
   })
 }
 
-/** `pnpm -r pack` of the packages under packages/ into `destination`, with the pinned pnpm. */
-export async function packWorkspace(destination: string): Promise<void> {
-  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    packageManager: string
-  }
-  await run(
-    'npx',
-    [
-      '--yes',
-      root.packageManager,
-      '-r',
-      '--filter',
-      './packages/*',
-      'pack',
-      '--pack-destination',
-      destination,
-    ],
-    {
-      cwd: ROOT,
-    },
-  )
-}
-
 /** The bare module specifiers an example imports (static and dynamic imports). */
 export function importedSpecifiers(code: string): string[] {
   const found = new Set<string>()

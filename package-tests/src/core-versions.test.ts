@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { packWorkspace, run } from './consumer.js'
+import { run } from './consumer.js'
 import { type Manager, runInstallCommands, runReadmeExampleIn } from './install-lines.js'
 import { type LocalRegistry, startLocalRegistry, tarballManifest } from './local-registry.js'
+import { sharedPacks } from './packs.js'
 import { publishablePackages } from './workspace.js'
 
 const exec = promisify(execFile)
@@ -63,9 +64,7 @@ process.stdout.write(JSON.stringify({
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'ck-core-versions-'))
-  const packs = join(work, 'packs')
-  await mkdir(packs)
-  await packWorkspace(packs)
+  const { packs } = await sharedPacks()
   const tarballs = (await readdir(packs)).map((f) => join(packs, f))
   const core = tarballs.find((t) => tarballManifest(t).name === '@contextkit/core')!
   const served = [
@@ -74,12 +73,12 @@ beforeAll(async () => {
     await repack(core, NEWEST_CORE, work),
   ]
   registry = await startLocalRegistry(served)
-}, 120_000)
+}, 600_000)
 
 afterAll(async () => {
   await registry?.close()
   if (work) await rm(work, { recursive: true, force: true })
-})
+}, 120_000)
 
 describe.each<Manager>(['pnpm', 'npm'])(
   `an app on core ${APP_CORE} (not the newest) and zod ${LOWEST_ZOD} (the lowest supported), with %s`,

@@ -3,21 +3,24 @@
 // empty folder, the README's `pnpm add …` / `npm i …` lines run with pnpm (strict: only what the
 // app depends on is importable) and with npm, then the README's example, which must print what the
 // README says. Needs the packages built (`pnpm test` builds first) and the npm registry.
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import pLimit from 'p-limit'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { packWorkspace } from './consumer.js'
 import {
   type InstallCommand,
   type Manager,
   packageInstallCommands,
   readInstallCommands,
+  readMarkedLines,
   runInstallCommands,
   runReadmeExampleIn,
+  runReadmeLines,
+  runRootExampleIn,
 } from './install-lines.js'
 import { type LocalRegistry, startLocalRegistry } from './local-registry.js'
+import { sharedPacks } from './packs.js'
 import { publishablePackages, ROOT } from './workspace.js'
 
 const packages = publishablePackages()
@@ -27,6 +30,11 @@ let registry: LocalRegistry | undefined
 /** Installs and examples, started in beforeAll (four at a time), awaited by each test. */
 const runs = new Map<string, Promise<{ logs: string[]; expected: string[] }>>()
 let formattersWithoutCore: Promise<unknown> = Promise.resolve()
+/** The root README's install lines (from the packed tarballs) and its smallest agent, per manager. */
+const rootRuns = new Map<
+  Manager,
+  Promise<{ lines: string[]; logs: string[]; expected: string[] }>
+>()
 
 /** Keep a rejection for the test that awaits it, never unhandled meanwhile. */
 function held<T>(promise: Promise<T>): Promise<T> {
@@ -37,15 +45,25 @@ function held<T>(promise: Promise<T>): Promise<T> {
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'ck-install-lines-'))
   expect(relative(ROOT, work).startsWith('..')).toBe(true) // outside the workspace
-  const packs = join(work, 'packs')
-  await mkdir(packs)
-  await packWorkspace(packs)
+  const { packs, base } = await sharedPacks()
+  // the root README's lines, before anything is published: from the tarballs of `pack:all`,
+  // in an app beside the clone (`../contextkit/packs/…`), then its smallest agent
+  const rootReadme = await readFile(join(ROOT, 'README.md'), 'utf8')
   const tarballs = (await readdir(packs)).map((f) => join(packs, f))
   registry = await startLocalRegistry(tarballs)
   const npmrc = registry.npmrc
   // Installs wait on the network more than on the two CPUs: eight at a time, the longest first
   // (the most packages to install), so the slowest do not start last.
   const limit = pLimit(8)
+  for (const manager of MANAGERS) {
+    const lines = readMarkedLines(rootReadme, `<!-- install:${manager} -->`)
+    const dir = join(base, `my-app-${manager}`)
+    const task = limit(async () => {
+      await runReadmeLines(dir, lines)
+      return { lines, ...(await runRootExampleIn('<!-- smallest-agent -->', dir)) }
+    })
+    rootRuns.set(manager, held(task))
+  }
   const planned = await Promise.all(
     packages.map(async (pkg) => ({ pkg, commands: await packageInstallCommands(pkg) })),
   )
@@ -80,7 +98,20 @@ beforeAll(async () => {
 afterAll(async () => {
   await registry?.close()
   if (work) await rm(work, { recursive: true, force: true })
-})
+}, 120_000)
+
+test.each(MANAGERS)(
+  "the root README's %s lines install the smallest agent from the pack:all tarballs, and it runs",
+  async (manager) => {
+    const { lines, logs, expected } = await rootRuns.get(manager)!
+    expect(lines.some((l) => l.includes('../contextkit/packs/contextkit-agent-loop.tgz'))).toBe(
+      true,
+    )
+    expect(expected.length).toBeGreaterThan(0)
+    expect(logs).toEqual(expected)
+  },
+  600_000,
+)
 
 describe.each(packages.map((p) => [p.json.name] as const))('%s', (name) => {
   test.each(MANAGERS)(

@@ -124,3 +124,48 @@ export async function runReadmeExampleIn(
 export async function packageInstallCommands(pkg: WorkspacePackage): Promise<InstallCommand[]> {
   return readInstallCommands(await readFile(join(pkg.dir, 'README.md'), 'utf8'))
 }
+
+/**
+ * The lines of the ```sh block after `marker` in `readme` (comments after `#` dropped). Throws
+ * when the marker or its block is missing.
+ */
+export function readMarkedLines(readme: string, marker: string): string[] {
+  const at = readme.indexOf(marker)
+  if (at < 0) throw new Error(`the README has no ${marker} marker`)
+  const block = /^```sh\n([\s\S]*?)\n```/m.exec(readme.slice(at + marker.length).trimStart())
+  if (!block) throw new Error(`no \`\`\`sh block right after ${marker}`)
+  return block[1]!
+    .split('\n')
+    .map((l) => l.replace(/\s#.*$/, '').trim())
+    .filter((l) => l.length > 0)
+}
+
+/**
+ * Make an empty app in `dir` and run `lines` in it through `sh`, as written: only a leading
+ * `pnpm` becomes the pinned pnpm (`npx --yes pnpm@…`), as the README's own commands run it.
+ */
+export async function runReadmeLines(dir: string, lines: readonly string[]): Promise<void> {
+  await mkdir(dir, { recursive: true })
+  const app = { name: 'my-app', version: '1.0.0', private: true, type: 'module' }
+  await writeFile(join(dir, 'package.json'), `${JSON.stringify(app, null, 2)}\n`)
+  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    packageManager: string
+  }
+  for (const line of lines) {
+    const command = line.replace(/^pnpm /, `npx --yes ${root.packageManager} `)
+    await run('sh', ['-c', command], { cwd: dir, timeoutMs: 240_000 })
+  }
+}
+
+/**
+ * Run the root README's example under `marker` in the app `dir`, as {@link runReadmeExampleIn}
+ * does a package's.
+ */
+export async function runRootExampleIn(
+  marker: string,
+  dir: string,
+): Promise<{ logs: string[]; expected: string[] }> {
+  const { code, expected } = await readReadmeExample(ROOT, marker)
+  const consumer = { dir, code, expected, contextkit: [] } as unknown as Consumer
+  return { logs: await runExampleAsEsm(consumer), expected }
+}

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { packFileName } from '../../scripts/pack-all.mjs'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -101,7 +102,7 @@ export function workspaceClosure(name: string, all: readonly WorkspacePackage[])
   return [...seen]
 }
 
-/** `@contextkit/context-metadata` → `contextkit-context-metadata-0.0.0.tgz` (pnpm pack's name). */
+/** `@contextkit/context-metadata` → `contextkit-context-metadata.tgz` (the name `pack:all` writes). */
 export function tarballName(json: PackageJson): string {
-  return `${json.name.replace(/^@/, '').replace('/', '-')}-${json.version}.tgz`
+  return packFileName(json.name)
 }

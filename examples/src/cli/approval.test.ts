@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
@@ -33,9 +33,10 @@ const ASK = 'Write a summary of the workspace to notes.md'
 /** Run the demo until it pauses on write_file; the session id and the call id it printed. */
 async function paused(ws: string) {
   const run = await cli(['--workspace', ws, '--init', ASK])
-  const call = /^ {2}write_file notes\.md · ([\d,]+) characters of content \(call (\S+)\)$/m.exec(
-    run.out,
-  )
+  const call =
+    /^ {2}write_file notes\.md · (?:new file|replaces the file on disk), ([\d,]+) characters \(call (\S+)\)$/m.exec(
+      run.out,
+    )
   const session = /--session (\S+) --approve/.exec(run.out)?.[1] ?? ''
   return { run, callId: call?.[2] ?? '', chars: Number(call?.[1]?.replace(',', '')), session }
 }
@@ -70,7 +71,7 @@ test('--approve runs the waiting write: the file holds the summary, the run ends
   expect(done.code).toBe(0)
   expect(done.out).toContain(`you (session ${session}) › approve ${callId}`)
   expect(done.out).toMatch(/^stopped {2}end_turn after/m)
-  expect(done.out).toContain('(offline emulator) Done: I wrote notes.md.')
+  expect(done.out).toMatch(/\(offline emulator\) Done\. Wrote notes\.md \(\d+ bytes\)\./)
   const notes = readFileSync(join(ws, 'notes.md'), 'utf8')
   expect(notes.length).toBe(chars)
   expect(notes).toMatch(/^# Workspace summary\n\n7 files:\n\n- AGENTS\.md \(\d+ bytes\)/)
@@ -186,3 +187,34 @@ test('two real processes: the first pauses, the second approves and the file app
   expect(second.stdout).toMatch(/^stopped {2}end_turn after/m)
   expect(readFileSync(join(ws, 'notes.md'), 'utf8')).toMatch(/^# Workspace summary/)
 }, 120_000)
+
+/** The content the paused write_file call carries, read from the session log. */
+function pendingContent(ws: string, session: string): string {
+  const call = sessionText(ws, session)
+    .split('\n')
+    .filter((l) => l.includes('"write_file"'))
+    .map((l) => /"content":("(?:[^"\\]|\\.)*")/.exec(l)?.[1])
+    .find((c) => c !== undefined)
+  return JSON.parse(call ?? '""') as string
+}
+
+test('before asking, the pause shows what would be written: a new file’s first lines', async () => {
+  const ws = await workspace()
+  const { run, session } = await paused(ws)
+  const content = pendingContent(ws, session)
+  expect(content.length).toBeGreaterThan(0)
+  const firstLines = content.split('\n').slice(0, 3)
+  expect(run.out).toContain(firstLines.map((l) => `    + ${l}`).join('\n'))
+  expect(run.out).toMatch(/write_file notes\.md · new file, /)
+}, 90_000)
+
+test('a write over a file on disk shows a diff against it', async () => {
+  const ws = await workspace()
+  await mkdir(ws, { recursive: true })
+  await cli(['--workspace', ws, '--init', 'hi']) // the demo template, then notes.md of our own
+  await writeFile(join(ws, 'notes.md'), 'Old notes.\nKeep this line?\n')
+  const { run } = await paused(ws)
+  expect(run.out).toMatch(/write_file notes\.md · replaces the file on disk, /)
+  expect(run.out).toMatch(/^ {4}@@ -1,2 \+1,\d+ @@$/m)
+  expect(run.out).toContain('    - Old notes.\n    - Keep this line?\n')
+}, 90_000)

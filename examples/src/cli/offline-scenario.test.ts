@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
 import { PREFILL_TRACE_STAGES } from '@contextkit/prefill'
 import { type AnthropicEmulator, startAnthropicEmulator } from '@contextkit/testkit'
@@ -118,3 +120,21 @@ test('mentionedPaths and describeFile', () => {
   ).toBe('3 lines, exports f, g, uses ./y.js')
   expect(describeFile('x.bin', 'a\nb')).toBe('2 lines')
 })
+
+test('the offline answers say each thing once and fit the file: one "Wrote", no data advice for code that parses none', async () => {
+  const { ask, ws } = await setup()
+  await writeFile(
+    join(ws.dir, 'src', 'greet.ts'),
+    'export function greet(name: string) {\n  return "Hi " + name\n}\n',
+  )
+  const greet = await ask('What does src/greet.ts do?', { sessionId: 'greet' })
+  expect(greet.text).toContain('Next I would add a test for greet in src/greet.ts.')
+  expect(greet.text).not.toContain('malformed')
+  const orders = await ask('What does src/parse-orders.ts do?', { sessionId: 'orders' })
+  expect(orders.text).toContain('starting with a malformed line in the data')
+  const wrote = await ask('Write a summary of the workspace to notes.md', {
+    sessionId: 'write',
+    writeFiles: 'allow',
+  })
+  expect(wrote.text.match(/\bwrote\b/gi)).toHaveLength(1)
+}, 60_000)

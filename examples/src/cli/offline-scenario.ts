@@ -182,9 +182,11 @@ function answer(view: ConversationView): string {
   ].filter((f) => /\.[cm]?[jt]sx?$/.test(f.path))
   const target = code[0]
   const fn = target && /^export (?:async )?function (\w+)/m.exec(target.text)?.[1]
+  // advice about malformed data only for code that parses data: the rest gets a plain next step
+  const parses = target !== undefined && /JSON\.parse|\.split\(/.test(target.text)
   out.push(
     target
-      ? `\nNext I would add a test for ${fn ? `${fn} in ` : ''}${target.path}, starting with a malformed line in the data.`
+      ? `\nNext I would add a test for ${fn ? `${fn} in ` : ''}${target.path}${parses ? ', starting with a malformed line in the data' : ''}.`
       : '\nAsk me about any of these files and I will read it.',
   )
   return out.join(' ').replace(/ \n/g, '\n')
@@ -225,7 +227,8 @@ export function writeTarget(question: string): string | undefined {
 
 /** The answer after `write_file` came back: written, refused, or not approved (with the reason). */
 function afterWrite(path: string, result: { text: string; isError: boolean }): string {
-  if (!result.isError) return `${OFFLINE_ANSWER_MARK} Done: I wrote ${path}. ${result.text}`
+  // the tool's own line already says it (`Wrote notes.md (312 bytes).`): said once
+  if (!result.isError) return `${OFFLINE_ANSWER_MARK} Done. ${result.text}`
   const reason = /Reason: (.+)$/m.exec(result.text)?.[1]
   if (/not approved/i.test(result.text)) {
     return `${OFFLINE_ANSWER_MARK} I did not write ${path}: the write was not approved${reason ? ` (reason: "${reason}")` : ''}. Nothing was changed.`

@@ -358,3 +358,28 @@ async function inspectedSteps(argv: string[], cwd: string, sessionId: string) {
     expect(await running).toBe(0)
   }
 }
+
+test('the walkthrough keeps its workspace: the printed session and trace exist, and "continue it" continues session-1', async () => {
+  const r = await cli([])
+  expect(r.err).toBe('')
+  expect(r.code).toBe(0)
+  const kept = /The walkthrough's workspace is kept at (\S+); remove it with: rm -rf (\S+)$/m.exec(
+    r.out,
+  )
+  expect(kept).not.toBeNull()
+  const ws = kept![1]!
+  dirs.push(ws)
+  expect(kept![2]).toBe(ws)
+  for (const m of r.out.matchAll(/^(?:session|trace) {2,}(\S+\.jsonl)/gm)) {
+    expect(existsSync(m[1]!), m[1]).toBe(true)
+  }
+  const again =
+    /\(continue it: pnpm demo (--workspace \S+ --session session-1) "your message"\)/.exec(r.out)
+  expect(again).not.toBeNull()
+  const next = await cli([...again![1]!.split(' '), 'What did you find?'])
+  expect(next.err).toBe('')
+  expect(next.code).toBe(0)
+  expect(next.out).toContain('you (session session-1) › What did you find?')
+  // the session's history came along: not a new session
+  expect(next.out).not.toMatch(/history\s+0 {2}new session/)
+}, 90_000)

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
@@ -321,9 +321,10 @@ export async function runTurn(
     sessionId: spec.sessionId,
     command: [demoCommand(io.env), ...ctx.sameRunFlags].join(' '),
     term: out.term,
+    workspace: ctx.workspace,
   }
   if (out.json) {
-    if (pending.length > 0) showPending(pending, { ...where, json: out.json })
+    if (pending.length > 0) await showPending(pending, { ...where, json: out.json })
     out.json.event({
       type: 'demo-turn-end',
       sessionId: spec.sessionId,
@@ -344,8 +345,9 @@ export async function runTurn(
     for (const line of describeTrace(result.trace.events)) term.line(c.dim(line))
     term.line()
   }
+  const again = [demoCommand(io.env), ...ctx.sameRunFlags, '--session', spec.sessionId].join(' ')
   term.line(
-    `${c.bold('session')}  ${result.sessionPath}  ${c.dim(`(continue it with --session ${spec.sessionId})`)}`,
+    `${c.bold('session')}  ${result.sessionPath}  ${c.dim(`(continue it: ${again} "your message")`)}`,
   )
   term.line(`${c.bold('trace')}    ${result.tracePath ?? c.dim('off (cacheTrace: false)')}`)
   term.line(
@@ -355,7 +357,7 @@ export async function runTurn(
   term.line(
     `${c.bold('stopped')}  ${result.result.stopReason} after ${duration(Date.now() - started)}`,
   )
-  if (pending.length > 0) showPending(pending, where)
+  if (pending.length > 0) await showPending(pending, where)
   return result
 }
 
@@ -453,9 +455,6 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
         : walkthrough
           ? await mkdtemp(join(tmpdir(), 'contextkit-demo-'))
           : DEFAULT_DEMO_WORKSPACE
-    if (walkthrough && args.workspace === undefined) {
-      cleanups.push(() => rm(workspaceDir, { recursive: true, force: true }))
-    }
     // only the default demo workspace (and the walkthrough's temp dir) is made without asking
     const ws = await prepareWorkspace(workspaceDir, {
       create: args.init || args.workspace === undefined,
@@ -514,6 +513,15 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
       sessionNote = { id: spec.sessionId, where: stores.description }
       const turn = await runTurn(spec, backend, settings)
       paused ||= turn.result.stopReason === 'awaiting_approval'
+    }
+    if (walkthrough && args.workspace === undefined && !out.json) {
+      // kept: the session and trace paths printed above, and "continue it", point into it
+      term.line()
+      term.line(
+        term.c.dim(
+          `The walkthrough's workspace is kept at ${ws.dir}; remove it with: rm -rf ${shellWord(ws.dir)}`,
+        ),
+      )
     }
     if (!out.json && !paused) {
       term.line()

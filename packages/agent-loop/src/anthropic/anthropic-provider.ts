@@ -1,8 +1,9 @@
 import type Anthropic from '@anthropic-ai/sdk'
-import { parseWith } from '@contextkit/core'
+import { ConfigurationError, parseWith } from '@contextkit/core'
 import * as z from 'zod'
 import type { ModelProvider, ProviderEvent } from '../provider/contract.js'
 import { type RetryPolicy, withRetries } from '../provider/retry.js'
+import { ownAnthropicClient } from './own-client.js'
 import { toProviderError } from './provider-errors.js'
 import {
   type AnthropicStreamParams,
@@ -18,9 +19,17 @@ export interface AnthropicProviderOptions {
    * The SDK retries failed HTTP requests itself (408, 409, 429, 5xx, 529, connection errors; its
    * `maxRetries`, default 2) and its `timeout` bounds the wait for the response: configure both
    * there (or `maxRetries` here). The provider only retries what the SDK does not: a `200`
-   * stream that fails or stalls mid-way.
+   * stream that fails or stalls mid-way. Default: a client the provider makes on its first call
+   * from `apiKey` and `baseURL` (the SDK must be installed).
    */
-  client: Pick<Anthropic, 'messages'>
+  client?: Pick<Anthropic, 'messages'>
+  /** The API key of the client the provider makes (not with `client`). Default: `ANTHROPIC_API_KEY`. */
+  apiKey?: string
+  /**
+   * Where the client the provider makes sends requests (not with `client`): a proxy, or the
+   * testkit emulator's `emu.url`. Default: `ANTHROPIC_BASE_URL`, else the Anthropic API.
+   */
+  baseURL?: string
   /** Retries of a stream that failed mid-way (`event: error` overloaded/api error, a dropped connection, a stall). Default `2`. */
   maxStreamRetries?: number
   /** Delay before the first such retry, in ms; doubled per retry, with ±25 % jitter. Default `500`. */
@@ -43,13 +52,17 @@ export interface AnthropicProviderOptions {
 }
 
 const OptionsSchema = z.strictObject({
-  client: z.custom<Pick<Anthropic, 'messages'>>(
-    (c) =>
-      typeof c === 'object' &&
-      c !== null &&
-      typeof (c as { messages?: { create?: unknown } }).messages?.create === 'function',
-    'expected an Anthropic client (with messages.create)',
-  ),
+  client: z
+    .custom<Pick<Anthropic, 'messages'>>(
+      (c) =>
+        typeof c === 'object' &&
+        c !== null &&
+        typeof (c as { messages?: { create?: unknown } }).messages?.create === 'function',
+      'expected an Anthropic client (with messages.create)',
+    )
+    .optional(),
+  apiKey: z.string().min(1).optional(),
+  baseURL: z.url().optional(),
   maxStreamRetries: z.number().int().nonnegative().optional(),
   retryDelayMs: z.number().nonnegative().optional(),
   maxRetryDelayMs: z.number().nonnegative().optional(),
@@ -80,9 +93,9 @@ export const ANTHROPIC_PROVIDER_DEFAULTS = Object.freeze({
  * no tool of it runs); the wait ends at once on abort. Every failure ends the stream with one
  * typed `ProviderError` event (status, error type, request id), never the SDK's own error.
  */
-export function anthropicProvider(options: AnthropicProviderOptions): ModelProvider {
+export function anthropicProvider(options: AnthropicProviderOptions = {}): ModelProvider {
   const parsed = parseWith(OptionsSchema, options, 'anthropicProvider options')
-  const client = options.client
+  const client = clientSource(parsed)
   const d = ANTHROPIC_PROVIDER_DEFAULTS
   const policy: RetryPolicy = {
     maxRetries: parsed.maxStreamRetries ?? d.maxStreamRetries,
@@ -98,7 +111,7 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
   return {
     name: 'anthropic',
     system: 'anthropic',
-    ...baseUrlOf(client),
+    ...baseUrlOf(parsed.client ?? { baseURL: parsed.baseURL }),
     outputMode: 'tool',
     async *stream(request, { signal }): AsyncGenerator<ProviderEvent> {
       let params: AnthropicStreamParams
@@ -110,8 +123,15 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
         return
       }
       for (const w of warnings) yield { type: 'warning', code: w.code, message: w.message }
+      let sdkClient: Pick<Anthropic, 'messages'>
+      try {
+        sdkClient = await client()
+      } catch (error) {
+        yield { type: 'error', error: toProviderError(error, { midStream: false }) }
+        return
+      }
       yield* withRetries(
-        () => streamAttempt(client, params, { signal, ...attempt }),
+        () => streamAttempt(sdkClient, params, { signal, ...attempt }),
         policy,
         signal,
       )
@@ -123,4 +143,30 @@ export function anthropicProvider(options: AnthropicProviderOptions): ModelProvi
 function baseUrlOf(client: object): { baseUrl?: string } {
   const url = (client as { baseURL?: unknown }).baseURL
   return typeof url === 'string' ? { baseUrl: url } : {}
+}
+
+/**
+ * The client of every call: the one given, or one made from `apiKey`/`baseURL` on the first
+ * call (the SDK imported then, never when the subpath loads). `client` with either is refused.
+ */
+function clientSource(
+  parsed: z.infer<typeof OptionsSchema>,
+): () => Promise<Pick<Anthropic, 'messages'>> {
+  const { client, apiKey, baseURL } = parsed
+  if (client !== undefined) {
+    if (apiKey !== undefined || baseURL !== undefined) {
+      throw new ConfigurationError(
+        'anthropicProvider options: give `client`, or `apiKey`/`baseURL` for the client it makes, not both (set them on your client)',
+      )
+    }
+    return () => Promise.resolve(client)
+  }
+  let made: Promise<Pick<Anthropic, 'messages'>> | undefined
+  return () => {
+    made ??= ownAnthropicClient({ apiKey, baseURL }).catch((error: unknown) => {
+      made = undefined // a later call tries again (the SDK installed meanwhile)
+      throw error
+    })
+    return made
+  }
 }

@@ -13,6 +13,7 @@ import {
   type SessionStore,
   type TokenCounter,
   type Trace,
+  textMessage,
   ValidationError,
 } from '@contextkit/core'
 import { CACHE_MODES, type CacheMode } from '@contextkit/core/cache'
@@ -62,8 +63,11 @@ export const RunAgentOptionsSchema = z.strictObject({
   /**
    * The conversation: history plus the new user turn. With `session`, only the new messages
    * (the stored history is loaded and put in front); they are saved with the run's replies.
+   * Give this or `prompt` (a `resume` run may give neither).
    */
-  messages: MessageSchema.array(),
+  messages: MessageSchema.array().optional(),
+  /** The user's message as text: `prompt: 'Hi'` is `messages: [textMessage('user', 'Hi')]`. */
+  prompt: z.string().min(1).optional(),
   /** Tools the model may call (`defineTool`). Default: none. */
   tools: shaped<AgentTool>(
     'a tool made with defineTool',
@@ -234,7 +238,7 @@ export const RunAgentOptionsSchema = z.strictObject({
 /** A person's decision on a call that waits for approval (`resume: { approvals }`). */
 export type ApprovalAnswer = { approve: true } | { approve: false; reason?: string }
 
-/** Options of `runAgent`. Only `provider`, `model` and `messages` are required. */
+/** Options of `runAgent`. `provider`, `model`, and `prompt` or `messages` are required. */
 export type RunAgentOptions = z.input<typeof RunAgentOptionsSchema>
 
 /** Options after checking, with every default resolved: the loop reads only these. */
@@ -339,6 +343,7 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
       [{ path: 'resume', message: 'needs the session option' }],
     )
   }
+  const messages = conversation(options, o.resume !== undefined)
   // the caller's own model, system and messages are used as given (the check does not copy them)
   const tools = toolMap(o.tools)
   checkToolChoice(o.toolChoice, [...tools.keys()], 'runAgent options: toolChoice')
@@ -348,7 +353,7 @@ export function resolveOptions(options: RunAgentOptions): ResolvedOptions {
     provider: o.provider,
     model,
     system: systemSections(options.system as string | Section[] | undefined),
-    messages: options.messages as Message[],
+    messages,
     tools,
     middleware: o.middleware ?? [],
     formatter:
@@ -391,4 +396,24 @@ function resolveOutput(schema: z.ZodType): OutputSpec {
       [{ path: 'output', message }],
     )
   }
+}
+
+/**
+ * The run's new messages: `messages` as given, or `prompt` as one user text message. Both, or
+ * neither outside a resumed run, is a `ValidationError`.
+ */
+function conversation(options: RunAgentOptions, resuming: boolean): readonly Message[] {
+  if (options.prompt !== undefined && options.messages !== undefined) {
+    throw new ValidationError(
+      'Invalid runAgent options: prompt and messages: give one (prompt is the user message as text)',
+      [{ path: 'prompt', message: 'not with messages' }],
+    )
+  }
+  if (options.prompt !== undefined) return [textMessage('user', options.prompt)]
+  if (options.messages !== undefined) return options.messages as Message[]
+  if (resuming) return []
+  throw new ValidationError(
+    'Invalid runAgent options: messages: give the user message as `prompt: "…"` or `messages`',
+    [{ path: 'messages', message: 'required (or prompt)' }],
+  )
 }
