@@ -4,7 +4,7 @@
 
 export type { DurableCrashMatrixOptions, DurableWorkerArgs } from './durable-matrix.js'
 export { DURABLE_STATES, durableCrashMatrix, durableWorkerProcess } from './durable-matrix.js'
-export type { DurableWorkerOptions } from './durable-worker.js'
+export type { DurablePause, DurableWorkerOptions } from './durable-worker.js'
 export {
   DURABLE_CALLS,
   DURABLE_USER_MESSAGE,
