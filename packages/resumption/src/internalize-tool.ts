@@ -10,6 +10,7 @@ import { createFileReadCache } from '@contextkit/core/node'
 import { type StateFileOptions, StateFileOptionsSchema } from '@contextkit/store-files'
 import * as z from 'zod'
 import { addAnchor } from './capture.js'
+import { StoreSchema } from './options.js'
 import { emptySelfState, type SelfState } from './self-state.js'
 import { type StateAccess, updateState } from './state-access.js'
 
@@ -59,16 +60,7 @@ export interface InternalizeTool extends ToolDefinition {
 }
 
 const OptionsSchema = StateFileOptionsSchema.extend({
-  store: z
-    .custom<StateStore<SelfState>>(
-      (v) =>
-        typeof v === 'object' &&
-        v !== null &&
-        typeof (v as { load?: unknown }).load === 'function' &&
-        typeof (v as { save?: unknown }).save === 'function',
-      { message: 'expected a StateStore (load and save functions)' },
-    )
-    .optional(),
+  store: (StoreSchema as z.ZodType<StateStore<SelfState>>).optional(),
   agentId: z.string().min(1).optional(),
   path: z.string().min(1).optional(),
   workspace: z.string().min(1).optional(),

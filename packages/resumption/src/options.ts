@@ -9,7 +9,8 @@ const fn = <T>() => z.custom<T>(isFunction, { message: 'expected a function' })
 
 const lazyString = z.union([z.string(), fn<() => string | undefined>()]).optional()
 
-const StoreSchema = z.custom<StateStore>(
+/** Any object with `load` and `save` functions, taken as a `StateStore`. */
+export const StoreSchema = z.custom<StateStore>(
   (v) =>
     typeof v === 'object' &&
     v !== null &&
