@@ -59,3 +59,34 @@ describe('documentation links', () => {
     expect(relativeLinks(text)).toEqual(['docs/a.md#x'])
   })
 })
+
+describe('contents lines', () => {
+  it('every README opens its sections with a current contents line (scripts/readme-contents.mjs)', async () => {
+    const { readmePaths, withContents, OPEN } = await import('../../scripts/readme-contents.mjs')
+    const paths: string[] = readmePaths()
+    expect(paths.length).toBeGreaterThan(14)
+    for (const path of paths) {
+      const text = readFileSync(path, 'utf8')
+      expect(text, `${relative(repo, path)}: run node scripts/readme-contents.mjs --write`).toBe(
+        withContents(text),
+      )
+      expect(text).toContain(OPEN)
+    }
+  })
+
+  it("its anchors are GitHub's: duplicates numbered, code and links reduced to text", async () => {
+    const { contentsLine } = await import('../../scripts/readme-contents.mjs')
+    const md = [
+      '# T',
+      '## Install',
+      '```',
+      '## not a heading',
+      '```',
+      '## `runAgent` and [tools](x.md)',
+      '## Install',
+    ].join('\n')
+    expect(contentsLine(md)).toBe(
+      '**Contents:** [Install](#install) · [runAgent and tools](#runagent-and-tools) · [Install](#install-1)',
+    )
+  })
+})
