@@ -148,9 +148,14 @@ describe('cache markers on the wire (real @ai-sdk/anthropic against testkit, whi
         const own = call.marked.size
         // ours take the caller's longest TTL, so a longer TTL never follows a shorter one
         const ttl = (n: number) => (n > 0 && call.marker.ttl === '1h' ? { ttl: '1h' } : {})
+        if (own > 4) {
+          // over the limit by the caller's own doing: we add none (and move none); what
+          // @ai-sdk/anthropic then sends of them is its own choice
+          for (const key of wire.keys()) expect(call.marked.has(key), key).toBe(true)
+          return
+        }
+        expect(wire.size).toBeLessThanOrEqual(4)
         for (const key of call.marked) expect(wire.get(key), key).toEqual(call.marker)
-        if (own <= 4) expect(wire.size).toBeLessThanOrEqual(4)
-        else expect(wire.size).toBe(own) // the caller's alone: we add none
         if (own < 4) {
           // ours in the loop's precedence: the end of the stable system part, then the newest message
           let room = 4 - own
