@@ -92,7 +92,7 @@ describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript form
     const transcript = textOfWire(first!.messages.at(-1))
     const userTurn = transcript.slice(transcript.indexOf('User:'), transcript.indexOf('Assistant:'))
     expect(userTurn).toContain('What does src/parse-orders.ts do?')
-    expect(userTurn).toContain(`[Context available in file ${join(ws.dir, DEMO_CONTEXT_FILE)}]`)
+    expect(userTurn).toContain(`[Context available in file ${DEMO_CONTEXT_FILE}]`)
     expect(userTurn).toContain('Format: NDJSON')
     // step 6–7: the request ends with the prefill as an assistant message
     expect(first!.messages.at(-1)?.role).toBe('assistant')
@@ -273,7 +273,7 @@ describe('options and failures', () => {
     const first = bodies()[0]!
     expect(first.messages.map((m) => m.role)).toEqual(['user', 'assistant'])
     expect(textOfWire(first.messages[0])).toContain(
-      `[Context available in file ${join(ws.dir, DEMO_CONTEXT_FILE)}]`,
+      `[Context available in file ${DEMO_CONTEXT_FILE}]`,
     )
     expect(textOfWire(first.messages[1])).toBe(DEMO_PREFILL)
   })
