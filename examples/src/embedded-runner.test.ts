@@ -80,7 +80,7 @@ async function savedLines(path: string) {
 
 describe('runEmbeddedTurn with claude-haiku-4-5 (native prefill, transcript format)', () => {
   test('bootstrap in the system prompt, hint in the user turn, prefill last, tool result fed back', async () => {
-    const { ws, turn, bodies } = await setup()
+    const { turn, bodies } = await setup()
     const result = await turn()
     const [first, second] = bodies()
     expect(bodies()).toHaveLength(2)
@@ -268,7 +268,7 @@ describe('models without native prefill', () => {
 
 describe('options and failures', () => {
   test('NativeFormatter on request: the hint in a real user message, the prefill as the last message', async () => {
-    const { ws, turn, bodies } = await setup()
+    const { turn, bodies } = await setup()
     await turn({ formatter: 'native' })
     const first = bodies()[0]!
     expect(first.messages.map((m) => m.role)).toEqual(['user', 'assistant'])
