@@ -58,7 +58,7 @@ test('an unknown flag names the closest known one; a missing or unwanted value i
     message: 'unknown flag --base-ulr (did you mean --base-url?)',
   })
   expect(problem(['--verbose']).message).toBe(
-    'unknown flag --verbose (known: --workspace, --session, --model, --message-file, --init, --base-url, --provider, --store, --context-file, --allow-outside-context-file, --approve, --deny, --json, --inspect, --help)',
+    'unknown flag --verbose (known: --workspace, --session, --model, --message-file, --init, --base-url, --provider, --store, --context-file, --allow-outside-context-file, --approve, --deny, --json, --inspect, --config, --help)',
   )
   expect(problem(['--workspace'])).toEqual({
     problem: 'bad_flag',
