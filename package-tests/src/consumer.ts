@@ -45,6 +45,10 @@ export function plainEnv(): NodeJS.ProcessEnv {
     }
     env[key] = value
   }
+  // the database a README example reads from DATABASE_URL (the worker's): the server `.ci/run`
+  // starts, as a user's shell would name theirs
+  if (env.DATABASE_URL === undefined && env.CONTEXTKIT_TEST_POSTGRES_URL)
+    env.DATABASE_URL = env.CONTEXTKIT_TEST_POSTGRES_URL
   return env
 }
 
@@ -144,6 +148,9 @@ export async function installConsumer(
       )
     }
     extras.add(`${name}@${pkg.json.devDependencies?.[name] ?? peer}`)
+    // a user who imports a peer without types of its own (pg) installs its @types too
+    const types = pkg.json.devDependencies?.[`@types/${name}`]
+    if (types) extras.add(`@types/${name}@${types}`)
   }
   const rootJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     devDependencies: Record<string, string>
