@@ -4,6 +4,7 @@
  * its `@contextkit` dependencies (nothing else from the workspace).
  */
 import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
@@ -45,10 +46,6 @@ export function plainEnv(): NodeJS.ProcessEnv {
     }
     env[key] = value
   }
-  // the database a README example reads from DATABASE_URL (the worker's): the server `.ci/run`
-  // starts, as a user's shell would name theirs
-  if (env.DATABASE_URL === undefined && env.CONTEXTKIT_TEST_POSTGRES_URL)
-    env.DATABASE_URL = env.CONTEXTKIT_TEST_POSTGRES_URL
   return env
 }
 
@@ -56,7 +53,7 @@ export function plainEnv(): NodeJS.ProcessEnv {
 export function run(
   command: string,
   args: readonly string[],
-  options: { cwd: string; timeoutMs?: number },
+  options: { cwd: string; timeoutMs?: number; env?: NodeJS.ProcessEnv },
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -64,7 +61,7 @@ export function run(
       args,
       {
         cwd: options.cwd,
-        env: plainEnv(),
+        env: { ...plainEnv(), ...options.env },
         timeout: options.timeoutMs ?? 300_000,
         maxBuffer: 32 * 1024 * 1024,
         encoding: 'utf8',
@@ -193,6 +190,29 @@ export async function lockedContextkit(dir: string): Promise<Record<string, stri
 }
 
 /**
+ * For an example that reads `DATABASE_URL` (the worker's), a database of its own, made on the
+ * PostgreSQL server `.ci/run` starts (`CONTEXTKIT_TEST_POSTGRES_URL`; left for the server's
+ * removal): as a user's shell names theirs. Nothing for any other example.
+ */
+async function exampleDatabase(code: string): Promise<NodeJS.ProcessEnv> {
+  const server = process.env.CONTEXTKIT_TEST_POSTGRES_URL
+  if (!server || !code.includes('process.env.DATABASE_URL')) return {}
+  // pg as store-postgres has it (package-tests has no driver of its own)
+  const pg = createRequire(join(ROOT, 'packages', 'store-postgres', 'package.json'))('pg')
+  const name = `ck_example_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: server })
+  await admin.connect()
+  try {
+    await admin.query(`CREATE DATABASE ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(server)
+  url.pathname = `/${name}`
+  return { DATABASE_URL: url.href }
+}
+
+/**
  * Run the README example as an ES module: its TypeScript types erased (nothing else changed)
  * and its `console.log` calls captured one per line. Returns what each call printed.
  */
@@ -214,7 +234,7 @@ export async function runExampleAsEsm(consumer: Consumer): Promise<string[]> {
   const { stdout } = await run(
     process.execPath,
     ['--import', pathToFileURL(capture).href, 'example.mjs'],
-    { cwd: consumer.dir, timeoutMs: 120_000 },
+    { cwd: consumer.dir, timeoutMs: 120_000, env: await exampleDatabase(consumer.code) },
   )
   return stdout
     .split('\n')
