@@ -22,7 +22,7 @@ const KILLS = Number(process.env.DURABLE_CRASH_KILLS ?? 60)
  * Kills per matrix. The property (every run ends whole) needs kills in each state a run can be
  * left in (DURABLE_STATES): before the user's message, awaiting a reply, mid tools. A third of
  * the kills are aimed at a tool or the reply (see durableCrashMatrix), so each state is reached
- * whatever the machine's speed, and each is asserted at least 3 times; each kill costs a worker process (about half a second of CPU), so 200 kills
+ * whatever the machine's speed, and each is asserted at least twice; each kill costs a worker process (about half a second of CPU), so 200 kills
  * were 2 minutes of CI for no state the 60 do not reach. On the real server, what it adds is its
  * own session per connection and the rollback of a killed worker's open transaction.
  */
@@ -80,7 +80,7 @@ async function matrix(
     requests: () => emulator.requests.map((r) => r.body),
   })
   expect(result.kills).toBeGreaterThanOrEqual(kills)
-  for (const state of DURABLE_STATES) expect(result.landed[state]).toBeGreaterThanOrEqual(3)
+  for (const state of DURABLE_STATES) expect(result.landed[state]).toBeGreaterThanOrEqual(2)
   console.info(
     `durable crash matrix (${name}): ${result.trials} trials, ${result.kills} kills, every run whole; kills left the log: ${JSON.stringify(result.landed)}`,
   )

@@ -47,7 +47,7 @@ describe('durable runs under SIGKILL (real child processes, JSONL)', () => {
       requests: () => emulator.requests.map((r) => r.body),
     })
     expect(kills).toBeGreaterThanOrEqual(KILLS)
-    for (const state of DURABLE_STATES) expect(landed[state]).toBeGreaterThanOrEqual(3)
+    for (const state of DURABLE_STATES) expect(landed[state]).toBeGreaterThanOrEqual(2)
     console.info(
       `durable crash matrix (JSONL): ${trials} trials, ${kills} kills, every run whole; kills left the log: ${JSON.stringify(landed)}`,
     )

@@ -85,9 +85,10 @@ const DENY_REASON = 'out.txt is read-only today'
  * processes SIGKILLed after they start and replaced by one that resumes (approving, or denying
  * every third trial, when asked), until one ends the run. Two of every three kills land at a
  * random instant (mid stream, mid append, before the first write); every third is aimed: the
- * worker stops (`pauseAt`) inside a tool or at the first text of the model's reply and is
- * killed there, so every state a run can be left in is reached whatever the machine's speed
- * (at random, under load, kills land before the user's message; idle, mid tools is about 6 %).
+ * worker stops (`pauseAt`) inside a tool, at the first text of the model's reply or before the
+ * run starts and is killed there, so every state a run can be left in is reached whatever the
+ * machine's speed (at random, under load, kills land before the user's message; idle, before
+ * the user's message and mid tools are about 7 % and 6 % each).
  * Checks after each trial: the run reached `end_turn`; the user's message is in the log once; every
  * tool call has exactly one result; no side effect ran twice for one call; a denied call never
  * ran and its reason reached the model. Resolves with the counts and, in `landed`, what state
@@ -202,7 +203,8 @@ interface KillPlan {
 /**
  * How a worker dies, if it does: three in four attempts are killed (the last one lets the run
  * end); of those every third stops at a chosen place and is killed there (the approved `write`,
- * else in turn `lookup`, `send` or the model's reply), the others at a random instant.
+ * else in turn `lookup`, the model's reply, before the run starts, or `send`), the others at a
+ * random instant.
  */
 function killPlan(
   mayKill: boolean,
@@ -211,8 +213,8 @@ function killPlan(
   options: DurableCrashMatrixOptions,
 ): KillPlan {
   if (!mayKill || Math.random() >= 0.75) return {}
-  const aimed = ['lookup', 'reply', 'send'] as const
-  if (k % 3 === 2) return { pauseAt: approved ? 'write' : aimed[Math.floor(k / 3) % 3] }
+  const aimed = ['lookup', 'reply', 'start', 'send'] as const
+  if (k % 3 === 2) return { pauseAt: approved ? 'write' : aimed[Math.floor(k / 3) % 4] }
   return { delay: Math.random() * (options.maxKillDelayMs ?? 300) }
 }
 

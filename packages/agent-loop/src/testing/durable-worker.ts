@@ -56,7 +56,7 @@ export function durableScript(request: { messages: ReadonlyArray<{ role: string 
 }
 
 /** Where a worker of the crash matrix may stop to be killed (see {@link durableWorker}). */
-export type DurablePause = 'reply' | 'lookup' | 'send' | 'write'
+export type DurablePause = 'start' | 'reply' | 'lookup' | 'send' | 'write'
 
 /** Options of {@link durableWorker}. */
 export interface DurableWorkerOptions {
@@ -74,8 +74,8 @@ export interface DurableWorkerOptions {
   effectsDir: string
   /**
    * Where to stop, printing `paused <where>` and waiting forever, so that a kill lands there for
-   * certain: in a tool (after its side effect, if it has one), or `reply`: at the first text of
-   * the model's reply, which is not saved yet.
+   * certain: in a tool (after its side effect, if it has one), `reply`: at the first text of the
+   * model's reply, which is not saved yet, or `start`: before the run begins (nothing saved).
    */
   pauseAt?: DurablePause
 }
@@ -97,7 +97,7 @@ export async function durableWorker(options: DurableWorkerOptions) {
   if (!['run', 'resume', 'approve'].includes(options.mode)) {
     invalidArgument(fn, 'options.mode', "'run', 'resume' or 'approve'", options.mode)
   }
-  const pauses: readonly unknown[] = ['reply', 'lookup', 'send', 'write']
+  const pauses: readonly unknown[] = ['start', 'reply', 'lookup', 'send', 'write']
   if (options.pauseAt !== undefined && !pauses.includes(options.pauseAt)) {
     invalidArgument(
       fn,
@@ -114,6 +114,7 @@ export async function durableWorker(options: DurableWorkerOptions) {
     if (name === options.pauseAt) freeze(name)
   }
   const client = new Anthropic({ apiKey: 'test', baseURL: options.baseURL, maxRetries: 0 })
+  if (options.pauseAt === 'start') freeze('start')
   const run = runAgent({
     provider: anthropicProvider({ client, retryDelayMs: 1 }),
     model: 'claude-haiku-4-5',
