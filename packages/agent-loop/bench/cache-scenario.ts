@@ -1,6 +1,7 @@
 // The prompt-cache scenario of issue 15, shared by bench/cache.bench.ts (figures for the README)
 // and src/cache-hit-rate.test.ts (the >= 85 % assertion): the real SDK, anthropicProvider and
 // testkit's cache model.
+
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,12 +10,12 @@ import { textMessage } from '@contextkit/core'
 import { jsonlSessionStore } from '@contextkit/store-files'
 import {
   type AnthropicEmulator,
-  type ScriptRequest,
   startAnthropicEmulator,
   textTokens,
   toolTokens,
 } from '@contextkit/testkit'
 import { z } from 'zod'
+import { proseOf, toolStepScript } from '../../../test-utils/bench-text.js'
 import { anthropicProvider } from '../src/anthropic/anthropic-provider.js'
 import type { AgentCallUsage, AgentResult } from '../src/events/events.js'
 import type { ModelProvider } from '../src/provider/contract.js'
@@ -89,28 +90,7 @@ const WORDS =
   )
 
 /** Deterministic prose of exactly `chars` characters. */
-export function prose(seed: number, chars: number): string {
-  let out = ''
-  for (let i = seed; out.length < chars; i++) out += `${WORDS[i % WORDS.length]} `
-  return out.slice(0, chars)
-}
-
-/** Replies of one run: a tool call per step until the last, counted from the user's own turn. */
-function script(steps: number) {
-  return (req: ScriptRequest) => {
-    let replies = 0
-    for (let i = req.messages.length - 1; i >= 0; i--) {
-      const m = req.messages[i]!
-      if (m.role === 'user' && m.content.some((b) => b.type === 'text')) break
-      if (m.role === 'assistant') replies++
-    }
-    if (replies >= steps - 1) return 'All files are read; orders are parsed in src/orders.ts.'
-    return {
-      text: `Reading file ${replies + 1}.`,
-      toolUse: { name: 'read_file', input: { path: `src/file-${replies + 1}.ts` } },
-    }
-  }
-}
+export const prose = proseOf(WORDS)
 
 function share(calls: readonly AgentCallUsage[]): {
   readShare: number
@@ -192,7 +172,9 @@ export async function runCacheScenario(
     input: z.object({ path: z.string() }),
     execute: ({ path }) => prose(path.length * 7, resultChars),
   })
-  const emulator: AnthropicEmulator = await startAnthropicEmulator({ script: script(steps) })
+  const emulator: AnthropicEmulator = await startAnthropicEmulator({
+    script: toolStepScript(steps, 'All files are read; orders are parsed in src/orders.ts.'),
+  })
   const dir = await mkdtemp(join(tmpdir(), 'cache-scenario-'))
   try {
     const store = jsonlSessionStore(dir, { fsync: false })

@@ -2,42 +2,23 @@
 // bench/cache.bench.ts (the figure for the README): a 6-step tool run inside `generateText` with
 // the real `ai` and `@ai-sdk/anthropic` against testkit's cache model, a ~4,000-token system
 // prompt plus the workspace's AGENTS.md (preload's bootstrap section).
+
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAnthropic } from '@ai-sdk/anthropic'
 import type { CacheMode } from '@contextkit/core/cache'
 import { preload } from '@contextkit/preload/node'
-import { type ScriptRequest, startAnthropicEmulator } from '@contextkit/testkit'
+import { startAnthropicEmulator } from '@contextkit/testkit'
 import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai'
 import { z } from 'zod'
+import { proseOf, toolStepScript } from '../../../test-utils/bench-text.js'
 import { contextkitMiddleware } from '../src/middleware.js'
 
 const WORDS = 'the agent reads each file and keeps short notes on how orders are parsed '.split(' ')
 
 /** Deterministic prose of exactly `chars` characters (testkit's rule: 4 characters a token). */
-export function prose(seed: number, chars: number): string {
-  let out = ''
-  for (let i = seed; out.length < chars; i++) out += `${WORDS[i % WORDS.length]} `
-  return out.slice(0, chars)
-}
-
-/** A tool call per step until the last, counted from the user's own words. */
-function script(steps: number) {
-  return (req: ScriptRequest) => {
-    let replies = 0
-    for (let i = req.messages.length - 1; i >= 0; i--) {
-      const m = req.messages[i]!
-      if (m.role === 'user' && m.content.some((b) => b.type === 'text')) break
-      if (m.role === 'assistant') replies++
-    }
-    if (replies >= steps - 1) return 'Orders are parsed in src/orders.ts.'
-    return {
-      text: `Reading file ${replies + 1}.`,
-      toolUse: { name: 'read_file', input: { path: `src/file-${replies + 1}.ts` } },
-    }
-  }
-}
+export const prose = proseOf(WORDS)
 
 /** What one run of the scenario measured. */
 export interface CacheScenarioFigures {
@@ -58,7 +39,9 @@ export interface CacheScenarioFigures {
 /** Run the scenario once with the middleware's `cache` mode. */
 export async function runCacheScenario(cache: CacheMode, steps = 6): Promise<CacheScenarioFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'ai-sdk-cache-'))
-  const emu = await startAnthropicEmulator({ script: script(steps) })
+  const emu = await startAnthropicEmulator({
+    script: toolStepScript(steps, 'Orders are parsed in src/orders.ts.'),
+  })
   try {
     await writeFile(join(dir, 'AGENTS.md'), `# Conventions\n\n${prose(7, 2_000)}\n`)
     const anthropic = createAnthropic({ baseURL: `${emu.url}/v1`, apiKey: 'k' })
