@@ -185,34 +185,59 @@ async function startWorker(vars: Record<string, unknown>, limits: SandboxLimits)
 
 let messageIds = 0
 
+/** What {@link exchange} is told while it listens. */
+interface Listener {
+  /** Each message of the worker. */
+  onMessage(m: { id?: number; type?: string }): void
+  /** Run once when the exchange settles (clear timers). */
+  stop(): void
+}
+
+/**
+ * Post `message` to the worker with a fresh `id` and listen until `settle` is called (what it is
+ * given is the result); a worker error rejects. `listen` is called before the message goes.
+ */
+function exchange<T>(
+  w: Worker,
+  message: Record<string, unknown>,
+  listen: (id: number, settle: (value: T) => void) => Listener,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const id = ++messageIds
+    const cleanup = () => {
+      listener.stop()
+      w.off('message', onMessage)
+      w.off('error', onError)
+    }
+    const listener = listen(id, (value) => {
+      cleanup()
+      resolve(value)
+    })
+    const onMessage = (m: { id?: number; type?: string }) => listener.onMessage(m)
+    const onError = (error: Error) => {
+      cleanup()
+      reject(error)
+    }
+    w.on('message', onMessage)
+    w.on('error', onError)
+    w.postMessage({ ...message, id })
+  })
+}
+
 /** Send `message` to the worker; its answer, or `'timeout'` after `ms`. */
 function askWorker<T>(
   w: Worker,
   message: Record<string, unknown>,
   ms?: number,
 ): Promise<T | 'timeout'> {
-  return new Promise((resolve, reject) => {
-    const id = ++messageIds
-    const timer = ms === undefined ? undefined : setTimeout(() => done('timeout'), ms)
-    const onMessage = (m: { id?: number }) => {
-      if (m.id === id) done(m as T)
+  return exchange<T | 'timeout'>(w, message, (id, settle) => {
+    const timer = ms === undefined ? undefined : setTimeout(() => settle('timeout'), ms)
+    return {
+      onMessage: (m) => {
+        if (m.id === id) settle(m as T)
+      },
+      stop: () => clearTimeout(timer),
     }
-    const onError = (error: Error) => {
-      cleanup()
-      reject(error)
-    }
-    const cleanup = () => {
-      clearTimeout(timer)
-      w.off('message', onMessage)
-      w.off('error', onError)
-    }
-    const done = (value: T | 'timeout') => {
-      cleanup()
-      resolve(value)
-    }
-    w.on('message', onMessage)
-    w.on('error', onError)
-    w.postMessage({ ...message, id })
   })
 }
 
@@ -234,39 +259,25 @@ function runInWorker(
   deadline: number,
   limits: SandboxLimits,
 ): Promise<Ran | 'timeout'> {
-  return new Promise((resolve, reject) => {
-    const id = ++messageIds
+  return exchange<Ran | 'timeout'>(w, { type: 'run', code, deadline }, (id, settle) => {
     let left = limits.timeLimit + limits.grace
     let startedAt = Date.now()
     let timer: NodeJS.Timeout | undefined
     const arm = () => {
       startedAt = Date.now()
-      timer = setTimeout(() => done('timeout'), left)
+      timer = setTimeout(() => settle('timeout'), left)
     }
-    const onMessage = (m: { id?: number; type?: string }) => {
-      if (m.type === 'llm_query') {
-        clearTimeout(timer)
-        left -= Date.now() - startedAt
-        void answer(m as SubQuery, limits).then(arm)
-      } else if (m.id === id) done(m as Ran)
-    }
-    const onError = (error: Error) => {
-      cleanup()
-      reject(error)
-    }
-    const cleanup = () => {
-      clearTimeout(timer)
-      w.off('message', onMessage)
-      w.off('error', onError)
-    }
-    const done = (value: Ran | 'timeout') => {
-      cleanup()
-      resolve(value)
-    }
-    w.on('message', onMessage)
-    w.on('error', onError)
     arm()
-    w.postMessage({ type: 'run', code, deadline, id })
+    return {
+      onMessage: (m) => {
+        if (m.type === 'llm_query') {
+          clearTimeout(timer)
+          left -= Date.now() - startedAt
+          void answer(m as SubQuery, limits).then(arm)
+        } else if (m.id === id) settle(m as Ran)
+      },
+      stop: () => clearTimeout(timer),
+    }
   })
 }
 
