@@ -56,7 +56,10 @@ export function durableScript(request: { messages: ReadonlyArray<{ role: string 
 }
 
 /** Where a worker of the crash matrix may stop to be killed (see {@link durableWorker}). */
-export type DurablePause = 'start' | 'reply' | 'lookup' | 'send' | 'write'
+export const DURABLE_PAUSES = Object.freeze(['start', 'reply', 'lookup', 'send', 'write'] as const)
+
+/** One of {@link DURABLE_PAUSES}. */
+export type DurablePause = (typeof DURABLE_PAUSES)[number]
 
 /** Options of {@link durableWorker}. */
 export interface DurableWorkerOptions {
@@ -97,7 +100,7 @@ export async function durableWorker(options: DurableWorkerOptions) {
   if (!['run', 'resume', 'approve'].includes(options.mode)) {
     invalidArgument(fn, 'options.mode', "'run', 'resume' or 'approve'", options.mode)
   }
-  const pauses: readonly unknown[] = ['start', 'reply', 'lookup', 'send', 'write']
+  const pauses: readonly unknown[] = DURABLE_PAUSES
   if (options.pauseAt !== undefined && !pauses.includes(options.pauseAt)) {
     invalidArgument(
       fn,

@@ -7,6 +7,7 @@ export { DURABLE_STATES, durableCrashMatrix, durableWorkerProcess } from './dura
 export type { DurablePause, DurableWorkerOptions } from './durable-worker.js'
 export {
   DURABLE_CALLS,
+  DURABLE_PAUSES,
   DURABLE_USER_MESSAGE,
   durableScript,
   durableWorker,
