@@ -7,36 +7,20 @@ import { join } from 'node:path'
 import { textMessage } from '@contextkit/core'
 import { jsonlSessionStore } from '@contextkit/store-files'
 import { startAnthropicEmulator } from '@contextkit/testkit'
-import { context, type Tracer, trace } from '@opentelemetry/api'
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base'
+import { trace } from '@opentelemetry/api'
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from '@opentelemetry/semantic-conventions'
 import * as semconv from '@opentelemetry/semantic-conventions/incubating'
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { openAIChatProvider } from '../openai/chat-provider.js'
 import { runAgent } from '../run/run-agent.js'
 import { emulated, onCleanup } from '../test-support.js'
 import { defineTool } from '../tools/define-tool.js'
 import { otelTrace } from './otel-trace.js'
+import { otelHarness } from './test-otel.js'
 
-const exporter = new InMemorySpanExporter()
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
-const tracer: Tracer = provider.getTracer('otel-nesting.test')
-const contextManager = new AsyncLocalStorageContextManager()
-beforeAll(() => {
-  context.setGlobalContextManager(contextManager.enable())
-})
-afterAll(() => {
-  contextManager.disable()
-  context.disable()
-})
-beforeEach(() => exporter.reset())
+const { exporter, tracer } = otelHarness('otel-nesting.test')
 
 const OP = semconv.ATTR_GEN_AI_OPERATION_NAME
 

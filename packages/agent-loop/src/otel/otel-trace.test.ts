@@ -2,35 +2,18 @@
 // back from the OpenTelemetry SDK's in-memory exporter.
 import { memoryTrace, textMessage, ValidationError } from '@contextkit/core'
 import { context, type Tracer, trace } from '@opentelemetry/api'
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base'
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import * as semconv from '@opentelemetry/semantic-conventions/incubating'
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { runAgent } from '../run/run-agent.js'
 import { collect, emulated } from '../test-support.js'
 import { defineTool } from '../tools/define-tool.js'
 import { GEN_AI, OPERATION } from './attributes.js'
 import { otelTrace } from './otel-trace.js'
+import { otelHarness } from './test-otel.js'
 
-const exporter = new InMemorySpanExporter()
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
-const tracer: Tracer = provider.getTracer('otel-trace.test')
-const contextManager = new AsyncLocalStorageContextManager()
-
-beforeAll(() => {
-  context.setGlobalContextManager(contextManager.enable())
-})
-afterAll(() => {
-  contextManager.disable()
-  context.disable()
-})
-beforeEach(() => exporter.reset())
+const { exporter, tracer } = otelHarness('otel-trace.test')
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const lookup = defineTool({
