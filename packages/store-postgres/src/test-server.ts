@@ -21,7 +21,8 @@ export interface RealDatabase {
   drop(): Promise<void>
 }
 
-async function withClient<T>(url: string, f: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Run `f` with a client of `url`, closed afterwards. */
+export async function withClient<T>(url: string, f: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {

@@ -1,15 +1,13 @@
 import { postgresSessionStore } from '@contextkit/store-postgres'
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { DEFAULT_QUEUE } from './options.js'
 import { agentQueue } from './queue.js'
 import { startWorkerProcess, stopWorkerProcess, type WorkerProcess } from './test-processes.js'
-import { question, TOOL_RUNS_DDL } from './test-scenario.js'
+import { question } from './test-scenario.js'
 import {
-  type RealDatabase,
-  realDatabase,
   realServer,
   realServerNote,
+  scenarioDatabase,
   transcript,
   unfinishedJobs,
 } from './test-support.js'
@@ -27,20 +25,10 @@ const INTERRUPTED = 'may or may not have taken effect'
 const onServer = 'url' in realServer ? describe : describe.skip
 
 onServer(`worker processes killed and restarted${realServerNote}`, () => {
-  let db: RealDatabase
-  let pool: pg.Pool
-  beforeAll(async () => {
-    db = await realDatabase('workers')
-    pool = new pg.Pool({ connectionString: db.url, max: 4 })
-    await pool.query(TOOL_RUNS_DDL)
-  }, 60_000)
-  afterAll(async () => {
-    await pool?.end()
-    await db?.drop()
-  })
+  const { db: database, pool: connections } = scenarioDatabase('workers', 4)
 
   test(`${WORKERS} workers, ${SESSIONS} sessions × ${MESSAGES} messages, one SIGKILLed every 2 s and at a fifth, half, four fifths done: each message answered once, in order; no tool run twice untold; 0 stuck jobs`, async () => {
-    const queue = await agentQueue({ connection: db.url })
+    const queue = await agentQueue({ connection: database().url })
     const sessions = Array.from({ length: SESSIONS }, (_, s) => `s${s}`)
     await Promise.all(
       sessions.map(async (s) => {
@@ -49,7 +37,9 @@ onServer(`worker processes killed and restarted${realServerNote}`, () => {
     )
     await queue.close()
     const workers: WorkerProcess[] = await Promise.all(
-      Array.from({ length: WORKERS }, () => startWorkerProcess({ url: db.url, concurrency: 4 })),
+      Array.from({ length: WORKERS }, () =>
+        startWorkerProcess({ url: database().url, concurrency: 4 }),
+      ),
     )
     let kills = 0
     let done = false
@@ -61,20 +51,23 @@ onServer(`worker processes killed and restarted${realServerNote}`, () => {
       let last = Date.now()
       while (!done) {
         await new Promise((r) => setTimeout(r, 200))
-        const left = await unfinishedJobs(db.url, DEFAULT_QUEUE)
+        const left = await unfinishedJobs(database().url, DEFAULT_QUEUE)
         const stage = stages[0] !== undefined && left <= stages[0]
         if (done || left === 0 || !(stage || Date.now() - last >= 2_000)) continue
         if (stage) stages.shift()
         const i = kills++ % WORKERS
         workers[i]?.child.kill('SIGKILL')
         await workers[i]?.exited
-        workers[i] = await startWorkerProcess({ url: db.url, concurrency: 4 })
+        workers[i] = await startWorkerProcess({ url: database().url, concurrency: 4 })
         last = Date.now()
       }
     })()
     try {
       await expect
-        .poll(() => unfinishedJobs(db.url, DEFAULT_QUEUE), { timeout: 600_000, interval: 500 })
+        .poll(() => unfinishedJobs(database().url, DEFAULT_QUEUE), {
+          timeout: 600_000,
+          interval: 500,
+        })
         .toBe(0)
     } finally {
       done = true
@@ -86,8 +79,8 @@ onServer(`worker processes killed and restarted${realServerNote}`, () => {
     )
     expect(kills).toBeGreaterThanOrEqual(3)
 
-    const store = postgresSessionStore(pool)
-    const runs = await pool.query<{ call_id: string; n: number }>(
+    const store = postgresSessionStore(connections())
+    const runs = await connections().query<{ call_id: string; n: number }>(
       'SELECT call_id, count(*)::int AS n FROM ck_tool_runs GROUP BY call_id',
     )
     const ranTimes = new Map(runs.rows.map((r) => [r.call_id, r.n]))

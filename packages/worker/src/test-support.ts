@@ -2,23 +2,43 @@
 // whose fresh migrated databases these tests use too).
 import type { SessionEntry } from '@contextkit/core'
 import pg from 'pg'
+import { afterAll, beforeAll } from 'vitest'
+
+import {
+  type RealDatabase,
+  realDatabase,
+  withClient,
+} from '../../store-postgres/src/test-server.js'
+import { TOOL_RUNS_DDL } from './test-scenario.js'
 
 export {
   type RealDatabase,
   realDatabase,
   realServer,
   realServerNote,
+  withClient,
 } from '../../store-postgres/src/test-server.js'
 
-/** Run `f` with a client of `url`, closed afterwards. */
-export async function withClient<T>(url: string, f: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return await f(client)
-  } finally {
-    await client.end()
-  }
+/**
+ * A fresh migrated database (with the scenario's tool-runs table) and a pool of `max`
+ * connections to it for the describe block this is called in; dropped after it.
+ */
+export function scenarioDatabase(
+  label: string,
+  max: number,
+): { db: () => RealDatabase; pool: () => pg.Pool } {
+  let db: RealDatabase | undefined
+  let pool: pg.Pool | undefined
+  beforeAll(async () => {
+    db = await realDatabase(label)
+    pool = new pg.Pool({ connectionString: db.url, max })
+    await pool.query(TOOL_RUNS_DDL)
+  }, 60_000)
+  afterAll(async () => {
+    await pool?.end()
+    await db?.drop()
+  })
+  return { db: () => db!, pool: () => pool! }
 }
 
 /** The texts of a session's messages in log order, `user:` or `assistant:` before each. */

@@ -2,16 +2,15 @@ import { scriptedProvider } from '@contextkit/agent-loop/testing'
 import { textMessage } from '@contextkit/core'
 import { postgresSessionStore } from '@contextkit/store-postgres'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { JOB_ENTRY_TYPE, type JobEntryData } from './jobs.js'
 import { DEFAULT_PROGRESS_CHANNEL, DEFAULT_QUEUE } from './options.js'
 import type { ProgressNotice } from './progress.js'
-import { question, scenarioRun, TOOL_RUNS_DDL } from './test-scenario.js'
+import { question, scenarioRun } from './test-scenario.js'
 import {
-  type RealDatabase,
-  realDatabase,
   realServer,
   realServerNote,
+  scenarioDatabase,
   transcript,
   unfinishedJobs,
 } from './test-support.js'
@@ -20,36 +19,28 @@ import { agentWorker } from './worker.js'
 const onServer = 'url' in realServer ? describe : describe.skip
 
 onServer(`agentWorker on a real PostgreSQL server${realServerNote}`, () => {
-  let db: RealDatabase
-  let pool: pg.Pool
-  beforeAll(async () => {
-    db = await realDatabase('worker')
-    pool = new pg.Pool({ connectionString: db.url, max: 6 })
-    await pool.query(TOOL_RUNS_DDL)
-  }, 60_000)
-  afterAll(async () => {
-    await pool?.end()
-    await db?.drop()
-  })
+  const { db: database, pool: connections } = scenarioDatabase('worker', 6)
 
   test("a session's messages are answered in the order queued, one run at a time, and each step is published", async () => {
-    const listener = new pg.Client({ connectionString: db.url })
+    const listener = new pg.Client({ connectionString: database().url })
     await listener.connect()
     const notices: ProgressNotice[] = []
     listener.on('notification', (n) => notices.push(JSON.parse(n.payload ?? '{}')))
     await listener.query(`LISTEN ${DEFAULT_PROGRESS_CHANNEL}`)
-    const store = postgresSessionStore(pool)
+    const store = postgresSessionStore(connections())
     const worker = await agentWorker({
-      connection: db.url,
+      connection: database().url,
       store,
-      run: scenarioRun(pool),
+      run: scenarioRun(connections()),
       concurrency: 4,
     })
     try {
       const ids: string[] = []
       for (let n = 0; n < 3; n++)
         ids.push(await worker.enqueueMessage('chat-1', question('chat-1', n)))
-      await expect.poll(() => unfinishedJobs(db.url, DEFAULT_QUEUE), { timeout: 60_000 }).toBe(0)
+      await expect
+        .poll(() => unfinishedJobs(database().url, DEFAULT_QUEUE), { timeout: 60_000 })
+        .toBe(0)
       const { entries } = await store.load('chat-1')
       expect(transcript(entries).filter((t) => !t.startsWith('result:'))).toEqual([
         'user:Q[chat-1-m0]',
@@ -74,14 +65,14 @@ onServer(`agentWorker on a real PostgreSQL server${realServerNote}`, () => {
   }, 120_000)
 
   test('close() hands a running job back: another worker takes it at once and finishes the session', async () => {
-    const store = postgresSessionStore(pool)
-    const fast = scenarioRun(pool)
+    const store = postgresSessionStore(connections())
+    const fast = scenarioRun(connections())
     const slow = () => ({
       ...fast(),
       provider: scriptedProvider([{ text: 'never finished', delayMs: 600_000 }], { record: false }),
     })
     const a = await agentWorker({
-      connection: db.url,
+      connection: database().url,
       store,
       run: slow,
       concurrency: 1,
@@ -92,14 +83,16 @@ onServer(`agentWorker on a real PostgreSQL server${realServerNote}`, () => {
     await a.close({ timeoutMs: 0 })
     expect(a.running).toBe(0)
     const b = await agentWorker({
-      connection: db.url,
+      connection: database().url,
       store,
       run: fast,
       concurrency: 1,
       workerId: 'b',
     })
     try {
-      await expect.poll(() => unfinishedJobs(db.url, DEFAULT_QUEUE), { timeout: 60_000 }).toBe(0)
+      await expect
+        .poll(() => unfinishedJobs(database().url, DEFAULT_QUEUE), { timeout: 60_000 })
+        .toBe(0)
     } finally {
       await b.close()
     }
@@ -120,20 +113,27 @@ onServer(`agentWorker on a real PostgreSQL server${realServerNote}`, () => {
   }, 180_000)
 
   test('bad input is a typed error and queues nothing', async () => {
-    const store = postgresSessionStore(pool)
-    await expect(agentWorker({ store, run: scenarioRun(pool) } as never)).rejects.toMatchObject({
+    const store = postgresSessionStore(connections())
+    await expect(
+      agentWorker({ store, run: scenarioRun(connections()) } as never),
+    ).rejects.toMatchObject({
       code: 'validation_error',
     })
     await expect(
-      agentWorker({ connection: db.url, store, run: scenarioRun(pool), concurency: 2 } as never),
+      agentWorker({
+        connection: database().url,
+        store,
+        run: scenarioRun(connections()),
+        concurency: 2,
+      } as never),
     ).rejects.toMatchObject({
       code: 'validation_error',
       message: expect.stringContaining('concurency'),
     })
     const worker = await agentWorker({
-      connection: db.url,
+      connection: database().url,
       store,
-      run: scenarioRun(pool),
+      run: scenarioRun(connections()),
       concurrency: 1,
     })
     try {
