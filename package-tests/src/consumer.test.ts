@@ -13,6 +13,7 @@ import {
   type Consumer,
   installConsumer,
   lockedContextkit,
+  needsDatabase,
   type RunResult,
   requireFromCommonJs,
   runExampleAsEsm,
@@ -162,7 +163,7 @@ describe.each(packages.map((p) => [p.json.name] as const))(
 
     test('its README example runs verbatim as ESM and prints what it says', async (ctx) => {
       const c = await check().consumer
-      if (c.code.includes('process.env.DATABASE_URL') && !process.env.CONTEXTKIT_TEST_POSTGRES_URL)
+      if (needsDatabase(c.code) && !process.env.CONTEXTKIT_TEST_POSTGRES_URL)
         ctx.skip(
           true,
           'needs a PostgreSQL server: .ci/run starts one (CONTEXTKIT_TEST_POSTGRES_URL)',

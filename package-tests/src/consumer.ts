@@ -189,6 +189,11 @@ export async function lockedContextkit(dir: string): Promise<Record<string, stri
   return out
 }
 
+/** Whether an example reads `DATABASE_URL` (it then needs a PostgreSQL server). */
+export function needsDatabase(code: string): boolean {
+  return code.includes('process.env.DATABASE_URL')
+}
+
 /**
  * For an example that reads `DATABASE_URL` (the worker's), a database of its own, made on the
  * PostgreSQL server `.ci/run` starts (`CONTEXTKIT_TEST_POSTGRES_URL`; left for the server's
@@ -196,7 +201,7 @@ export async function lockedContextkit(dir: string): Promise<Record<string, stri
  */
 async function exampleDatabase(code: string): Promise<NodeJS.ProcessEnv> {
   const server = process.env.CONTEXTKIT_TEST_POSTGRES_URL
-  if (!server || !code.includes('process.env.DATABASE_URL')) return {}
+  if (!server || !needsDatabase(code)) return {}
   // pg as store-postgres has it (package-tests has no driver of its own)
   const pg = createRequire(join(ROOT, 'packages', 'store-postgres', 'package.json'))('pg')
   const name = `ck_example_${randomBytes(4).toString('hex')}`
