@@ -1,4 +1,5 @@
 import { assertString } from './errors.js'
+import { textMemo } from './text-memo.js'
 
 /**
  * A single-pass token estimator: one `charCodeAt` walk, no regexes, no allocation.
@@ -43,15 +44,16 @@ function isCjk(c: number): boolean {
   )
 }
 
-/** Texts shorter than this are walked every time (a lookup would cost about as much). */
-const MEMO_MIN_CHARS = 128
-/** The memo keeps at most this many texts… */
-const MEMO_MAX_ENTRIES = 4096
-/** …of at most this many characters together; the oldest entries go first. */
-const MEMO_MAX_CHARS = 8 * 1024 * 1024
-
-const memo = new Map<string, number>()
-let memoChars = 0
+/**
+ * Estimates remembered by content: texts of 128 characters or more, at most 4,096 texts of 8 MiB
+ * together, the oldest out first (shorter texts are walked every time: a lookup would cost about
+ * as much).
+ */
+const remembered = textMemo(walk, {
+  minChars: 128,
+  maxEntries: 4096,
+  maxChars: 8 * 1024 * 1024,
+})
 
 /**
  * Raw estimate of the number of tokens in `text` (no safety or model factor applied).
@@ -63,18 +65,7 @@ let memoChars = 0
  */
 export function estimateTokens(text: string): number {
   assertString(text, 'estimateTokens', 'text')
-  if (text.length < MEMO_MIN_CHARS || text.length > MEMO_MAX_CHARS) return walk(text)
-  const known = memo.get(text)
-  if (known !== undefined) return known
-  const tokens = walk(text)
-  memo.set(text, tokens)
-  memoChars += text.length
-  for (const oldest of memo.keys()) {
-    if (memo.size <= MEMO_MAX_ENTRIES && memoChars <= MEMO_MAX_CHARS) break
-    memo.delete(oldest)
-    memoChars -= oldest.length
-  }
-  return tokens
+  return remembered(text)
 }
 
 /** {@link estimateTokens} without the memo (for tests). @internal */
@@ -85,7 +76,7 @@ export function estimateTokensUncached(text: string): number {
 
 /** The number of texts the memo holds and their characters together (for tests). @internal */
 export function estimateMemoSize(): { entries: number; chars: number } {
-  return { entries: memo.size, chars: memoChars }
+  return remembered.size()
 }
 
 function walk(text: string): number {

@@ -11,11 +11,18 @@ export interface TextMemoLimits {
   maxChars: number
 }
 
+/** A {@link textMemo}: the remembering function, and what it holds (for tests). */
+export interface TextMemo<T> {
+  (text: string): T
+  /** The number of texts remembered and their characters together. */
+  size(): { entries: number; chars: number }
+}
+
 /** `compute`, remembered per text within `limits` (see {@link TextMemoLimits}). @internal */
-export function textMemo<T>(compute: (text: string) => T, limits: TextMemoLimits) {
+export function textMemo<T>(compute: (text: string) => T, limits: TextMemoLimits): TextMemo<T> {
   const memo = new Map<string, T>()
   let chars = 0
-  return (text: string): T => {
+  const remembered = (text: string): T => {
     if (text.length < limits.minChars || text.length > limits.maxChars) return compute(text)
     if (memo.has(text)) return memo.get(text) as T
     const value = compute(text)
@@ -28,4 +35,5 @@ export function textMemo<T>(compute: (text: string) => T, limits: TextMemoLimits
     }
     return value
   }
+  return Object.assign(remembered, { size: () => ({ entries: memo.size, chars }) })
 }
