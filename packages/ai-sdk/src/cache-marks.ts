@@ -3,6 +3,7 @@
 // per-tool `providerOptions.anthropic.cacheControl`, around the caller's own markers.
 import type { Message, Section, TokenCounter } from '@contextkit/core'
 import { type CacheMode, placeCacheBreakpoints } from '@contextkit/core/cache'
+import { isRecord } from './is-record.js'
 import type { Part, PromptMessage } from './prompt.js'
 
 /** The marker this package writes: Anthropic's `cache_control` as the AI SDK spells it. */
@@ -29,10 +30,6 @@ export interface CallerMarkers {
 }
 
 type Options = Record<string, unknown> | undefined
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
 
 /** The cache marker in a `providerOptions` object (any provider's namespace), if any. */
 export function markerOf(options: unknown): Record<string, unknown> | undefined {

@@ -7,6 +7,7 @@ import {
   type Trace,
 } from '@contextkit/core'
 import { CACHE_MODES, type CacheMode } from '@contextkit/core/cache'
+import { isRecord } from './is-record.js'
 import type { ContextkitMiddlewareOptions } from './middleware.js'
 
 const KNOWN = new Set([
@@ -33,10 +34,6 @@ export interface ParsedOptions {
 }
 
 const FN = 'contextkitMiddleware'
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
 
 /** `contextkitMiddleware`'s options checked, each bad one a `ValidationError` naming it; unknown keys too. */
 export function parseOptions(options: ContextkitMiddlewareOptions): ParsedOptions {

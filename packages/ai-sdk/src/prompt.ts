@@ -6,6 +6,7 @@ import type {
   TextBlock,
   ToolDefinition,
 } from '@contextkit/core'
+import { isRecord } from './is-record.js'
 
 /** A part of an AI SDK prompt message, as far as this package reads and writes it. */
 export type Part = Record<string, unknown> & { type: string }
@@ -30,10 +31,6 @@ export interface CorePrompt {
 const CONVERTED = new WeakMap<object, Message>()
 
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
 
 /** Base64 of a file part's data (spec v4 wraps it in `{ type: 'data', data }`), when it is inline. */
 function inlineData(data: unknown): string | undefined {

@@ -4,6 +4,7 @@
 import { invalidArgument } from '@contextkit/core'
 import type { UIMessageChunk } from 'ai'
 import { createUIMessageStreamResponse } from 'ai'
+import { isRecord } from './is-record.js'
 
 /** An event of a run, as far as this package needs to know it: its `type` and its fields. */
 export interface RunEventLike {
@@ -38,9 +39,6 @@ type FinishReason = Extract<Chunk, { type: 'finish' }>['finishReason']
 
 const TOOL_DENIED = 'agent_loop_tool_denied'
 
-function isRecord(v: unknown): v is Rec {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
 const str = (v: unknown): string => (typeof v === 'string' ? v : '')
 
 /** The finish reason of the UI protocol for a run's stop reason. */
