@@ -85,10 +85,11 @@ const DENY_REASON = 'out.txt is read-only today'
  * processes SIGKILLed after they start and replaced by one that resumes (approving, or denying
  * every third trial, when asked), until one ends the run. Two of every three kills land at a
  * random instant (mid stream, mid append, before the first write); every third is aimed: the
- * worker stops (`pauseAt`) inside a tool, at the first text of the model's reply or before the
- * run starts and is killed there, so every state a run can be left in is reached whatever the
- * machine's speed (at random, under load, kills land before the user's message; idle, before
- * the user's message and mid tools are about 7 % and 6 % each).
+ * worker stops (`pauseAt`) inside a tool or at the first text of the model's reply and is killed
+ * there, and a quarter of the trials kill their first worker before the run starts, so every
+ * state a run can be left in is reached whatever the machine's speed (at random, under load,
+ * kills land before the user's message; idle, before the user's message and mid tools are about
+ * 7 % and 6 % each).
  * Checks after each trial: the run reached `end_turn`; the user's message is in the log once; every
  * tool call has exactly one result; no side effect ran twice for one call; a denied call never
  * ran and its reason reached the model. Resolves with the counts and, in `landed`, what state
@@ -161,9 +162,13 @@ async function trial(
   let kills = 0
   let approvals: Record<string, ApprovalAnswer> | undefined
   for (let attempt = 0; attempt < 60; attempt++) {
-    const plan = killPlan(mayKill(), attempt + n, approvals !== undefined, options)
     // the caller sends the user's message again only while the log does not hold it
     const held = sessionMessages(await options.load(sessionId)).length > 0
+    const plan = killPlan(
+      mayKill(),
+      { n, attempt, held, approved: approvals !== undefined },
+      options,
+    )
     const mode = !held ? 'run' : approvals ? 'approve' : 'resume'
     const args = { sessionId, mode, effectsDir, baseURL: options.baseURL } as const
     const printed = await worker(
@@ -201,20 +206,23 @@ interface KillPlan {
 }
 
 /**
- * How a worker dies, if it does: three in four attempts are killed (the last one lets the run
- * end); of those every third stops at a chosen place and is killed there (the approved `write`,
- * else in turn `lookup`, the model's reply, before the run starts, or `send`), the others at a
- * random instant.
+ * How a worker dies, if it does. A quarter of the trials stop their first worker before the run
+ * starts and kill it there (the log is still empty: the only sure way to reach "before the user
+ * message" on a slow machine). Otherwise three in four attempts are killed (the last one lets the
+ * run end); of those every third stops at a chosen place and is killed there (the approved
+ * `write`, else in turn `lookup`, the model's reply or `send`), the others at a random instant.
  */
 function killPlan(
   mayKill: boolean,
-  k: number,
-  approved: boolean,
+  at: { n: number; attempt: number; held: boolean; approved: boolean },
   options: DurableCrashMatrixOptions,
 ): KillPlan {
-  if (!mayKill || Math.random() >= 0.75) return {}
-  const aimed = ['lookup', 'reply', 'start', 'send'] as const
-  if (k % 3 === 2) return { pauseAt: approved ? 'write' : aimed[Math.floor(k / 3) % 4] }
+  if (!mayKill) return {}
+  if (!at.held && at.attempt === 0 && at.n % 4 === 1) return { pauseAt: 'start' }
+  if (Math.random() >= 0.75) return {}
+  const aimed = ['lookup', 'reply', 'send'] as const
+  const k = at.n + at.attempt
+  if (k % 3 === 2) return { pauseAt: at.approved ? 'write' : aimed[Math.floor(k / 3) % 3] }
   return { delay: Math.random() * (options.maxKillDelayMs ?? 300) }
 }
 
