@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 import { seedFromEnv } from './test-utils/fc-seed.js'
 
@@ -11,6 +12,11 @@ console.log(
 
 export default defineConfig({
   test: {
+    // One file per core and one more (vitest's default is a core less: 1 on CI's 2 cores, which
+    // ran the 312 files one after another). Many files spend their time waiting on child
+    // processes, servers and package installs, so the extra worker fills the wait.
+    // CONTEXTKIT_TEST_WORKERS overrides it.
+    maxWorkers: Number(process.env.CONTEXTKIT_TEST_WORKERS ?? availableParallelism() + 1),
     projects: ['packages/*', 'examples', 'package-tests'],
   },
 })
