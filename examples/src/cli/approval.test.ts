@@ -71,7 +71,10 @@ test('--approve runs the waiting write: the file holds the summary, the run ends
   expect(done.code).toBe(0)
   expect(done.out).toContain(`you (session ${session}) › approve ${callId}`)
   expect(done.out).toMatch(/^stopped {2}end_turn after/m)
-  expect(done.out).toMatch(/\(offline emulator\) Done\. Wrote notes\.md \(\d+ bytes\)\./)
+  // the demo's label, the prefill the reply continues, then the reply
+  expect(done.out).toMatch(
+    /^\(offline emulator\) I'll analyze your request step by step\. Done\. Wrote notes\.md \(\d+ bytes\)\.$/m,
+  )
   const notes = readFileSync(join(ws, 'notes.md'), 'utf8')
   expect(notes.length).toBe(chars)
   expect(notes).toMatch(/^# Workspace summary\n\n7 files:\n\n- AGENTS\.md \(\d+ bytes\)/)
@@ -88,8 +91,8 @@ test('--deny with a reason: no file, and the model is told the reason', async ()
   const done = await cli(['--workspace', ws, '--session', session, '--deny', callId, 'not now'])
   expect(done.code).toBe(0)
   expect(done.out).toContain(`you (session ${session}) › deny ${callId} ("not now")`)
-  expect(done.out).toContain(
-    '(offline emulator) I did not write notes.md: the write was not approved (reason: "not now").',
+  expect(done.out).toMatch(
+    /^\(offline emulator\) .*I did not write notes\.md: the write was not approved \(reason: "not now"\)\. Nothing was changed\.$/m,
   )
   expect(done.out).toMatch(/^stopped {2}end_turn after/m)
   expect(existsSync(join(ws, 'notes.md'))).toBe(false)

@@ -172,3 +172,43 @@ test('a compacted history shows its summary on a row of its own, apart from the 
   })
   expect(row(fresh, 'summary')).toMatchObject({ tokens: 0, detail: 'no compaction yet' })
 })
+
+test('a resumed run’s last message is described as what it is, not as an empty "your message"', () => {
+  const counter = createTokenCounter()
+  const model = getModelInfo('claude-haiku-4-5')
+  const event = { budget: 1_000, tokens: 0, kept: [], omissions: [] }
+  const call = { type: 'tool_call' as const, id: 'toolu_1', name: 'write_file', input: {} }
+  const paused = { role: 'assistant' as const, content: [call] }
+  const answered = {
+    role: 'user' as const,
+    content: [
+      {
+        type: 'tool_result' as const,
+        toolCallId: 'toolu_1',
+        content: [{ type: 'text' as const, text: 'Wrote notes.md' }],
+        isError: false,
+      },
+    ],
+  }
+  const chartOn = (messages: Parameters<typeof createTurnContext>[0]['messages']) =>
+    buildBudgetChart({
+      turn: createTurnContext({ model, messages }),
+      event,
+      maxTokens: 1024,
+      counter,
+    })
+  const results = row(chartOn([textMessage('user', 'Write it.'), paused, answered]), 'message')
+  expect(results).toMatchObject({
+    label: 'last message',
+    detail: 'the results of 1 tool call (a resumed run)',
+  })
+  expect(results.tokens).toBeGreaterThan(0)
+  expect(row(chartOn([textMessage('user', 'Write it.'), paused]), 'message')).toMatchObject({
+    label: 'last message',
+    detail: 'the paused reply, calling write_file',
+  })
+  expect(row(chartOn([textMessage('user', 'Hi  there')]), 'message')).toMatchObject({
+    label: 'your message',
+    detail: '"Hi there"',
+  })
+})

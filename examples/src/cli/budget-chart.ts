@@ -1,6 +1,7 @@
 import { PLAN_SECTION_ID, summaryOf } from '@contextkit/agent-loop'
 import {
   estimateRequestTokens,
+  type Message,
   OMISSION_NOTICE_ID,
   type Omission,
   type Section,
@@ -108,6 +109,36 @@ function kindOf(section: Section, side: 'system' | 'user'): Kind {
   if (id.startsWith('preload:')) return 'preloaded'
   if (id === PLAN_SECTION_ID) return 'plan'
   return side === 'system' ? 'system' : 'other'
+}
+
+/**
+ * The row of the request's last message: the user's words when it is one, else what a resumed
+ * run ends on (the results of tool calls after an approval, or the reply that paused).
+ */
+export function lastMessageRow(
+  last: Message | undefined,
+  label: string,
+): { label: string; detail: string } {
+  if (last === undefined) return { label, detail: 'none' }
+  const results = last.content.filter((b) => b.type === 'tool_result').length
+  const calls = last.content.flatMap((b) => (b.type === 'tool_call' ? [b.name] : []))
+  const said = last.content
+    .map((b) => (b.type === 'text' ? b.text : ''))
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim()
+  if (last.role === 'user' && results > 0) {
+    const plural = results === 1 ? 'call' : 'calls'
+    return {
+      label: 'last message',
+      detail: `the results of ${results} tool ${plural} (a resumed run)`,
+    }
+  }
+  if (last.role === 'assistant') {
+    const what = calls.length > 0 ? `the paused reply, calling ${calls.join(', ')}` : 'the reply'
+    return { label: 'last message', detail: what }
+  }
+  return { label, detail: said.length > 48 ? `"${said.slice(0, 47)}…"` : `"${said}"` }
 }
 
 function record(value: unknown): Record<string, unknown> {
@@ -251,16 +282,8 @@ export function buildBudgetChart(input: BudgetChartInput): BudgetChart {
             : `${history.length} messages${s && s.kept < s.messages ? ` (the newest ${s.kept} of ${s.messages} stored)` : ''}`
         return { key, label, tokens: historyTokens, detail }
       }
-      case 'message': {
-        const said = current?.content.map((b) => (b.type === 'text' ? b.text : '')).join('') ?? ''
-        const flat = said.replace(/\s+/g, ' ').trim()
-        return {
-          key,
-          label,
-          tokens: messageTokensNow,
-          detail: flat.length > 48 ? `"${flat.slice(0, 47)}…"` : `"${flat}"`,
-        }
-      }
+      case 'message':
+        return { key, tokens: messageTokensNow, ...lastMessageRow(current, label) }
       case 'prefill': {
         const mode = input.prefill?.mode
         const detail =

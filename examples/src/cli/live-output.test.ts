@@ -42,6 +42,19 @@ test('streamed text with the prefill in front, a line per finished tool, warning
   )
 })
 
+test('a reply label goes before the text of each reply, beside it, not before tool lines', () => {
+  const out = collector(false)
+  const live = new LiveOutput(createTerminal(out, {}), {
+    prefill: 'Sure.',
+    replyLabel: '(offline emulator)',
+  })
+  for (const e of events) live.event(e)
+  live.stop()
+  expect(out.text()).toBe(
+    '(offline emulator) Sure. Reading it.\n  ✔ read_file src/a.ts · 12 ms · 3 chars\n(offline emulator) Done.\n! x_off: x turned off\n',
+  )
+})
+
 test('no spinner on a terminal that reports no width (nanospinner would divide by it)', () => {
   const out = collector(true)
   out.columns = 0

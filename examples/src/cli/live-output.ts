@@ -13,6 +13,11 @@ export interface LiveOutputOptions {
   animate?: boolean
   /** The prefill of the first call, shown dimmed before the reply that continues it. */
   prefill?: string
+  /**
+   * A label printed (dimmed) before the text of each reply, e.g. what answered; it is the
+   * demo's, not the model's, so it never reaches the session. Default: none.
+   */
+  replyLabel?: string
   /** Clock for elapsed times. Default `Date.now`. */
   now?: () => number
 }
@@ -56,6 +61,7 @@ export class LiveOutput {
   readonly #now: () => number
   /** The prefill of the first call, shown dimmed before the reply that continues it. */
   prefill: string | undefined
+  readonly #replyLabel: string | undefined
   readonly #running = new Map<string, Running>()
   #spinner: Spinner | undefined
   #ticker: ReturnType<typeof setInterval> | undefined
@@ -71,6 +77,7 @@ export class LiveOutput {
     this.#animate = (options.animate ?? term.isTTY) && width > 0
     this.#now = options.now ?? Date.now
     this.prefill = options.prefill
+    this.#replyLabel = options.replyLabel
   }
 
   /** Print the budget chart. */
@@ -101,8 +108,9 @@ export class LiveOutput {
       case 'text-delta':
       case 'thinking-delta': {
         this.#stopWaiting()
-        if (!this.#textInTurn && event.step === 1 && this.prefill && event.type === 'text-delta') {
-          this.#write(c.dim(this.prefill))
+        if (!this.#textInTurn && event.type === 'text-delta') {
+          if (this.#replyLabel) this.#write(`${c.dim(this.#replyLabel)} `)
+          if (event.step === 1 && this.prefill) this.#write(c.dim(this.prefill))
         }
         this.#textInTurn = true
         this.#write(event.type === 'thinking-delta' ? c.dim(event.text) : event.text)

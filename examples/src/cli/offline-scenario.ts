@@ -1,7 +1,11 @@
 import type { ReplySpec, Script, ScriptRequest } from '@contextkit/testkit'
 import { type ConversationView, readConversation, type ToolExchange } from './scenario-request.js'
 
-/** The first line of every offline answer names what answered. */
+/**
+ * What the demo prints before each offline reply, to say what answered. It is printed beside the
+ * reply, never part of it: the reply goes into the session log, and from there into the next
+ * session's resumption text, where the words would read as the model's.
+ */
 export const OFFLINE_ANSWER_MARK = '(offline emulator)'
 
 /** Files read at most in one step when the question names none. */
@@ -114,7 +118,7 @@ const RESUME_QUESTION =
 
 function resumeAnswer(tail: string): string {
   const last = tail.trim().split('\n').at(-1)?.trim() ?? tail
-  return `${OFFLINE_ANSWER_MARK} Picking up where I stopped. My last words were: "${last}" That is still the next step; say the word and I will start on it.`
+  return `Picking up where I stopped. My last words were: "${last}" That is still the next step; say the word and I will start on it.`
 }
 
 function lead(view: ConversationView, req: ScriptRequest): string {
@@ -138,7 +142,7 @@ function readsOf(view: ConversationView) {
 }
 
 function answer(view: ConversationView): string {
-  const out: string[] = [OFFLINE_ANSWER_MARK]
+  const out: string[] = []
   if (view.resumedTail) {
     const tail = lastWords(view.resumedTail, 14)
     out.push(`Picking up where I stopped last time ("${tail}").`)
@@ -228,12 +232,12 @@ export function writeTarget(question: string): string | undefined {
 /** The answer after `write_file` came back: written, refused, or not approved (with the reason). */
 function afterWrite(path: string, result: { text: string; isError: boolean }): string {
   // the tool's own line already says it (`Wrote notes.md (312 bytes).`): said once
-  if (!result.isError) return `${OFFLINE_ANSWER_MARK} Done. ${result.text}`
+  if (!result.isError) return `Done. ${result.text}`
   const reason = /Reason: (.+)$/m.exec(result.text)?.[1]
   if (/not approved/i.test(result.text)) {
-    return `${OFFLINE_ANSWER_MARK} I did not write ${path}: the write was not approved${reason ? ` (reason: "${reason}")` : ''}. Nothing was changed.`
+    return `I did not write ${path}: the write was not approved${reason ? ` (reason: "${reason}")` : ''}. Nothing was changed.`
   }
-  return `${OFFLINE_ANSWER_MARK} I could not write ${path}: ${result.text.split('\n')[0]}`
+  return `I could not write ${path}: ${result.text.split('\n')[0]}`
 }
 
 /** List the workspace, write a summary of it to `path`, then say what happened to the write. */

@@ -27,7 +27,7 @@ import { inspectRuns, untilStopped } from './inspect.js'
 import { JsonOutput } from './json-output.js'
 import { LiveOutput } from './live-output.js'
 import { localServerProvider } from './local-provider.js'
-import { mentionedPaths, offlineScenario } from './offline-scenario.js'
+import { mentionedPaths, OFFLINE_ANSWER_MARK, offlineScenario } from './offline-scenario.js'
 import { type DemoStores, openStores } from './stores.js'
 import { createTerminal, duration, num, type OutputStream, type Terminal } from './terminal.js'
 import { prepareWorkspace } from './workspace.js'
@@ -256,7 +256,10 @@ export async function runTurn(
   const { out, io } = ctx
   const live = out.json
     ? undefined
-    : new LiveOutput(out.term, { animate: out.term.isTTY && !('CI' in io.env) })
+    : new LiveOutput(out.term, {
+        animate: out.term.isTTY && !('CI' in io.env),
+        ...(backend.mode === 'offline' ? { replyLabel: OFFLINE_ANSWER_MARK } : {}),
+      })
   const maxTokens = 1024
   const collector = new BudgetChartCollector({
     maxTokens,
