@@ -47,6 +47,15 @@ function plain(text) {
     .replace(/[*_]/g, '')
 }
 
+/**
+ * Every anchor GitHub makes for the headings of `markdown` (any depth, duplicates numbered as
+ * GitHub numbers them), for checking `#anchor` links.
+ */
+export function headingAnchors(markdown) {
+  const slugger = new GithubSlugger()
+  return new Set(headings(withoutContents(markdown)).map((h) => slugger.slug(plain(h.text))))
+}
+
 /** The contents line of `markdown`: its `##` sections as links, or `null` with fewer than 3. */
 export function contentsLine(markdown) {
   const slugger = new GithubSlugger()

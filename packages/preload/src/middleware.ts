@@ -16,6 +16,7 @@ import {
   bootstrapLimits,
   DEFAULT_BOOTSTRAP_FILES,
   loadBootstrapChecked,
+  type TruncatedFile,
 } from './bootstrap.js'
 import { RootUnavailableError } from './errors.js'
 import { PRELOAD_TRACE_STAGES, PRELOAD_VARS_KEY } from './names.js'
@@ -160,6 +161,19 @@ function skippedOf(
   return skipped.map((s) => ({ path: s.path, reason: s.reason }))
 }
 
+/** The data of one `preload:loaded` trace event (see `PRELOAD_TRACE_STAGES`). */
+type LoadedEvent = {
+  /** The bootstrap files: loaded, missing, cut to their limit, skipped (with a refusal code). */
+  bootstrap?: {
+    loaded: string[]
+    missing: string[]
+    truncated: TruncatedFile[]
+    skipped: { path: string; reason: string }[]
+  }
+  /** The referenced files: the sections loaded, their tokens, the files skipped. */
+  files?: { loaded: string[]; tokens: number; skipped: { path: string; reason: string }[] }
+}
+
 /** Step 2: the workspace's bootstrap files as stable system sections. */
 async function addBootstrap(
   p: Preloader,
@@ -167,7 +181,7 @@ async function addBootstrap(
   run: RunInfo,
   workspace: string,
   realRoot: RealRoot,
-  event: Record<string, unknown>,
+  event: LoadedEvent,
 ): Promise<TurnContext> {
   const names = bootstrapNamesOf(p.options.bootstrap)
   if (names.length === 0) return turn
@@ -223,7 +237,7 @@ async function addFiles(
   refs: readonly (string | FileReference)[],
   root: string,
   realRoot: RealRoot,
-  event: Record<string, unknown>,
+  event: LoadedEvent,
 ): Promise<TurnContext> {
   const { references: _s, bootstrap: _b, bootstrapOptions: _o, workspace: _w, ...rest } = p.options
   const fileOptions = { ...rest, root, counter: p.counterFor(turn.model) }
@@ -253,7 +267,7 @@ async function prepareTurn(p: Preloader, turn: TurnContext, run: RunInfo): Promi
   const root = p.options.root ?? run.workspace
   const workspace = p.options.workspace ?? run.workspace ?? root
   const realRoot = realRootsOfRun()
-  const event: Record<string, unknown> = {}
+  const event: LoadedEvent = {}
   let next = turn
   if (workspace !== undefined) {
     next = await addBootstrap(p, next, run, workspace, realRoot, event)

@@ -75,7 +75,8 @@ const PROVIDERS = {
     ),
 } as const
 
-const README = new URL('../../README.md', import.meta.url)
+/** Where the table is: the providers guide (docs/guides/providers.md, "Provider conformance"). */
+const GUIDE = new URL('../../../../docs/guides/providers.md', import.meta.url)
 const START = '<!-- provider-table:start -->\n'
 const END = '<!-- provider-table:end -->'
 
@@ -91,16 +92,16 @@ describe('providerConformance', () => {
     })
   }
 
-  test("the README's provider table is this run's matrix", () => {
+  test("the providers guide's table is this run's matrix", () => {
     expect(PROVIDER_CHECK_NAMES.length).toBeGreaterThanOrEqual(23)
     expect(Object.keys(reports)).toEqual(Object.keys(PROVIDERS))
     const matrix = `${conformanceMatrix(reports)}\n`
-    const readme = readFileSync(README, 'utf8')
+    const readme = readFileSync(GUIDE, 'utf8')
     const at = readme.indexOf(START) + START.length
     const current = readme.slice(at, readme.indexOf(END))
     // CONTEXTKIT_UPDATE_README=1 writes the table (then review the diff)
     if (process.env.CONTEXTKIT_UPDATE_README === '1' && current !== matrix) {
-      writeFileSync(README, readme.slice(0, at) + matrix + readme.slice(at + current.length))
+      writeFileSync(GUIDE, readme.slice(0, at) + matrix + readme.slice(at + current.length))
       return
     }
     expect(current).toBe(matrix)

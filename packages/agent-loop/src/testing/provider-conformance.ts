@@ -117,8 +117,8 @@ export async function providerConformance(
 
 /**
  * Several providers' reports side by side: one row per check, one column per provider (✅ passed,
- * ❌ failed, — skipped), as Markdown. The agent-loop README's provider table is this, for the
- * providers in the repo.
+ * ❌ failed, — skipped), as Markdown. The provider table of docs/guides/providers.md is this, for
+ * the providers in the repo.
  */
 export function conformanceMatrix(
   reports: Readonly<Record<string, ProviderConformanceReport>>,
