@@ -9,7 +9,7 @@ import { ContextFileRefusedError, readContextFile } from '../context-file-reader
 import { DEMO_TURNS } from '../demo-script.js'
 import { DEMO_CONTEXT_FILE } from '../demo-workspace.js'
 import { loadRunnerConfig, type RunnerConfig } from '../runner-config.js'
-import { DEMO_USAGE, type DemoArgs, parseDemoArgs } from './args.js'
+import { DEMO_USAGE, type DemoArgs, type DemoWorkersArgs, parseDemoArgs } from './args.js'
 import { checkModelId, checkServedModel, probeBaseUrl } from './checks.js'
 import { demoResume, type TurnSettings } from './demo-resume.js'
 import { DemoUsageError, USAGE_EXIT_CODE } from './errors.js'
@@ -26,8 +26,9 @@ import {
   runTurn,
   type TurnSpec,
 } from './run-turn.js'
-import { openStores } from './stores.js'
-import { createTerminal, num, type OutputStream } from './terminal.js'
+import { type DemoStores, openStores, postgresUrlOf } from './stores.js'
+import { createTerminal, num, type OutputStream, type Terminal } from './terminal.js'
+import { runWorkersDemo } from './workers-demo.js'
 import { prepareWorkspace } from './workspace.js'
 
 /** Where the CLI reads and writes; `process` in the real command, collectors in tests. */
@@ -166,6 +167,63 @@ function interrupted(io: CliIO, note: SessionNote | undefined): number {
   return INTERRUPTED_EXIT_CODE
 }
 
+/** What {@link workersRun} runs on: what `runDemoCli` opened. */
+interface WorkersRunContext {
+  backend: Backend
+  stores: DemoStores
+  ws: string
+  contextFile: string | undefined
+  /** The walkthrough's temp workspace, kept: say where it is. */
+  kept: boolean
+  turns: readonly TurnSpec[]
+  term: Terminal
+  io: CliIO
+  cleanups: Array<() => Promise<void>>
+}
+
+/**
+ * `--workers N`: each session's messages (`turns`) as jobs on N worker processes; then, with
+ * `--inspect`, the inspector keeps serving until Ctrl-C. Returns the exit code: 1 when jobs were
+ * left unfinished on the queue.
+ */
+async function workersRun(
+  args: DemoArgs,
+  workers: DemoWorkersArgs,
+  ctx: WorkersRunContext,
+): Promise<number> {
+  const { term, io } = ctx
+  const run = await runWorkersDemo({
+    workers,
+    messages: ctx.turns.map((t) => t.text),
+    url: postgresUrlOf(args.store ?? '') ?? '',
+    stores: ctx.stores,
+    workspace: ctx.ws,
+    model: ctx.backend.model,
+    contextFile: ctx.contextFile,
+    allowOutsideContextFile: args.allowOutsideContextFile === true,
+    baseURL: ctx.backend.mode === 'offline' ? ctx.backend.client?.baseURL : undefined,
+    inspect: args.inspect === true,
+    term,
+    log: (line) => io.stderr.write(`${line}\n`),
+    ...(io.signal ? { signal: io.signal } : {}),
+    cleanups: ctx.cleanups,
+  })
+  if (ctx.kept) {
+    term.line(
+      term.c.dim(`The workspace is kept at ${ctx.ws}; remove it with: rm -rf ${shellWord(ctx.ws)}`),
+    )
+  }
+  if (run.unfinished > 0) {
+    io.stderr.write(`demo: ${run.unfinished} job(s) left unfinished on the queue\n`)
+    return 1
+  }
+  if (args.inspect) {
+    term.line(term.c.dim('The inspector keeps serving: Ctrl-C stops it.'))
+    await untilStopped(io.signal)
+  }
+  return 0
+}
+
 /**
  * `pnpm demo`: parse the arguments, check them (workspace, model id, `--base-url`, `--store`),
  * then run the embedded runner on the message — or the two-session walkthrough without one —
@@ -241,12 +299,27 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
       )
       term.line()
     }
+    // --workers: each of its sessions gets these messages (the walkthrough's two without one)
     const turns: TurnSpec[] = args.decision
       ? [{ sessionId: args.session ?? '', text: '', decision: args.decision }]
       : walkthrough
         ? DEMO_TURNS.map((t) => ({ sessionId: t.sessionId, text: t.text }))
         : [{ sessionId: args.session ?? newSessionId(), text: message ?? '' }]
     for (const t of turns) checkMessageSize(t.text, backend.model)
+    if (args.workers) {
+      const kept = walkthrough && args.workspace === undefined
+      return await workersRun(args, args.workers, {
+        backend,
+        stores,
+        ws: ws.dir,
+        contextFile,
+        kept,
+        turns,
+        term,
+        io,
+        cleanups,
+      })
+    }
     let paused = false
     const settings: TurnSettings = {
       workspace: ws.dir,
