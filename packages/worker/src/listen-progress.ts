@@ -1,12 +1,10 @@
-import pg from 'pg'
 import { ProgressListenError } from './errors.js'
+import { KeptListen } from './listen-connection.js'
 import {
-  type ListenClient,
   PROGRESS_WARNINGS,
   type ProgressListenerOptions,
   type ProgressSubscriber,
   type ProgressWarning,
-  type ResolvedListenerOptions,
   resolveListenerOptions,
 } from './listen-options.js'
 import { type ProgressNotice, ProgressNoticeSchema } from './progress.js'
@@ -19,32 +17,8 @@ export interface ProgressListener {
   close(): Promise<void>
 }
 
-/** A connection that LISTENs, and how to let it go. */
-interface Listening {
-  client: Omit<ListenClient, 'release'>
-  /** End the connection (or release it to the pool; with an error, the pool discards it). */
-  dispose(error?: Error): Promise<void>
-}
-
-const FIRST_RETRY_MS = 1_000
-const MAX_RETRY_MS = 30_000
+/** The longest part of a malformed payload a warning quotes. */
 const PAYLOAD_SHOWN = 1_000
-
-/** Open one connection: a client of its own for `connection`, one checked out of `pool`. */
-async function openClient(o: ResolvedListenerOptions): Promise<Listening> {
-  if (o.pool !== undefined) {
-    const client = await o.pool.connect()
-    return { client, dispose: async (error) => client.release(error ?? false) }
-  }
-  const client = new pg.Client({ connectionString: o.connection })
-  // until the listener's own handler is on, a failed connection must not be an uncaught error
-  client.on('error', () => undefined)
-  await client.connect()
-  return {
-    client,
-    dispose: () => client.end().catch(() => undefined),
-  }
-}
 
 /** The notice a payload holds, or `undefined` after a `malformed` warning. */
 export function parseNotice(
@@ -96,78 +70,12 @@ export async function listenProgress(
 ): Promise<ProgressListener> {
   const o = resolveListenerOptions(options, onNotice)
   const subscribers = new Set<ProgressSubscriber>(onNotice ? [onNotice] : [])
-  const state = {
-    closed: false,
-    current: undefined as Listening | undefined,
-    delay: FIRST_RETRY_MS,
-  }
-  let timer: NodeJS.Timeout | undefined
-
-  const deliver = (notice: ProgressNotice) => {
-    for (const subscriber of [...subscribers]) {
-      try {
-        subscriber(notice)
-      } catch (error) {
-        o.onWarning({
-          code: PROGRESS_WARNINGS.subscriberFailed,
-          message: `a progress subscriber threw: ${error instanceof Error ? error.message : String(error)}`,
-          cause: error,
-        })
-      }
-    }
-  }
-  const onNotification = (...args: unknown[]) => {
-    const message = args[0] as { channel?: unknown; payload?: unknown }
-    if (message?.channel !== o.channel) return
-    const notice = parseNotice(String(message.payload ?? ''), o.onWarning)
-    if (notice) deliver(notice)
-  }
-  const detach = (l: Listening) => {
-    l.client.removeListener('notification', onNotification)
-    l.client.removeListener('error', onLost)
-    l.client.removeListener('end', onLost)
-  }
-  const connect = async (): Promise<Listening> => {
-    const l = await openClient(o)
-    l.client.on('notification', onNotification)
-    l.client.on('error', onLost)
-    l.client.on('end', onLost)
-    try {
-      await l.client.query(`LISTEN "${o.channel}"`)
-    } catch (error) {
-      detach(l)
-      await l.dispose(error instanceof Error ? error : new Error(String(error)))
-      throw error
-    }
-    return l
-  }
-  const retry = () => {
-    timer = setTimeout(async () => {
-      try {
-        const l = await connect()
-        if (state.closed) await l.dispose()
-        else [state.current, state.delay] = [l, FIRST_RETRY_MS]
-      } catch (error) {
-        if (state.closed) return
-        state.delay = Math.min(state.delay * 2, MAX_RETRY_MS)
-        o.onWarning(lostWarning(o.channel, state.delay, error))
-        retry()
-      }
-    }, state.delay)
-  }
-  function onLost(...args: unknown[]) {
-    const error = args[0]
-    const lost = state.current
-    if (state.closed || lost === undefined) return
-    state.current = undefined
-    detach(lost)
-    void lost.dispose(error instanceof Error ? error : new Error('the connection ended'))
-    o.onWarning(lostWarning(o.channel, state.delay, error))
-    retry()
-  }
-
+  const connection = new KeptListen(o, (payload) => {
+    const notice = parseNotice(payload, o.onWarning)
+    if (notice) deliver(notice, subscribers, o.onWarning)
+  })
   try {
-    state.current = await connect()
+    await connection.start()
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
     throw new ProgressListenError(`Cannot listen on "${o.channel}": ${reason}`, {
@@ -181,25 +89,27 @@ export async function listenProgress(
       return () => void subscribers.delete(subscriber)
     },
     async close() {
-      if (state.closed) return
-      state.closed = true
-      clearTimeout(timer)
       subscribers.clear()
-      const l = state.current
-      state.current = undefined
-      if (l) {
-        detach(l)
-        await l.dispose()
-      }
+      await connection.stop()
     },
   }
 }
 
-function lostWarning(channel: string, delayMs: number, error: unknown): ProgressWarning {
-  const reason = error instanceof Error ? error.message : 'the connection ended'
-  return {
-    code: PROGRESS_WARNINGS.reconnecting,
-    message: `the LISTEN connection on "${channel}" was lost (${reason}); connecting again in ${delayMs / 1000} s (notices sent meanwhile are not delivered)`,
-    cause: error,
+/** Hand `notice` to every subscriber; one that throws is reported and the others still called. */
+function deliver(
+  notice: ProgressNotice,
+  subscribers: ReadonlySet<ProgressSubscriber>,
+  warn: (w: ProgressWarning) => void,
+): void {
+  for (const subscriber of [...subscribers]) {
+    try {
+      subscriber(notice)
+    } catch (error) {
+      warn({
+        code: PROGRESS_WARNINGS.subscriberFailed,
+        message: `a progress subscriber threw: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      })
+    }
   }
 }
