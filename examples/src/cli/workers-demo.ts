@@ -1,4 +1,4 @@
-import { type SessionStore, textOf } from '@contextkit/core'
+import { type SessionEntry, type SessionStore, textOf } from '@contextkit/core'
 import {
   agentQueue,
   JOB_ENTRY_TYPE,
@@ -71,19 +71,18 @@ export async function answerOf(
   jobId: string,
 ): Promise<{ workerId: string; text: string } | undefined> {
   const { entries } = await store.load(sessionId)
-  const isJob = (e: (typeof entries)[number]) =>
-    e.type === 'custom' && e.customType === JOB_ENTRY_TYPE
-  const from = entries.findLastIndex(
-    (e) => isJob(e) && (e.type === 'custom' && (e.data as JobEntryData).jobId) === jobId,
-  )
-  const marker = entries[from]
-  if (marker?.type !== 'custom') return undefined
+  const jobOf = (e: SessionEntry) =>
+    e.type === 'custom' && e.customType === JOB_ENTRY_TYPE ? (e.data as JobEntryData) : undefined
+  // a retried job has one entry per try: the last is the try that answered
+  const from = entries.findLastIndex((e) => jobOf(e)?.jobId === jobId)
+  const job = from < 0 ? undefined : jobOf(entries[from]!)
+  if (job === undefined) return undefined
   let text: string | undefined
   for (const e of entries.slice(from + 1)) {
-    if (isJob(e)) break
+    if (jobOf(e)) break
     if (e.type === 'message' && e.message.role === 'assistant') text = textOf(e.message)
   }
-  return text === undefined ? undefined : { workerId: (marker.data as JobEntryData).workerId, text }
+  return text === undefined ? undefined : { workerId: job.workerId, text }
 }
 
 /** Jobs among `ids` in one of `states` on the demo's queue (pg-boss's job table). */
