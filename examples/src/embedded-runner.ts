@@ -9,6 +9,7 @@ import {
   type ModelProvider,
   maxSteps,
   type ProviderRequest,
+  type RunAgentOptions,
   runAgent,
 } from '@contextkit/agent-loop'
 import {
@@ -270,6 +271,93 @@ async function waitingReply(
   return lastReply(sessionMessages((await store.load(sessionId)).entries))
 }
 
+/** The `runAgent` options one turn of the runner uses, less what a run adds (`messages`, `session`, `resume`). */
+export type EmbeddedAgentOptions = Omit<RunAgentOptions, 'messages' | 'session' | 'resume'>
+
+/** What {@link embeddedAgentSetup} builds for one turn. */
+export interface EmbeddedAgentSetup {
+  /** The options: provider, model, system, tools, middleware, formatter, limits, trace, run id. */
+  options: EmbeddedAgentOptions
+  /** The session store: `sessionStore`, else the workspace's JSONL files (`files`). */
+  store: SessionStore
+  files: ReturnType<typeof runnerSessionStore> | undefined
+  /** The run's memory trace (every event). */
+  memory: MemoryTrace
+  /** The JSONL trace file; absent when `traceFile` is `false`. */
+  tracePath: string | undefined
+  /** Requests sent, as SDK params (Anthropic client only) and as the provider got them. */
+  requests: AnthropicStreamParams[]
+  providerRequests: ProviderRequest[]
+}
+
+/**
+ * The runner's `runAgent` options for one turn of `options.sessionId`: the provider (recording
+ * every request), the identity section, the tools, the middleware (preload, resumption, the
+ * context-file hint, prefill), the formatter, the limits and the trace (memory, the JSONL file,
+ * `trace`). {@link runEmbeddedTurn} adds the message and the session; a queue worker
+ * (`@contextkit/worker`'s `run(job)`) returns `options` and the worker adds them.
+ */
+export async function embeddedAgentSetup(
+  options: EmbeddedTurnOptions,
+): Promise<EmbeddedAgentSetup> {
+  const workspace = resolve(options.workspace)
+  const sessionId = options.sessionId ?? 'main'
+  const files = options.sessionStore ? undefined : runnerSessionStore(workspace)
+  const context =
+    options.contextFile === undefined
+      ? undefined
+      : await readContextFile(workspace, options.contextFile, {
+          allowOutside: options.allowOutsideContextFile === true,
+        })
+  const toFile = options.traceFile !== false
+  const tracePath = toFile
+    ? join(workspace, '.contextkit', 'traces', `${sessionId}.jsonl`)
+    : undefined
+  const memory = memoryTrace()
+  const trace = teeTrace(
+    memory,
+    ...(tracePath ? [jsonlTrace(tracePath, { root: workspace })] : []),
+    ...(options.trace ? [options.trace] : []),
+  )
+  const requests: AnthropicStreamParams[] = []
+  const providerRequests: ProviderRequest[] = []
+  const provider = options.provider
+    ? recording(options.provider, providerRequests, undefined)
+    : recording(anthropicProvider({ client: clientOf(options) }), providerRequests, requests)
+  const tools = [listFilesTool(workspace), readFileTool(workspace)]
+  const writes = options.writeFiles
+  return {
+    options: {
+      provider,
+      model: options.model,
+      system: [
+        {
+          id: 'identity',
+          text: options.system ?? DEFAULT_IDENTITY,
+          priority: 100,
+          cache: 'stable',
+        },
+      ],
+      tools: writes ? [...tools, writeFileTool(workspace, undefined, { approval: writes })] : tools,
+      middleware: middlewareFor(options, context),
+      formatter: formatterOf(options.formatter),
+      stopWhen: maxSteps(options.maxModelCalls ?? 4),
+      maxTokens: options.maxTokens ?? 1024,
+      workspace,
+      trace,
+      runId: `${sessionId}-${randomUUID().slice(0, 8)}`,
+      ...(options.budgetTokens === undefined ? {} : { budgetTokens: options.budgetTokens }),
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+    store: options.sessionStore ?? files!,
+    files,
+    memory,
+    tracePath,
+    requests,
+    providerRequests,
+  }
+}
+
 /**
  * Run one user turn the way OpenClaw's `attempt.ts` does, with `runAgent` doing the ARCHITECTURE
  * turn table: load the JSONL session (1); prepare bootstrap files, resumption, the context-file
@@ -283,54 +371,18 @@ async function waitingReply(
  * reply that asked, and a later call with `resume: { approvals }` (no `userText`) finishes it.
  */
 export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<EmbeddedTurnResult> {
-  const workspace = resolve(options.workspace)
   const sessionId = options.sessionId ?? 'main'
-  const files = options.sessionStore ? undefined : runnerSessionStore(workspace)
-  const store: SessionStore = options.sessionStore ?? files!
-  const context =
-    options.contextFile === undefined
-      ? undefined
-      : await readContextFile(workspace, options.contextFile, {
-          allowOutside: options.allowOutsideContextFile === true,
-        })
-  const tracePath = join(workspace, '.contextkit', 'traces', `${sessionId}.jsonl`)
-  const memory = memoryTrace()
-  const toFile = options.traceFile !== false
-  const trace = teeTrace(
-    memory,
-    ...(toFile ? [jsonlTrace(tracePath, { root: workspace })] : []),
-    ...(options.trace ? [options.trace] : []),
-  )
-  const requests: AnthropicStreamParams[] = []
-  const providerRequests: ProviderRequest[] = []
-  const provider = options.provider
-    ? recording(options.provider, providerRequests, undefined)
-    : recording(anthropicProvider({ client: clientOf(options) }), providerRequests, requests)
   if (options.resume === undefined && options.userText === undefined) {
     throw new ConfigurationError('runEmbeddedTurn needs `userText`, or `resume` to finish a run')
   }
+  const setup = await embeddedAgentSetup(options)
+  const { store, files, memory, tracePath, requests, providerRequests } = setup
   const user = options.resume ? undefined : textMessage('user', options.userText ?? '')
-  const tools = [listFilesTool(workspace), readFileTool(workspace)]
-  const writes = options.writeFiles
   const run = runAgent({
-    provider,
-    model: options.model,
-    system: [
-      { id: 'identity', text: options.system ?? DEFAULT_IDENTITY, priority: 100, cache: 'stable' },
-    ],
+    ...setup.options,
     messages: user ? [user] : [],
-    tools: writes ? [...tools, writeFileTool(workspace, undefined, { approval: writes })] : tools,
     ...(options.resume ? { resume: { approvals: { ...options.resume.approvals } } } : {}),
-    middleware: middlewareFor(options, context),
-    formatter: formatterOf(options.formatter),
-    stopWhen: maxSteps(options.maxModelCalls ?? 4),
-    maxTokens: options.maxTokens ?? 1024,
     session: { store, id: sessionId },
-    workspace,
-    trace,
-    runId: `${sessionId}-${randomUUID().slice(0, 8)}`,
-    ...(options.budgetTokens === undefined ? {} : { budgetTokens: options.budgetTokens }),
-    ...(options.signal ? { signal: options.signal } : {}),
   })
   const onEvent = options.onEvent
   if (onEvent) {
@@ -360,7 +412,7 @@ export async function runEmbeddedTurn(options: EmbeddedTurnOptions): Promise<Emb
     sessionPath: files
       ? files.pathOf(sessionId)
       : (options.sessionLocation?.(sessionId) ?? `store:${sessionId}`),
-    ...(toFile ? { tracePath } : {}),
+    ...(tracePath === undefined ? {} : { tracePath }),
     recovered: memory.byStage(AGENT_TRACE_STAGES.recovered).length > 0,
   }
 }

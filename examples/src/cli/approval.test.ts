@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { parseDemoArgs } from './args.js'
 import { demoProcess } from './demo-process.js'
-import { type CliIO, demoCommand, runDemoCli } from './run-cli.js'
+import { type CliIO, runDemoCli } from './run-cli.js'
+import { demoCommand } from './run-turn.js'
 import { collector } from './test-support.js'
 
 // The demo's write_file waits for a person: the run pauses, and --approve / --deny finish it later.

@@ -58,7 +58,7 @@ test('an unknown flag names the closest known one; a missing or unwanted value i
     message: 'unknown flag --base-ulr (did you mean --base-url?)',
   })
   expect(problem(['--verbose']).message).toBe(
-    'unknown flag --verbose (known: --workspace, --session, --model, --message-file, --init, --base-url, --provider, --store, --context-file, --allow-outside-context-file, --approve, --deny, --json, --inspect, --config, --help)',
+    'unknown flag --verbose (known: --workspace, --session, --model, --message-file, --init, --base-url, --provider, --store, --context-file, --allow-outside-context-file, --approve, --deny, --json, --inspect, --config, --workers, --sessions, --help)',
   )
   expect(problem(['--workspace'])).toEqual({
     problem: 'bad_flag',
@@ -66,4 +66,50 @@ test('an unknown flag names the closest known one; a missing or unwanted value i
   })
   expect(problem(['--json=yes'])).toEqual({ problem: 'bad_flag', message: '--json takes no value' })
   expect(problem(['--model='])).toEqual({ problem: 'bad_flag', message: '--model needs a value' })
+})
+
+test('--workers N [--sessions K]: a Postgres store, whole numbers in range, none of the flags it does not take', () => {
+  const store = ['--store', 'postgres://u@127.0.0.1/db']
+  expect(parseDemoArgs(['--workers', '2', ...store]).workers).toEqual({ processes: 2, sessions: 4 })
+  expect(
+    parseDemoArgs(['--workers', '3', '--sessions', '7', '--inspect', ...store, 'hi']),
+  ).toMatchObject({ workers: { processes: 3, sessions: 7 }, inspect: true, message: 'hi' })
+  expect(
+    parseDemoArgs(['--workers', '1', '--store', 'postgres:postgresql://h/db']).workers,
+  ).toEqual({ processes: 1, sessions: 4 })
+  const message = (argv: string[]) => {
+    try {
+      parseDemoArgs(argv)
+    } catch (error) {
+      expect(DemoUsageError.isInstance(error)).toBe(true)
+      return (error as DemoUsageError).message
+    }
+    throw new Error('expected a DemoUsageError')
+  }
+  expect(message(['--workers', '2'])).toBe(
+    '--workers needs --store postgres:<url>: the workers share the job queue and the sessions through a Postgres server',
+  )
+  expect(message(['--workers', '2', '--store', 'pglite:db'])).toContain(
+    '--workers needs --store postgres:<url>',
+  )
+  expect(message(['--workers', '0', ...store])).toBe(
+    '--workers must be a whole number from 1 to 16, got "0"',
+  )
+  expect(message(['--workers', '2.5', ...store])).toContain('got "2.5"')
+  expect(message(['--workers', '2', '--sessions', '101', ...store])).toBe(
+    '--sessions must be a whole number from 1 to 100, got "101"',
+  )
+  expect(message(['--sessions', '3', ...store])).toBe(
+    '--sessions goes with --workers N (the sessions the workers run)',
+  )
+  for (const flag of [
+    ['--json'],
+    ['--session', 'a'],
+    ['--base-url', 'http://x'],
+    ['--config', 'c.json'],
+  ]) {
+    expect(message(['--workers', '2', ...store, ...flag])).toBe(
+      `${flag[0]} does not go with --workers (it queues new sessions, answered offline or by Claude, and prints text)`,
+    )
+  }
 })

@@ -33,8 +33,27 @@ export interface DemoArgs {
   inspect?: true
   /** `--config FILE`: the runner's JSON config (`agents.defaults.prefill`, `agents.defaults.cacheTrace`). */
   config?: string
+  /** `--workers N [--sessions K]`: run the sessions as jobs on N worker processes (needs a Postgres `--store`). */
+  workers?: DemoWorkersArgs
   help: boolean
 }
+
+/** `--workers N` and `--sessions K`. */
+export interface DemoWorkersArgs {
+  /** Worker processes to start (1 to {@link MAX_DEMO_WORKERS}). */
+  processes: number
+  /** Sessions to queue (1 to {@link MAX_DEMO_SESSIONS}); default {@link DEFAULT_DEMO_SESSIONS}. */
+  sessions: number
+}
+
+/** Most worker processes `--workers` starts (they share one machine). */
+export const MAX_DEMO_WORKERS = 16
+/** Most sessions `--sessions` queues. */
+export const MAX_DEMO_SESSIONS = 100
+/** Sessions queued by `--workers` when `--sessions` is not given. */
+export const DEFAULT_DEMO_SESSIONS = 4
+/** Flags that do not go with `--workers` (it starts its own sessions, text output, Anthropic API). */
+const NOT_WITH_WORKERS = ['session', 'approve', 'deny', 'base-url', 'provider', 'json', 'config']
 
 /** A decision on a call a paused run waits on (`--approve ID`, `--deny ID "reason"`). */
 export type DemoDecision =
@@ -57,6 +76,8 @@ const OPTIONS = {
   json: { type: 'boolean' },
   inspect: { type: 'boolean' },
   config: { type: 'string' },
+  workers: { type: 'string' },
+  sessions: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -96,6 +117,10 @@ Options:
                        on 127.0.0.1 while the run goes and after it, until Ctrl-C
   --config FILE        a JSON config: agents.defaults.prefill ({ enabled, file, ephemeral, steps, … })
                        and agents.defaults.cacheTrace (false: no trace file)
+  --workers N          run the sessions as jobs on a queue (@contextkit/worker) answered by N worker
+                       processes; needs --store postgres:<url>; prints which worker answered each message
+  --sessions K         with --workers: how many sessions to queue (default 4), each with the message, or
+                       the walkthrough's two messages without one
   -h, --help           this text`
 
 function unknownFlag(error: Error): DemoUsageError {
@@ -123,6 +148,51 @@ function providerKind(value: string, baseUrl: string | undefined): DemoProviderK
     )
   }
   return kind
+}
+
+/** A whole number in `[min, max]` for `flag`, else a usage error. */
+function count(flag: string, value: string, max: number): number {
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || n < 1 || n > max) {
+    throw new DemoUsageError(
+      'bad_flag',
+      `${flag} must be a whole number from 1 to ${max}, got "${value}"`,
+    )
+  }
+  return n
+}
+
+/** `--workers N [--sessions K]`, checked: a Postgres `--store`, none of the flags it does not take. */
+function workersOf(v: Record<string, string | boolean | undefined>): DemoWorkersArgs | undefined {
+  if (v.workers === undefined) {
+    if (v.sessions !== undefined) {
+      throw new DemoUsageError(
+        'bad_flag',
+        '--sessions goes with --workers N (the sessions the workers run)',
+      )
+    }
+    return undefined
+  }
+  const processes = count('--workers', String(v.workers), MAX_DEMO_WORKERS)
+  const store = typeof v.store === 'string' ? v.store : ''
+  if (!/^postgres(ql)?:/.test(store)) {
+    throw new DemoUsageError(
+      'bad_flag',
+      '--workers needs --store postgres:<url>: the workers share the job queue and the sessions through a Postgres server',
+    )
+  }
+  const other = NOT_WITH_WORKERS.find((flag) => v[flag] !== undefined)
+  if (other !== undefined) {
+    throw new DemoUsageError(
+      'bad_flag',
+      `--${other} does not go with --workers (it queues new sessions, answered offline or by Claude, and prints text)`,
+    )
+  }
+  const sessions =
+    v.sessions === undefined
+      ? DEFAULT_DEMO_SESSIONS
+      : count('--sessions', String(v.sessions), MAX_DEMO_SESSIONS)
+  return { processes, sessions }
 }
 
 /** `--approve ID` / `--deny ID [reason]`, checked: one of them, with `--session`, no other message. */
@@ -197,6 +267,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     }
   }
   const decision = decisionOf(v, message)
+  const workers = workersOf(v)
   const messageFile = stdinMessage ? '-' : v['message-file']
   return {
     ...(message === '' || stdinMessage || decision ? {} : { message }),
@@ -214,6 +285,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     json: v.json === true,
     ...(v.inspect ? { inspect: true as const } : {}),
     ...(v.config === undefined ? {} : { config: v.config }),
+    ...(workers === undefined ? {} : { workers }),
     help: v.help === true,
   }
 }

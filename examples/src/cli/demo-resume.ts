@@ -1,7 +1,7 @@
 import type { InspectorApproval } from '@contextkit/inspector'
 import type { DemoDecision } from './args.js'
 import type { DemoResume } from './inspect.js'
-import { type Backend, runTurn, type TurnSpec } from './run-cli.js'
+import { type Backend, runTurn, type TurnSpec } from './run-turn.js'
 
 /** What {@link runTurn} needs besides the turn and the backend. */
 export type TurnSettings = Parameters<typeof runTurn>[2]

@@ -1,7 +1,12 @@
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { describeError, type SessionStore } from '@contextkit/core'
-import { type Inspector, type InspectorApproval, startInspector } from '@contextkit/inspector'
+import {
+  type Inspector,
+  type InspectorApproval,
+  type InspectorChanges,
+  startInspector,
+} from '@contextkit/inspector'
 import { runnerSessionStore } from '../runner-sessions.js'
 import { DemoUsageError, USAGE_EXIT_CODE } from './errors.js'
 import type { JsonOutput } from './json-output.js'
@@ -30,19 +35,22 @@ export type DemoResume = (
 
 /**
  * Serve the inspector over a workspace's sessions and traces on 127.0.0.1 (`port`, default a
- * free one) and print its one line: `inspector: http://127.0.0.1:PORT/?token=TOKEN`.
+ * free one) and print its one line: `inspector: http://127.0.0.1:PORT/?token=TOKEN`. `resume`
+ * gives the page Approve/Deny; `changes` wakes its live streams (the workers' progress notices).
  */
 export async function serveInspector(input: {
   workspace: string
   stores: DemoStores
-  resume: DemoResume
+  resume?: DemoResume
+  changes?: InspectorChanges
   port?: number
   print: (line: string) => void
 }): Promise<Inspector> {
   const inspector = await startInspector({
     sessions: inspectedSessions(input.stores, input.workspace),
     traces: input.stores.traces ?? tracesDir(input.workspace),
-    resume: input.resume,
+    ...(input.resume === undefined ? {} : { resume: input.resume }),
+    ...(input.changes === undefined ? {} : { changes: input.changes }),
     ...(input.port === undefined ? {} : { port: input.port }),
   })
   input.print(`inspector: ${inspector.url}`)

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
 import { runInspectCli } from './inspect.js'
 import { offlineScenario } from './offline-scenario.js'
-import { type CliIO, newSessionId, runDemoCli } from './run-cli.js'
+import { type CliIO, runDemoCli } from './run-cli.js'
+import { newSessionId } from './run-turn.js'
 import { ANSI_COLOR, collector } from './test-support.js'
 
 const dirs: string[] = []

@@ -1,35 +1,34 @@
 import { existsSync, statSync } from 'node:fs'
-import { mkdtemp, readFile } from 'node:fs/promises'
+import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, relative, resolve } from 'node:path'
+import { join, resolve } from 'node:path'
 import Anthropic from '@anthropic-ai/sdk'
-import type { ModelProvider } from '@contextkit/agent-loop'
-import { assertSessionId, createTokenCounter, describeError, getModelInfo } from '@contextkit/core'
+import { assertSessionId, describeError, getModelInfo } from '@contextkit/core'
 import { type AnthropicEmulator, startAnthropicEmulator } from '@contextkit/testkit'
 import { ContextFileRefusedError, readContextFile } from '../context-file-reader.js'
 import { DEMO_TURNS } from '../demo-script.js'
 import { DEMO_CONTEXT_FILE } from '../demo-workspace.js'
-import { describeTrace } from '../describe-turn.js'
-import {
-  type EmbeddedTurnResult,
-  type FormatterChoice,
-  runEmbeddedTurn,
-} from '../embedded-runner.js'
 import { loadRunnerConfig, type RunnerConfig } from '../runner-config.js'
-import { teeTrace } from '../tee-trace.js'
-import { approvalsOf, decisionText, showPending } from './approval-output.js'
-import { DEMO_USAGE, type DemoArgs, type DemoDecision, parseDemoArgs } from './args.js'
-import { BudgetChartCollector } from './budget-collector.js'
+import { DEMO_USAGE, type DemoArgs, type DemoWorkersArgs, parseDemoArgs } from './args.js'
 import { checkModelId, checkServedModel, probeBaseUrl } from './checks.js'
 import { demoResume, type TurnSettings } from './demo-resume.js'
 import { DemoUsageError, USAGE_EXIT_CODE } from './errors.js'
 import { inspectRuns, untilStopped } from './inspect.js'
 import { JsonOutput } from './json-output.js'
-import { LiveOutput } from './live-output.js'
 import { localServerProvider } from './local-provider.js'
-import { mentionedPaths, OFFLINE_ANSWER_MARK, offlineScenario } from './offline-scenario.js'
-import { type DemoStores, openStores } from './stores.js'
-import { createTerminal, duration, num, type OutputStream, type Terminal } from './terminal.js'
+import { checkMessageSize, readMessage } from './message-input.js'
+import { offlineScenario } from './offline-scenario.js'
+import {
+  type Backend,
+  demoCommand,
+  newSessionId,
+  type Output,
+  runTurn,
+  type TurnSpec,
+} from './run-turn.js'
+import { type DemoStores, openStores, postgresUrlOf } from './stores.js'
+import { createTerminal, num, type OutputStream, type Terminal } from './terminal.js'
+import { runWorkersDemo } from './workers-demo.js'
 import { prepareWorkspace } from './workspace.js'
 
 /** Where the CLI reads and writes; `process` in the real command, collectors in tests. */
@@ -48,84 +47,11 @@ export interface CliIO {
 /** The exit code of a run stopped by Ctrl-C (128 + SIGINT), as shells report it. */
 export const INTERRUPTED_EXIT_CODE = 130
 
-/** Longest message echoed whole on the `you ›` line; a longer one shows its first line and size. */
-const ECHO_LIMIT = 200
-
-/** The command the user ran the demo with, for the hints (`npx --yes pnpm@… demo` or `pnpm demo`). */
-export function demoCommand(env: Readonly<Record<string, string | undefined>>): string {
-  const execpath = env.npm_execpath ?? ''
-  const version =
-    /pnpm@(\d+\.\d+\.\d+)/.exec(env.npm_config_user_agent ?? '')?.[1] ??
-    /pnpm\/(\d+\.\d+\.\d+)/.exec(env.npm_config_user_agent ?? '')?.[1]
-  if (execpath.includes('_npx')) return `npx --yes pnpm@${version ?? '10.34.9'} demo`
-  return 'pnpm demo'
-}
-
-/** The message as the `you ›` line shows it: whole when short, else its first line and its size. */
-export function echoOf(message: string): string {
-  if (message.length <= ECHO_LIMIT && !message.includes('\n')) return message
-  const first = message.split('\n', 1)[0] ?? ''
-  const lines = message.split('\n').length
-  const head = first.length > 120 ? `${first.slice(0, 120)}…` : first
-  return `${head} … (${num(message.length)} characters, ${num(lines)} line${lines === 1 ? '' : 's'})`
-}
-
-async function readMessage(file: string, io: CliIO): Promise<string> {
-  let text: string
-  if (file === '-') {
-    if (!io.stdin) throw new DemoUsageError('message', 'no standard input to read the message from')
-    let all = ''
-    const decoder = new TextDecoder()
-    for await (const chunk of io.stdin)
-      all += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true })
-    text = all + decoder.decode()
-  } else {
-    const path = resolve(io.cwd, file)
-    text = await readFile(path, 'utf8').catch((error: unknown) => {
-      const code = (error as { code?: unknown }).code
-      throw new DemoUsageError(
-        'message',
-        `--message-file ${file}: ${code === 'ENOENT' ? 'no such file' : String(code ?? error)}`,
-      )
-    })
-  }
-  if (text.trim() === '') {
-    throw new DemoUsageError(
-      'message',
-      `the message ${file === '-' ? 'on standard input' : `in ${file}`} is empty`,
-    )
-  }
-  return text.trim()
-}
-
 /** Default model when neither `--model` nor `ANTHROPIC_MODEL` names one. */
 export const DEFAULT_DEMO_MODEL = 'claude-haiku-4-5'
 
 /** Default workspace of a message run: kept between runs, so a second run resumes the first. */
 export const DEFAULT_DEMO_WORKSPACE = join(tmpdir(), 'contextkit-demo')
-
-type Mode = 'offline' | 'claude' | 'local'
-
-export interface Backend {
-  mode: Mode
-  model: string
-  /** The first line of the output. */
-  headline: string
-  client?: Anthropic
-  provider?: ModelProvider
-  formatter?: FormatterChoice
-  close(): Promise<void>
-}
-
-export interface Output {
-  term: Terminal
-  json?: JsonOutput
-}
-
-/** A new session id per run: `chat-2026-03-01T09-00-00-000` (milliseconds included). */
-export function newSessionId(now: Date = new Date()): string {
-  return `chat-${now.toISOString().slice(0, 23).replace(/[:.]/g, '-')}`
-}
 
 export async function backendFor(args: DemoArgs, io: CliIO): Promise<Backend> {
   if (args.baseUrl !== undefined) {
@@ -205,165 +131,6 @@ export async function contextFileOf(
   return file
 }
 
-/** Files the message names that exist in the workspace (the context file aside): preloaded. */
-function preloadFor(message: string, workspace: string, contextFile: string | undefined): string[] {
-  return mentionedPaths(message).filter((p) => {
-    if (contextFile !== undefined && resolve(workspace, p) === resolve(workspace, contextFile)) {
-      return false
-    }
-    const path = resolve(workspace, p)
-    return (
-      !relative(workspace, path).startsWith('..') && existsSync(path) && statSync(path).isFile()
-    )
-  })
-}
-
-function usageLine(result: EmbeddedTurnResult, c: Terminal['c']): string {
-  const u = result.result.usage
-  const total = u.input + u.cacheRead + u.cacheWrite
-  const rate = total > 0 ? `${(u.cacheHitRate * 100).toFixed(0)} %` : 'n/a'
-  return `${c.bold('usage')}    ${result.result.steps} model call(s) · ${num(total)} input tokens (${num(u.cacheRead)} from the cache, ${num(u.cacheWrite)} written to it; hit rate ${rate}) · ${num(u.output)} output tokens`
-}
-
-export interface TurnSpec {
-  sessionId: string
-  text: string
-  /** `--approve` / `--deny`: finish the session's paused run; `text` is not sent. */
-  decision?: DemoDecision
-}
-
-/**
- * One turn of the embedded runner with the demo's output: the budget chart, the streamed events,
- * where the session and trace went, the usage, and the commands that finish a pause.
- */
-export async function runTurn(
-  spec: TurnSpec,
-  backend: Backend,
-  ctx: {
-    workspace: string
-    stores: DemoStores
-    contextFile: string | undefined
-    allowOutsideContextFile: boolean
-    /** `--config`: the runner config file's settings. */
-    config?: RunnerConfig
-    out: Output
-    io: CliIO
-    steps: boolean
-    /** `--workspace`/`--store` as given, for the commands that finish a paused run. */
-    sameRunFlags: readonly string[]
-  },
-): Promise<EmbeddedTurnResult> {
-  const { out, io } = ctx
-  const live = out.json
-    ? undefined
-    : new LiveOutput(out.term, {
-        animate: out.term.isTTY && !('CI' in io.env),
-        ...(backend.mode === 'offline' ? { replyLabel: OFFLINE_ANSWER_MARK } : {}),
-      })
-  const maxTokens = 1024
-  const collector = new BudgetChartCollector({
-    maxTokens,
-    onChart: (chart) => {
-      if (out.json) out.json.event({ type: 'budget', ...chart })
-      else if (live) {
-        live.chart(chart)
-        live.prefill = collector.nativePrefill
-      }
-    },
-  })
-  const c = out.term.c
-  const said = spec.decision ? decisionText(spec.decision) : echoOf(spec.text)
-  if (live) live.line(c.bold(`you (session ${spec.sessionId}) › ${said}`))
-  const started = Date.now()
-  const preloadFiles = preloadFor(spec.text, ctx.workspace, ctx.contextFile)
-  const storeTrace = ctx.stores.openTrace?.(spec.sessionId)
-  const result = await runEmbeddedTurn({
-    ...(backend.provider
-      ? { provider: backend.provider, formatter: backend.formatter ?? ('chatml' as const) }
-      : {}),
-    ...(backend.client ? { client: backend.client } : {}),
-    model: backend.model,
-    workspace: ctx.workspace,
-    ...(spec.decision
-      ? { resume: { approvals: approvalsOf(spec.decision) } }
-      : { userText: spec.text }),
-    writeFiles: 'ask',
-    sessionId: spec.sessionId,
-    ...(ctx.contextFile
-      ? { contextFile: ctx.contextFile, allowOutsideContextFile: ctx.allowOutsideContextFile }
-      : {}),
-    preloadFiles,
-    ...(ctx.config?.prefill ? { prefill: ctx.config.prefill } : {}),
-    ...(ctx.config?.cacheTrace === false ? { traceFile: false } : {}),
-    maxTokens,
-    maxModelCalls: 6,
-    trace: storeTrace ? teeTrace(collector.trace, storeTrace) : collector.trace,
-    onPrepared: collector.onPrepared,
-    // after Ctrl-C nothing more is shown: the one line says what happened
-    onEvent: (event) => {
-      if (io.signal?.aborted) return
-      if (out.json) out.json.event(event)
-      else live?.event(event)
-    },
-    ...(ctx.stores.sessionStore
-      ? { sessionStore: ctx.stores.sessionStore, sessionLocation: ctx.stores.location }
-      : {}),
-    ...(ctx.stores.stateStore ? { stateStore: ctx.stores.stateStore } : {}),
-    ...(io.signal ? { signal: io.signal } : {}),
-  }).finally(async () => {
-    live?.stop()
-    await storeTrace?.flush()
-  })
-  if (io.signal?.aborted) throw new Error('interrupted')
-  const state =
-    ctx.stores.kind === 'files'
-      ? join(ctx.workspace, '.contextkit', 'self-state.json')
-      : `${ctx.stores.description.split(' (')[0]} (state table)`
-  const pending = result.result.pending ?? []
-  const where = {
-    sessionId: spec.sessionId,
-    command: [demoCommand(io.env), ...ctx.sameRunFlags].join(' '),
-    term: out.term,
-    workspace: ctx.workspace,
-  }
-  if (out.json) {
-    if (pending.length > 0) await showPending(pending, { ...where, json: out.json })
-    out.json.event({
-      type: 'demo-turn-end',
-      sessionId: spec.sessionId,
-      session: result.sessionPath,
-      trace: result.tracePath,
-      resumptionState: state,
-      stopReason: result.result.stopReason,
-      turns: result.result.steps,
-      usage: result.result.usage,
-      ms: Date.now() - started,
-    })
-    return result
-  }
-  const term = out.term
-  term.line()
-  if (ctx.steps) {
-    term.line(c.dim('the turn, step by step (from the trace):'))
-    for (const line of describeTrace(result.trace.events)) term.line(c.dim(line))
-    term.line()
-  }
-  const again = [demoCommand(io.env), ...ctx.sameRunFlags, '--session', spec.sessionId].join(' ')
-  term.line(
-    `${c.bold('session')}  ${result.sessionPath}  ${c.dim(`(continue it: ${again} "your message")`)}`,
-  )
-  term.line(`${c.bold('trace')}    ${result.tracePath ?? c.dim('off (cacheTrace: false)')}`)
-  term.line(
-    `${c.bold('state')}    ${state} ${c.dim('(resumption: the next session starts from these last words)')}`,
-  )
-  term.line(usageLine(result, c))
-  term.line(
-    `${c.bold('stopped')}  ${result.result.stopReason} after ${duration(Date.now() - started)}`,
-  )
-  if (pending.length > 0) await showPending(pending, where)
-  return result
-}
-
 /** The `--config` file's settings; a file that cannot be read or used is a usage error. */
 async function configOf(file: string): Promise<RunnerConfig> {
   try {
@@ -386,22 +153,6 @@ function sameRunFlags(workspace: string, store: string | undefined): string[] {
   return store === undefined ? flags : [...flags, '--store', shellWord(store)]
 }
 
-/** Tokens the reply is given (`maxTokens` of every call). */
-const REPLY_TOKENS = 1024
-
-/** A message that cannot fit the model's window even alone is refused before any call. */
-function checkMessageSize(text: string, model: string): void {
-  const info = getModelInfo(model)
-  const tokens = createTokenCounter({ model: info }).count(text)
-  const room = info.contextWindow - REPLY_TOKENS
-  if (tokens > room) {
-    throw new DemoUsageError(
-      'message',
-      `the message is about ${num(tokens)} tokens (${num(text.length)} characters); ${model} takes ${num(info.contextWindow)} tokens in all, ${num(room)} with room for the reply: shorten it or send a file the agent can read`,
-    )
-  }
-}
-
 /** Where the interrupted run's steps are, for the one Ctrl-C line. */
 interface SessionNote {
   id: string
@@ -414,6 +165,63 @@ function interrupted(io: CliIO, note: SessionNote | undefined): number {
     : ''
   io.stderr.write(`demo: interrupted (Ctrl-C).${saved}\n`)
   return INTERRUPTED_EXIT_CODE
+}
+
+/** What {@link workersRun} runs on: what `runDemoCli` opened. */
+interface WorkersRunContext {
+  backend: Backend
+  stores: DemoStores
+  ws: string
+  contextFile: string | undefined
+  /** The walkthrough's temp workspace, kept: say where it is. */
+  kept: boolean
+  turns: readonly TurnSpec[]
+  term: Terminal
+  io: CliIO
+  cleanups: Array<() => Promise<void>>
+}
+
+/**
+ * `--workers N`: each session's messages (`turns`) as jobs on N worker processes; then, with
+ * `--inspect`, the inspector keeps serving until Ctrl-C. Returns the exit code: 1 when jobs were
+ * left unfinished on the queue.
+ */
+async function workersRun(
+  args: DemoArgs,
+  workers: DemoWorkersArgs,
+  ctx: WorkersRunContext,
+): Promise<number> {
+  const { term, io } = ctx
+  const run = await runWorkersDemo({
+    workers,
+    messages: ctx.turns.map((t) => t.text),
+    url: postgresUrlOf(args.store ?? '') ?? '',
+    stores: ctx.stores,
+    workspace: ctx.ws,
+    model: ctx.backend.model,
+    contextFile: ctx.contextFile,
+    allowOutsideContextFile: args.allowOutsideContextFile === true,
+    baseURL: ctx.backend.mode === 'offline' ? ctx.backend.client?.baseURL : undefined,
+    inspect: args.inspect === true,
+    term,
+    log: (line) => io.stderr.write(`${line}\n`),
+    ...(io.signal ? { signal: io.signal } : {}),
+    cleanups: ctx.cleanups,
+  })
+  if (ctx.kept) {
+    term.line(
+      term.c.dim(`The workspace is kept at ${ctx.ws}; remove it with: rm -rf ${shellWord(ctx.ws)}`),
+    )
+  }
+  if (run.unfinished > 0) {
+    io.stderr.write(`demo: ${run.unfinished} job(s) left unfinished on the queue\n`)
+    return 1
+  }
+  if (args.inspect) {
+    term.line(term.c.dim('The inspector keeps serving: Ctrl-C stops it.'))
+    await untilStopped(io.signal)
+  }
+  return 0
 }
 
 /**
@@ -491,12 +299,27 @@ export async function runDemoCli(argv: readonly string[], io: CliIO): Promise<nu
       )
       term.line()
     }
+    // --workers: each of its sessions gets these messages (the walkthrough's two without one)
     const turns: TurnSpec[] = args.decision
       ? [{ sessionId: args.session ?? '', text: '', decision: args.decision }]
       : walkthrough
         ? DEMO_TURNS.map((t) => ({ sessionId: t.sessionId, text: t.text }))
         : [{ sessionId: args.session ?? newSessionId(), text: message ?? '' }]
     for (const t of turns) checkMessageSize(t.text, backend.model)
+    if (args.workers) {
+      const kept = walkthrough && args.workspace === undefined
+      return await workersRun(args, args.workers, {
+        backend,
+        stores,
+        ws: ws.dir,
+        contextFile,
+        kept,
+        turns,
+        term,
+        io,
+        cleanups,
+      })
+    }
     let paused = false
     const settings: TurnSettings = {
       workspace: ws.dir,

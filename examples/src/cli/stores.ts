@@ -80,6 +80,15 @@ async function withPostgres(
   }
 }
 
+/** The connection URL of a `postgres:<url>` (or a plain `postgres://…`) spec; else `undefined`. */
+export function postgresUrlOf(spec: string): string | undefined {
+  const url =
+    spec.startsWith('postgres:') && !spec.startsWith('postgres://')
+      ? spec.slice('postgres:'.length)
+      : spec
+  return /^postgres(ql)?:\/\//.test(url) ? url : undefined
+}
+
 /**
  * Open the stores `--store` names: `files` (default: the runner's JSONL sessions and state file
  * under `workspace/.contextkit/`), `postgres:<url>` (a `pg` pool on a Postgres server; a plain
@@ -107,11 +116,8 @@ export async function openStores(
     }
     return withPostgres(db, 'pglite', where, () => db.close())
   }
-  const url =
-    spec.startsWith('postgres:') && !spec.startsWith('postgres://')
-      ? spec.slice('postgres:'.length)
-      : spec
-  if (/^postgres(ql)?:\/\//.test(url)) {
+  const url = postgresUrlOf(spec)
+  if (url !== undefined) {
     const pg = (await import('pg')).default
     const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000 })
     pool.on('error', () => {}) // an idle client's lost connection: the next query reports it

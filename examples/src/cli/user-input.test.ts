@@ -8,7 +8,7 @@ import { promisify } from 'node:util'
 import { startAnthropicEmulator } from '@contextkit/testkit'
 import { afterAll, describe, expect, test } from 'vitest'
 import { offlineScenario } from './offline-scenario.js'
-import { demoCommand, echoOf } from './run-cli.js'
+import { demoCommand, echoOf } from './run-turn.js'
 
 // What a new user gets wrong, tried as they would: the demo as a child process (node + tsx).
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')

@@ -20,3 +20,12 @@ export class InspectorAssetsError extends InspectorError {
   /** The `code` of every error of this class: `inspector_assets`. */
   static override readonly code: string = 'inspector_assets'
 }
+
+/**
+ * The `changes` option failed when the inspector subscribed to it: it threw (its error is the
+ * `cause`), or it returned something other than its unsubscribe function.
+ */
+export class InspectorChangesError extends InspectorError {
+  /** The `code` of every error of this class: `inspector_changes`. */
+  static override readonly code: string = 'inspector_changes'
+}

@@ -26,7 +26,10 @@ export interface InspectorHandler {
   (request: Request): Promise<Response>
   /** The token every request must carry (the one given, or the one made up). */
   readonly token: string
-  /** End the open live streams (the handler answers new requests still). */
+  /**
+   * End the open live streams and unsubscribe from `changes` (the handler answers new requests
+   * still; streams opened after this poll only).
+   */
   close(): void
 }
 
@@ -127,7 +130,7 @@ async function sessionRoute(ctx: Context, request: Request, url: URL, parts: str
     return json(200, page)
   }
   if (what === 'events' && parts.length === 2) {
-    return ctx.streams.response(() => ctx.data.version(id), SECURITY_HEADERS)
+    return ctx.streams.response(() => ctx.data.version(id), SECURITY_HEADERS, id)
   }
   return json(404, { error: 'not found' })
 }
@@ -188,7 +191,7 @@ export function createHandler(
     rule: { host: options.host, port },
     data,
     approvals: new Approvals(data, options.resume),
-    streams: new LiveStreams(),
+    streams: new LiveStreams({ pollMs: options.pollIntervalMs, changes: options.changes }),
   }
   const handler = async (request: Request): Promise<Response> => {
     try {
@@ -205,7 +208,8 @@ export function createHandler(
  * `startInspector`, with the same checks (token on every request, POST with the token header for
  * decisions, `Host` and `Origin` its own). With `port` given, the `Host` must name that port;
  * without it, any port of the host (`127.0.0.1` and the other loopback names by default).
- * Throws a `ValidationError` naming a bad or unknown option.
+ * Subscribes to `changes` at once. Throws a `ValidationError` naming a bad or unknown option, and
+ * an `InspectorChangesError` when `changes` throws or returns no unsubscribe function.
  */
 export function inspectorHandler(options: InspectorOptions): InspectorHandler {
   const resolved = resolveOptions(options, 'inspectorHandler')

@@ -9,7 +9,12 @@ export {
   compositionDiff,
   compositionView,
 } from './composition.js'
-export { InspectorAssetsError, InspectorError, InspectorListenError } from './errors.js'
+export {
+  InspectorAssetsError,
+  InspectorChangesError,
+  InspectorError,
+  InspectorListenError,
+} from './errors.js'
 export type { InspectorHandler } from './handler.js'
 export { inspectorHandler } from './handler.js'
 export type {
@@ -27,7 +32,12 @@ export type {
   ToolCallView,
   UsageFigures,
 } from './model.js'
-export type { InspectorApproval, InspectorOptions, InspectorResume } from './options.js'
+export type {
+  InspectorApproval,
+  InspectorChanges,
+  InspectorOptions,
+  InspectorResume,
+} from './options.js'
 export { InspectorOptionsSchema } from './options.js'
 export { CONTENT_SECURITY_POLICY, TOKEN_HEADER } from './security.js'
 export type { Inspector } from './start-inspector.js'

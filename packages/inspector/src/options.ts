@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { TraceReader } from '@contextkit/core'
 import { parseWith, type SessionStore } from '@contextkit/core'
 import * as z from 'zod'
+import { POLL_MS, POLL_WITH_CHANGES_MS } from './sse.js'
 
 /** A person's decision on one waiting tool call (agent-loop's `resume.approvals` value). */
 export type InspectorApproval = { approve: true } | { approve: false; reason?: string }
@@ -16,6 +17,16 @@ export type InspectorResume = (
   approvals: Record<string, InspectorApproval>,
 ) => unknown
 
+/**
+ * A change feed: the inspector calls it once, when it starts, with `onChange`, and keeps the
+ * function it returns to unsubscribe when it closes. Call `onChange(sessionId)` whenever a
+ * session may have changed (a worker's step ended: `@contextkit/worker`'s `listenProgress`), or
+ * `onChange()` when you cannot say which: the live streams of that session and the session list
+ * look at the store at once instead of at their next poll. Calls after the inspector closed are
+ * ignored. A feed may miss a change (a lost connection); polling catches it later.
+ */
+export type InspectorChanges = (onChange: (sessionId?: string) => void) => () => void
+
 /** Options of `startInspector` and `inspectorHandler`. */
 export interface InspectorOptions {
   /** Where the sessions are: any core `SessionStore` (JSONL files, Postgres, your own). */
@@ -29,6 +40,18 @@ export interface InspectorOptions {
   traces?: string | TraceReader
   /** The app's way to finish a paused run. Default: none (the page shows no Approve/Deny). */
   resume?: InspectorResume
+  /**
+   * Tells the page's live streams of changes as they happen (see {@link InspectorChanges}), e.g.
+   * the workers' progress notices: `(onChange) => listener.subscribe((n) => onChange(n.sessionId))`.
+   * Default: none (the streams poll the store).
+   */
+  changes?: InspectorChanges
+  /**
+   * Milliseconds between two looks of a live stream at the store (50 to 3,600,000). Default
+   * `250`; `5000` with `changes` (the feed wakes the streams at once; polling then only catches
+   * what it missed).
+   */
+  pollIntervalMs?: number
   /**
    * The address to listen on. Default `127.0.0.1`. Any other address is served only when given
    * here, and `log` gets a warning line about it.
@@ -66,6 +89,8 @@ export const InspectorOptionsSchema = z.strictObject({
   sessions: StoreSchema,
   traces: z.union([z.string().min(1), ReaderSchema]).optional(),
   resume: z.custom<InspectorResume>(isFn, 'a function').optional(),
+  changes: z.custom<InspectorChanges>(isFn, 'a function (onChange) => unsubscribe').optional(),
+  pollIntervalMs: z.number().int().min(50).max(3_600_000).optional(),
   host: z.string().min(1).optional(),
   port: z.number().int().min(0).max(65_535).optional(),
   token: z
@@ -80,6 +105,8 @@ export interface ResolvedOptions {
   sessions: SessionStore
   traces: string | TraceReader | undefined
   resume: InspectorResume | undefined
+  changes: InspectorChanges | undefined
+  pollIntervalMs: number
   host: string
   port: number
   token: string
@@ -93,6 +120,8 @@ export function resolveOptions(options: unknown, fn: string): ResolvedOptions {
     sessions: o.sessions,
     traces: o.traces,
     resume: o.resume,
+    changes: o.changes,
+    pollIntervalMs: o.pollIntervalMs ?? (o.changes ? POLL_WITH_CHANGES_MS : POLL_MS),
     host: o.host ?? '127.0.0.1',
     port: o.port ?? 0,
     token: o.token ?? randomBytes(32).toString('base64url'),

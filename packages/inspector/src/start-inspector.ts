@@ -119,7 +119,9 @@ function urlHost(host: string): string {
  * `close()`. Every request needs the token (the returned `url` carries it; the page then keeps it
  * in a cookie and a header); decisions are POSTs with the token in a header; a `Host` or `Origin`
  * that is not the inspector's own is refused. Another host than loopback is served only when
- * asked, and `log` gets a warning line. Throws a `ValidationError` for bad options and an
+ * asked, and `log` gets a warning line. With `changes`, the live streams are woken by the app's
+ * feed as well as by polling. Throws a `ValidationError` for bad options, an
+ * `InspectorChangesError` when `changes` throws or returns no unsubscribe function, and an
  * {@link InspectorListenError} when the address cannot be bound.
  */
 export async function startInspector(options: InspectorOptions): Promise<Inspector> {
@@ -129,7 +131,12 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const server = createServer((req, res) => {
     void serve(handler, req, res, `${urlHost(resolved.host)}:${bound ?? 0}`)
   })
-  bound = await listen(server, resolved.host, resolved.port)
+  try {
+    bound = await listen(server, resolved.host, resolved.port)
+  } catch (error) {
+    handler.close()
+    throw error
+  }
   if (!isLoopback(resolved.host)) {
     resolved.log(
       `inspector: warning: serving on ${resolved.host}, not loopback: anyone who can reach this address and has the token can read the sessions and approve tool calls`,

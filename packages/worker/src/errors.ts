@@ -33,3 +33,12 @@ export class JobHandedBackError extends ContextkitError {
   /** The `code` of every error of this class: `worker_job_handed_back`. */
   static override readonly code: string = 'worker_job_handed_back'
 }
+
+/**
+ * `listenProgress` could not start: the connection, or its `LISTEN`, failed (server down, wrong
+ * credentials, a pool that cannot connect). The driver's error is the `cause`.
+ */
+export class ProgressListenError extends ContextkitError {
+  /** The `code` of every error of this class: `worker_progress_listen`. */
+  static override readonly code: string = 'worker_progress_listen'
+}

@@ -1,4 +1,6 @@
 import type { AgentEvent } from '@contextkit/agent-loop'
+import { SessionIdSchema } from '@contextkit/core/store'
+import * as z from 'zod'
 
 /**
  * One progress notice, published as JSON on the progress channel (LISTEN/NOTIFY) by the worker
@@ -9,7 +11,7 @@ export interface ProgressNotice {
   /** The notice format's version. */
   v: 1
   /** What happened. */
-  type: 'job-start' | 'run-resume' | 'step-end' | 'run-end'
+  type: (typeof PROGRESS_NOTICE_TYPES)[number]
   /** The session the job advances. */
   sessionId: string
   /** The queue's job id. */
@@ -27,6 +29,26 @@ export interface ProgressNotice {
   /** Milliseconds since the epoch, on the worker's clock. */
   at: number
 }
+
+/** The kinds of progress notice, in the order a job gives them. */
+export const PROGRESS_NOTICE_TYPES = ['job-start', 'run-resume', 'step-end', 'run-end'] as const
+
+/**
+ * The schema of a {@link ProgressNotice} as a listener reads it off the channel: version 1, the
+ * fields checked; keys a later minor release adds are dropped, not refused.
+ */
+export const ProgressNoticeSchema: z.ZodType<ProgressNotice> = z.object({
+  v: z.literal(1),
+  type: z.enum(PROGRESS_NOTICE_TYPES),
+  sessionId: SessionIdSchema,
+  jobId: z.string().min(1),
+  attempt: z.number().int().min(0),
+  workerId: z.string().min(1),
+  runId: z.string().min(1),
+  step: z.number().int().min(0).optional(),
+  stopReason: z.string().min(1).optional(),
+  at: z.number().finite(),
+})
 
 /** The notice an event gives, when it gives one (start, resume, step end, run end). */
 export function noticeOf(
