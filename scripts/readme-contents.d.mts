@@ -11,3 +11,5 @@ export declare function headings(markdown: string): Array<{ depth: number; text:
 export declare function contentsLine(markdown: string): string | null
 /** `markdown` with a current contents block before its first `##` heading. */
 export declare function withContents(markdown: string): string
+/** Every anchor GitHub makes for the headings of `markdown`, for checking `#anchor` links. */
+export declare function headingAnchors(markdown: string): Set<string>

@@ -103,7 +103,8 @@ test('without native prefill the answer begins with the instructed prefix; "wher
   expect(resumed.text).toContain('Picking up where I stopped. My last words were: "')
   expect(resumed.text).toContain('Next I would add a test for totalsByCustomer in src/report.ts')
   // the next session's resumption text holds the last session's words, and no demo label
-  const system = JSON.stringify((emulator.requests.at(-1)?.body as { system?: unknown }).system)
+  const last = emulator.requests.at(-1)?.body as { system?: unknown } | undefined
+  const system = JSON.stringify(last?.system)
   expect(system).toContain('Next I would add a test for totalsByCustomer')
   expect(system).not.toContain(OFFLINE_ANSWER_MARK)
   expect(resumed.text).not.toContain(OFFLINE_ANSWER_MARK)
