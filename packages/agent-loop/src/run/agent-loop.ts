@@ -13,6 +13,7 @@ import {
   type ToolCallBlock,
   type TurnContext,
 } from '@contextkit/core'
+import { requestMemo } from '@contextkit/formatters'
 import { RunTokenCounter } from '../budget/budget.js'
 import { RunWindows } from '../budget/context-window.js'
 import { runClipper } from '../budget/tool-result-clip.js'
@@ -207,6 +208,7 @@ export class AgentLoop {
       addUsage: (usage, step, phase) => this.#r.addUsage(usage, step, phase),
       cache: { mode: o.cache, warnedDropped: false },
       clip: runClipper(o, this.#windows.of(o.model).tokens, counter.asCounter()),
+      requests: requestMemo(),
     }
   }
 
