@@ -135,6 +135,7 @@ export class NativeFormatter implements Formatter {
     const options = parseBuildOptions(buildOptions)
     const state = memoState(memo)
     const checked = state ? state.checked(input) : parseMessages(input)
+    // a list of this request's own (withUserSections copies): the memo may keep it as it is
     const messages = withUserSections(checked, options.userSections)
     const system = buildSystem(options.system)
     const marks = new CacheMarks(options)

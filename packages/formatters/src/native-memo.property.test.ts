@@ -58,6 +58,7 @@ const listEdit = fc.oneof(
   fc.record({ kind: fc.constant('remove' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('repeat' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('mark' as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant('invalid' as const), at: fc.nat() }),
 )
 
 /** A change to a message in place (what a memo forbids while it is in use). */
@@ -75,9 +76,12 @@ const inPlaceEdit = fc.oneof(
 type ListEdit = typeof listEdit extends fc.Arbitrary<infer T> ? T : never
 type InPlaceEdit = typeof inPlaceEdit extends fc.Arbitrary<infer T> ? T : never
 
-/** Apply a list edit: a new list, the same message objects but the new one. */
-function editList(list: Message[], edit: ListEdit): Message[] {
-  const out = [...list]
+/**
+ * Apply a list edit: the same message objects but the new one, in a new list or (`inPlace`) in
+ * `list` itself.
+ */
+function editList(list: Message[], edit: ListEdit, inPlace = false): Message[] {
+  const out = inPlace ? list : [...list]
   const at = list.length === 0 ? 0 : ('at' in edit ? edit.at : 0) % list.length
   const target = out[at]
   if (edit.kind === 'append') out.push(structuredClone(edit.message))
@@ -85,6 +89,8 @@ function editList(list: Message[], edit: ListEdit): Message[] {
   else if (edit.kind === 'replace') out[at] = structuredClone(edit.message)
   else if (edit.kind === 'remove') out.splice(at, 1)
   else if (edit.kind === 'repeat') out.push(target)
+  // a message the checks refuse: every request must say so, however much it remembers
+  else if (edit.kind === 'invalid') out[at] = { role: 'robot', content: [] } as unknown as Message
   // a loop's copy that only sets the breakpoint: a new object around the same content array
   else out[at] = { ...target, cacheBreakpoint: target.cacheBreakpoint !== true }
   return out
@@ -197,6 +203,8 @@ describe('NativeFormatter: remembered renderings', () => {
     // a run's calls mostly share their options (then a call resumes), sometimes not
     const call = fc.record({
       edits: fc.array(listEdit, { maxLength: 3 }),
+      // the caller's list may be changed in place between requests (its messages may not)
+      sameList: fc.boolean(),
       other: fc.oneof(
         { weight: 4, arbitrary: fc.constant(undefined) },
         { weight: 1, arbitrary: fc.record({ formatter, options: buildOptions }) },
@@ -222,7 +230,7 @@ describe('NativeFormatter: remembered renderings', () => {
             for (const edit of run.inPlace) editInPlace(list, edit)
             const memo = requestMemo()
             for (const c of run.calls) {
-              for (const edit of c.edits) list = editList(list, edit)
+              for (const edit of c.edits) list = editList(list, edit, c.sameList)
               const { formatter: make, options } = c.other ?? run
               earlier = buildAndCompare(make, list, options, memo, earlier)
             }

@@ -22,33 +22,28 @@ export type NativeAssemblyKey = readonly unknown[]
 
 /** The memo's state (see {@link RequestMemo}). */
 export class RequestMemoState {
-  /** The previous request's messages as given (and checked). */
-  #input: readonly Message[] = []
-  /** The previous request's conversation (after user sections), if any. */
+  /** The previous request's conversation (after user sections): a list of the memo's own. */
   #conversation: readonly Message[] | undefined
   /** The native formatter's checkpoint and what its assembly depended on. */
   native: { key: NativeAssemblyKey; checkpoint: AssemblyCheckpoint } | undefined
 
   /**
    * `input` checked as `buildMessages` checks it, looking only at the messages after those the
-   * previous request began with (the same objects, checked then).
+   * previous request's conversation began with (the same objects: each was checked, or made
+   * from checked parts, then). The caller's list may have changed since; its messages may not.
    */
   checked(input: unknown): Message[] {
-    if (Array.isArray(input)) {
-      const same = samePrefix(input, this.#input)
-      if (same > 0 && isMessageArray(same === input.length ? [] : input.slice(same))) {
-        this.#input = input
-        return input
-      }
+    if (Array.isArray(input) && this.#conversation !== undefined) {
+      const same = samePrefix(input, this.#conversation)
+      if (same > 0 && isMessageArray(same === input.length ? [] : input.slice(same))) return input
     }
-    const checked = parseMessages(input)
-    this.#input = checked
-    return checked
+    return parseMessages(input)
   }
 
   /**
-   * How many leading messages of `conversation` the previous request's conversation had (the same
-   * objects), `undefined` for the memo's first request; remembers `conversation` for the next.
+   * How many leading messages of `conversation` (a list the caller of this method made and
+   * keeps as it is) the previous request's conversation had, `undefined` for the memo's first
+   * request; remembers `conversation` for the next.
    */
   sameStart(conversation: readonly Message[]): number | undefined {
     const previous = this.#conversation
