@@ -73,7 +73,11 @@ test('the default counter is one object per model, and a caller counter shares n
   expect(defaultCounterFor(model)).toBe(defaultCounterFor(getModelInfo('claude-haiku-4-5')))
   expect(defaultCounterFor(model)).not.toBe(defaultCounterFor(getModelInfo('claude-opus-4-5')))
   let counted = 0
-  const own = { id: 'own', kind: 'estimate' as const, count: (t: string) => (counted++, t.length) }
+  const count = (t: string) => {
+    counted++
+    return t.length
+  }
+  const own = { id: 'own', kind: 'estimate' as const, count }
   const message: Message = { role: 'user', content: [{ type: 'text', text: 'hello' }] }
   new RunTokenCounter(own).message(message)
   new RunTokenCounter(own).message(message)
