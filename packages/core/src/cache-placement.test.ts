@@ -166,6 +166,12 @@ describe('placeCacheBreakpoints', () => {
           expect(placed.breakpoints.length).toBeLessThanOrEqual(MAX_CACHE_MARKERS)
           const at = placed.breakpoints.flatMap((b) => (b.index === undefined ? [] : [b.index]))
           expect(marks(placed.messages)).toEqual([...at].sort((a, b) => a - b))
+          // a new list; a message whose mark did not change is the caller's very object
+          expect(placed.messages).not.toBe(messages)
+          placed.messages.forEach((m, i) => {
+            if ((m.cacheBreakpoint === true) === (messages[i]?.cacheBreakpoint === true))
+              expect(m).toBe(messages[i])
+          })
           expect(new Set(at).size).toBe(at.length)
           expect(placed.tools).toBe(placed.breakpoints.some((b) => b.at === 'tools'))
           const own = marks(messages)

@@ -147,14 +147,17 @@ export function placeCacheBreakpoints(input: PlaceCacheBreakpointsInput): CacheP
     for (const i of own) mark(i, 'caller')
   }
   const dropped = own.filter((i) => !marked.has(i))
-  let changed = false
-  const out = messages.map((m, i) => {
-    const want = marked.has(i)
-    if (want === (m.cacheBreakpoint === true)) return m
-    changed = true
-    if (want) return { ...m, cacheBreakpoint: true }
-    const { cacheBreakpoint: _dropped, ...rest } = m
-    return rest
-  })
-  return { messages: changed ? out : [...messages], tools, breakpoints, dropped }
+  // only the marked messages and those with a breakpoint of their own can change: the rest of
+  // the list is copied as it is, however long the history
+  const out = [...messages]
+  for (const i of new Set([...marked, ...own])) {
+    const m = messages[i] as Message
+    if (marked.has(i) === (m.cacheBreakpoint === true)) continue
+    if (marked.has(i)) out[i] = { ...m, cacheBreakpoint: true }
+    else {
+      const { cacheBreakpoint: _dropped, ...rest } = m
+      out[i] = rest
+    }
+  }
+  return { messages: out, tools, breakpoints, dropped }
 }

@@ -16,7 +16,7 @@ function nested(depth: number): Record<string, unknown> {
 const field = fc.oneof(
   fc.constantFrom('', 'x', 'text', 'image', 'thinking', 'tool_call', 'tool_result', 'user'),
   fc.constantFrom('assistant', 'image/png', 'image/bmp', 'stable', 'volatile', 'object', 'a b'),
-  fc.constantFrom('before', 'after', 'middle'),
+  fc.constantFrom('before', 'after', 'middle', 'redacted_thinking'),
   fc.constantFrom(true, false, 0, 1.5, Number.NaN, Number.POSITIVE_INFINITY, null, undefined),
   fc.constantFrom([], {}, [''], { type: 'object' }, new Date(0), Object.create(null)),
 )

@@ -59,6 +59,8 @@ function isBlock(v: unknown): boolean {
       return isImage(v)
     case 'thinking':
       return typeof v.thinking === 'string' && optional(v.signature, 'string')
+    case 'redacted_thinking':
+      return typeof v.data === 'string'
     case 'tool_call':
       return (
         nonEmpty(v.id) &&

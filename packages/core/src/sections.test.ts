@@ -249,6 +249,15 @@ describe('rendering', () => {
       ': a b\n',
     )
   })
+
+  test('property: the tokens saved read as toLocaleString("en-US") writes them', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1e18, noNaN: true }), (tokensSaved) => {
+        const notice = renderOmissionNotice([{ id: 'a', reason: 'dropped', tokensSaved }])
+        expect(notice).toContain(`~${Math.round(tokensSaved).toLocaleString('en-US')} tokens`)
+      }),
+    )
+  })
 })
 
 test('a user section may say where it goes relative to the user text', () => {

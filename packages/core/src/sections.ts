@@ -214,12 +214,18 @@ export function renderOmissionNotice(
     const shown = items.slice(0, maxIds).map((o) => sanitizeId(String(o.id)))
     const more = items.length > shown.length ? `, and ${items.length - shown.length} more` : ''
     const verb = reason === 'dropped' ? 'Left out' : 'Shortened'
-    const size = counts.length > 0 ? `, ~${Math.round(saved).toLocaleString('en-US')} tokens` : ''
+    const size = counts.length > 0 ? `, ~${EN_US.format(Math.round(saved))} tokens` : ''
     lines.push(`${verb} (${items.length}${size}): ${shown.join(', ')}${more}`)
   }
   lines.push('Ask for or read anything listed here if you need it.')
   return lines.join('\n')
 }
+
+/**
+ * Numbers as `toLocaleString('en-US')` writes them (`12,345`), from one formatter: the notice is
+ * rendered on every model call, and `toLocaleString` builds a new formatter each time.
+ */
+const EN_US = new Intl.NumberFormat('en-US')
 
 function sanitizeId(id: string): string {
   const flat = id.replace(/[\r\n\t]+/g, ' ')

@@ -23,11 +23,16 @@ export function applyCacheMarkers(requested: readonly FormattedBlock[], ttl?: Ca
 
 /** The last block of `blocks` that may carry a cache marker (not thinking, plain or redacted), if any. */
 export function lastMarkable(blocks: readonly FormattedBlock[]): FormattedBlock | undefined {
-  for (let i = blocks.length - 1; i >= 0; i--) {
-    const b = blocks[i]!
-    if (b.type !== 'thinking' && b.type !== 'redacted_thinking') return b
+  return blocks[lastMarkableIndex(blocks)]
+}
+
+/** Index of the last block of `blocks`, from `from` on, that may carry a cache marker; -1: none. */
+export function lastMarkableIndex(blocks: readonly FormattedBlock[], from = 0): number {
+  for (let i = blocks.length - 1; i >= from; i--) {
+    const type = blocks[i]?.type
+    if (type !== 'thinking' && type !== 'redacted_thinking') return i
   }
-  return undefined
+  return -1
 }
 
 /**

@@ -1,14 +1,14 @@
 import {
   ConfigurationError,
-  type ContentBlock,
   type Message,
   type ToolCallBlock,
   type ToolResultBlock,
   textMessage,
 } from '@contextkit/core'
-import { CacheMarks, lastMarkable } from './cache-markers.js'
+import { CacheMarks } from './cache-markers.js'
 import { PrefillUnsupportedError, TooManyParticipantsError } from './errors.js'
-import { toImageBlock } from './media.js'
+import { Assembly, type Parties } from './native-assembly.js'
+import { nativeMessage, toFormatted, withoutBlankText, writableMessage } from './native-message.js'
 import { checkOptions } from './option-keys.js'
 import {
   checkParticipantName,
@@ -18,12 +18,21 @@ import {
   speakerOf,
 } from './participants.js'
 import { PassThroughStreamParser } from './passthrough-parser.js'
+import {
+  memoState,
+  type NativeAssemblyKey,
+  type RequestMemo,
+  type RequestMemoState,
+  sameKey,
+  samePrefix,
+} from './request-memo.js'
 import { buildSystem } from './system-prompt.js'
 import type {
   BuildOptions,
-  FormattedBlock,
+  CheckedBuildOptions,
   FormattedMessage,
   FormattedRequest,
+  FormattedTextBlock,
   Formatter,
   ParserOptions,
   StreamParser,
@@ -47,32 +56,6 @@ export interface NativeFormatterOptions {
   nameFormat?: string
 }
 
-function toFormatted(block: ContentBlock): FormattedBlock {
-  switch (block.type) {
-    case 'text':
-      return { type: 'text', text: block.text }
-    case 'image':
-      return toImageBlock(block)
-    case 'thinking':
-      return block.signature === undefined
-        ? { type: 'thinking', thinking: block.thinking }
-        : { type: 'thinking', thinking: block.thinking, signature: block.signature }
-    case 'redacted_thinking':
-      return { type: 'redacted_thinking', data: block.data }
-    case 'tool_call':
-      return { type: 'tool_use', id: block.id, name: block.name, input: block.input }
-    case 'tool_result':
-      return {
-        type: 'tool_result',
-        tool_use_id: block.toolCallId,
-        content: block.content.map((c) =>
-          c.type === 'text' ? { type: 'text', text: c.text } : toImageBlock(c),
-        ),
-        ...(block.isError ? { is_error: true } : {}),
-      }
-  }
-}
-
 /**
  * Plain user/assistant messages with the provider's native tools and thinking blocks; no
  * stop sequences. Consecutive same-role messages are merged into one message, with a blank
@@ -86,6 +69,8 @@ export class NativeFormatter implements Formatter {
   /** {@inheritDoc NativeFormatterOptions.participantMode} */
   readonly participantMode: 'simple' | 'multiuser'
   readonly #label: NameLabel
+  /** The label format `#label` was made from (what a resumed assembly must have used too). */
+  readonly #nameFormat: string
 
   constructor(options: NativeFormatterOptions = {}) {
     checkOptions(options, 'new NativeFormatter')
@@ -98,7 +83,8 @@ export class NativeFormatter implements Formatter {
       throw new ConfigurationError(
         "nameFormat labels speakers in participantMode 'multiuser' only; 'simple' mode writes no names",
       )
-    this.#label = nameLabel(options.nameFormat ?? '{name}: ', 'nameFormat')
+    this.#nameFormat = options.nameFormat ?? '{name}: '
+    this.#label = nameLabel(this.#nameFormat, 'nameFormat')
   }
 
   /** {@inheritDoc Formatter.formatToolDefinitions} */
@@ -134,107 +120,28 @@ export class NativeFormatter implements Formatter {
     return false
   }
 
-  /** {@inheritDoc Formatter.buildMessages} */
-  buildMessages(input: readonly Message[], buildOptions?: BuildOptions): FormattedRequest {
+  /**
+   * Render a request (see {@link Formatter.buildMessages}); throws typed errors on input the
+   * format cannot represent. Each message is rendered once and shared, frozen, by every request
+   * that holds it unchanged (a message changed in place is rendered again): copy a returned
+   * message before changing it. With a `memo` ({@link RequestMemo}), the messages the previous
+   * request began with are not checked or put together again either.
+   */
+  buildMessages(
+    input: readonly Message[],
+    buildOptions?: BuildOptions,
+    memo?: RequestMemo,
+  ): FormattedRequest {
     const options = parseBuildOptions(buildOptions)
-    const messages = withUserSections(parseMessages(input), options.userSections)
-    const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
-    const user = checkParticipantName(options.userName ?? 'User', 'userName')
+    const state = memoState(memo)
+    const checked = state ? state.checked(input) : parseMessages(input)
+    // a list of this request's own (withUserSections copies): the memo may keep it as it is
+    const messages = withUserSections(checked, options.userSections)
     const system = buildSystem(options.system)
     const marks = new CacheMarks(options)
     marks.add(system.cacheAfter)
-    const out: FormattedMessage[] = []
-    const parties = new Map<'user' | 'assistant', string>()
-    const prefix = options.contextPrefix
-    const prefixMessages: readonly Message[] =
-      typeof prefix === 'string'
-        ? prefix === ''
-          ? []
-          : [textMessage('user', prefix)]
-        : (prefix ?? [])
-    const all = [...prefixMessages, ...messages]
-    all.forEach((message, index) => {
-      const own = index - prefixMessages.length
-      const breakpoint =
-        own >= 0
-          ? marks.wants(message, own)
-          : message.cacheBreakpoint === true || (options.cacheContextPrefix === true && own === -1)
-      const speaker = checkParticipantName(
-        speakerOf(message, assistant, user),
-        `message ${index} participant`,
-      )
-      if (this.participantMode === 'simple') {
-        const known = parties.get(message.role)
-        if (known !== undefined && known !== speaker) {
-          throw new TooManyParticipantsError(
-            `NativeFormatter in 'simple' mode got a second ${message.role} speaker (${JSON.stringify(known)} and ${JSON.stringify(speaker)}); use participantMode 'multiuser'`,
-            { details: { messageIndex: index, speakers: [known, speaker] } },
-          )
-        }
-        parties.set(message.role, speaker)
-      }
-      const blocks = message.content.map(toFormatted)
-      if (this.participantMode === 'multiuser' && message.role === 'user') {
-        const first = blocks.find((b) => b.type === 'text')
-        if (first && first.type === 'text') first.text = this.#label.of(speaker) + first.text
-        else if (!blocks.every((b) => b.type === 'tool_result'))
-          blocks.unshift({ type: 'text', text: this.#label.head(speaker) })
-      }
-      // the API rejects whitespace-only text blocks: such text joins the text block before it
-      // (so nothing is glued together) or, with none, is dropped
-      const kept: FormattedBlock[] = []
-      for (const b of blocks) {
-        const before = kept[kept.length - 1]
-        if (b.type !== 'text' || b.text.trim() !== '') kept.push(b)
-        else if (before?.type === 'text') before.text += b.text
-      }
-      if (kept.length === 0) {
-        if (breakpoint) marks.add(lastMarkable(out[out.length - 1]?.content ?? []))
-        return
-      }
-      const prev = out[out.length - 1]
-      if (prev && prev.role === message.role) {
-        const head = kept[0]
-        const tail = prev.content[prev.content.length - 1]
-        if (head?.type === 'text' && tail?.type === 'text') head.text = `\n\n${head.text}`
-        prev.content.push(...kept)
-      } else {
-        out.push({ role: message.role, content: kept })
-      }
-      if (breakpoint) marks.add(lastMarkable(kept))
-    })
-    let assistantPrefill: string | undefined
-    const prefill = options.prefill?.trimEnd()
-    const last = out[out.length - 1]
-    if (prefill && rejectsPrefill(options.model)) {
-      throw new PrefillUnsupportedError(
-        `a prefill ends the request with an assistant turn, which ${options.model.id} rejects; send it without one`,
-        { details: { model: options.model.id } },
-      )
-    }
-    if (prefill) {
-      if (last?.role === 'assistant') {
-        const tail = last.content[last.content.length - 1]
-        // joined like merged messages: a blank line, unless the prefill brings its own whitespace
-        if (tail?.type === 'text')
-          tail.text = /^\s/.test(prefill)
-            ? tail.text.trimEnd() + prefill
-            : `${tail.text.trimEnd()}\n\n${prefill}`
-        else last.content.push({ type: 'text', text: prefill })
-      } else {
-        out.push({ role: 'assistant', content: [{ type: 'text', text: prefill }] })
-      }
-    }
-    const final = out[out.length - 1]
-    if (final?.role === 'assistant') {
-      const tail = final.content[final.content.length - 1]
-      if (tail?.type === 'text') {
-        tail.text = tail.text.trimEnd()
-        if (tail.text === '') final.content.pop()
-        else assistantPrefill = tail.text
-      }
-      if (final.content.length === 0) out.pop()
-    }
+    const out = this.#conversation({ messages, given: checked }, options, marks, state)
+    const assistantPrefill = openAssistantTurn(out, options)
     const request: FormattedRequest = {
       messages: out,
       system: system.blocks,
@@ -253,4 +160,187 @@ export class NativeFormatter implements Formatter {
     }
     return request
   }
+
+  /**
+   * The context prefix and the conversation as native messages, same-role neighbours merged,
+   * with the cache markers they ask for requested on `marks`. With a memo, resumes from the
+   * checkpoint of the messages the previous request began with, and leaves one for the next.
+   */
+  #conversation(
+    { messages, given }: { messages: readonly Message[]; given: readonly Message[] },
+    options: CheckedBuildOptions,
+    marks: CacheMarks,
+    state: RequestMemoState | undefined,
+  ): FormattedMessage[] {
+    const assistant = checkParticipantName(options.assistantName ?? 'Assistant', 'assistantName')
+    const user = checkParticipantName(options.userName ?? 'User', 'userName')
+    const names = { assistant, user }
+    // a caller's hasCacheMarker may decide anew on every call: nothing is resumed then
+    const key = options.hasCacheMarker === undefined ? this.#assemblyKey(options, names) : undefined
+    const same = state?.sameStart(messages)
+    const saved = key && state?.native
+    const from =
+      saved && same !== undefined && sameKey(saved.key, key) && saved.checkpoint.count <= same
+        ? saved.checkpoint
+        : undefined
+    // the checkpoint for the next request: where this one stops being the previous one; on a
+    // memo's first request, where the messages stop being the ones given (user sections went in)
+    const keep = same ?? samePrefix(messages, given)
+    // a checkpoint not resumed from may not match the conversation remembered now: dropped
+    if (state && !from) state.native = undefined
+    const assembly = new Assembly(marks, from)
+    const prefix = contextPrefixOf(options)
+    if (!from) {
+      prefix.forEach((message, index) => {
+        const last = index === prefix.length - 1
+        const breakpoint =
+          message.cacheBreakpoint === true || (options.cacheContextPrefix === true && last)
+        this.#add(assembly, message, { index, breakpoint }, names)
+      })
+    }
+    for (let own = from?.count ?? 0; own <= messages.length; own++) {
+      if (key && state && own === keep && own !== from?.count)
+        state.native = { key, checkpoint: assembly.checkpoint(own) }
+      const message = messages[own]
+      if (message === undefined) break
+      const at = { index: prefix.length + own, breakpoint: marks.wants(message, own) }
+      this.#add(assembly, message, at, names)
+    }
+    return assembly.out
+  }
+
+  /**
+   * Add one message: its speaker checked (`index`: where it is among the context prefix and
+   * the conversation, for the error), rendered, appended with the cache marker it asks for.
+   */
+  #add(
+    assembly: Assembly,
+    message: Message,
+    at: { index: number; breakpoint: boolean },
+    names: Names,
+  ): void {
+    const speaker = speakerOf(message, names.assistant, names.user)
+    // the default names were checked already: only a message's own participant needs a look
+    if (speaker !== names.assistant && speaker !== names.user)
+      checkParticipantName(speaker, `message ${at.index} participant`)
+    if (this.participantMode === 'simple')
+      oneSpeaker(assembly.parties, message.role, speaker, at.index)
+    const labelled = this.participantMode === 'multiuser' && message.role === 'user'
+    const rendered = labelled ? this.#labelled(message, speaker) : nativeMessage(message)
+    assembly.append(rendered, at.breakpoint)
+  }
+
+  /** What this formatter's assembly of a request depends on besides its messages. */
+  #assemblyKey(options: CheckedBuildOptions, names: Names): NativeAssemblyKey {
+    return [
+      this.participantMode,
+      this.#nameFormat,
+      names.assistant,
+      names.user,
+      options.contextPrefix,
+      options.cacheContextPrefix === true,
+      options.promptCaching !== false,
+    ]
+  }
+
+  /**
+   * A user message in `'multiuser'` mode, its speaker's label before its first text (or as a
+   * text block of its own); rendered afresh (the label goes in before blank text is dropped).
+   */
+  #labelled(message: Message, speaker: string): FormattedMessage | undefined {
+    const blocks = message.content.map(toFormatted)
+    const first = blocks.find((b) => b.type === 'text')
+    if (first && first.type === 'text') first.text = this.#label.of(speaker) + first.text
+    else if (!blocks.every((b) => b.type === 'tool_result'))
+      blocks.unshift({ type: 'text', text: this.#label.head(speaker) })
+    const kept = withoutBlankText(blocks)
+    return kept.length === 0 ? undefined : { role: message.role, content: kept }
+  }
+}
+
+/** The context prefix's messages (they go before the conversation). */
+function contextPrefixOf(options: CheckedBuildOptions): readonly Message[] {
+  const prefix = options.contextPrefix
+  if (typeof prefix !== 'string') return prefix ?? []
+  return prefix === '' ? [] : [textMessage('user', prefix)]
+}
+
+/** The participant names of a request. */
+interface Names {
+  assistant: string
+  user: string
+}
+
+/** In `'simple'` mode, refuse a second speaker of one role. */
+function oneSpeaker(
+  parties: Parties,
+  role: 'user' | 'assistant',
+  speaker: string,
+  index: number,
+): void {
+  const known = parties[role]
+  if (known !== undefined && known !== speaker) {
+    throw new TooManyParticipantsError(
+      `NativeFormatter in 'simple' mode got a second ${role} speaker (${JSON.stringify(known)} and ${JSON.stringify(speaker)}); use participantMode 'multiuser'`,
+      { details: { messageIndex: index, speakers: [known, speaker] } },
+    )
+  }
+  parties[role] = speaker
+}
+
+/**
+ * The end of the request: the prefill opens (or continues) the assistant's turn, and a final
+ * assistant text loses its trailing whitespace (the API refuses it), an empty one is left out.
+ * Returns the text the reply continues, if the request ends in one.
+ *
+ * @throws PrefillUnsupportedError when a prefill is given for a model that rejects one.
+ */
+function openAssistantTurn(
+  out: FormattedMessage[],
+  options: CheckedBuildOptions,
+): string | undefined {
+  const prefill = options.prefill?.trimEnd()
+  if (prefill && rejectsPrefill(options.model)) {
+    throw new PrefillUnsupportedError(
+      `a prefill ends the request with an assistant turn, which ${options.model.id} rejects; send it without one`,
+      { details: { model: options.model.id } },
+    )
+  }
+  if (prefill) {
+    if (out[out.length - 1]?.role === 'assistant') {
+      const last = writableMessage(out, out.length - 1)
+      const tail = last.content[last.content.length - 1]
+      // joined like merged messages: a blank line, unless the prefill brings its own whitespace
+      if (tail?.type === 'text')
+        tail.text = /^\s/.test(prefill)
+          ? tail.text.trimEnd() + prefill
+          : `${tail.text.trimEnd()}\n\n${prefill}`
+      else last.content.push({ type: 'text', text: prefill })
+    } else {
+      out.push({ role: 'assistant', content: [{ type: 'text', text: prefill }] })
+    }
+  }
+  return trimFinalTurn(out)
+}
+
+/** Trim a final assistant text (dropping it, and the message, when nothing is left); returns it. */
+function trimFinalTurn(out: FormattedMessage[]): string | undefined {
+  const at = out.length - 1
+  const final = out[at]
+  if (final?.role !== 'assistant') return undefined
+  const tail = final.content[final.content.length - 1]
+  if (tail?.type !== 'text') {
+    if (final.content.length === 0) out.pop()
+    return undefined
+  }
+  const text = tail.text.trimEnd()
+  if (text === tail.text && text !== '') return text
+  const own = writableMessage(out, at)
+  if (text !== '') {
+    ;(own.content[own.content.length - 1] as FormattedTextBlock).text = text
+    return text
+  }
+  own.content.pop()
+  if (own.content.length === 0) out.pop()
+  return undefined
 }

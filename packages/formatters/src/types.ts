@@ -7,6 +7,7 @@ import type {
   ToolDefinition,
   ToolResultBlock,
 } from '@contextkit/core'
+import type { RequestMemo } from './request-memo.js'
 
 /** How long a prompt-cache entry lives: `'5m'` (the API's default) or `'1h'`. */
 export type CacheTtl = '5m' | '1h'
@@ -287,8 +288,17 @@ export interface Formatter {
   readonly name: string
   /** `true` when requests end in a prefilled assistant turn the reply continues. */
   readonly usesPrefill: boolean
-  /** Render a request. Throws typed errors on input the format cannot represent. */
-  buildMessages(messages: readonly Message[], options?: BuildOptions): FormattedRequest
+  /**
+   * Render a request. Throws typed errors on input the format cannot represent. `memo`: what the
+   * successive requests of one conversation share ({@link RequestMemo}); a format with nothing
+   * to reuse ignores it. The returned messages may be shared (frozen) with other requests: copy
+   * one before changing it.
+   */
+  buildMessages(
+    messages: readonly Message[],
+    options?: BuildOptions,
+    memo?: RequestMemo,
+  ): FormattedRequest
   /** Tool definitions as prompt text, or `undefined` when tools go through the native API. */
   formatToolDefinitions?(tools: readonly ToolDefinition[]): string | undefined
   /** Tool results as the text the format feeds back to the model. */

@@ -16,17 +16,21 @@ import {
 } from '@contextkit/core'
 import { describeWindow } from './context-window.js'
 import { RequiredSectionsError } from './errors.js'
+import { type MessageEstimates, sharedEstimates } from './message-estimates.js'
 
 /** The sections of one request after fitting (core's `fitRequest`). */
 export type FittedSections = RequestFit
 
 /**
  * Counts tokens for one run: each distinct text once (section texts repeat on every call), and
- * each message object once (messages are never mutated), so a call's overhead does not grow
- * with the history already counted.
+ * each message object once (messages are never mutated during a run), so a call's overhead does
+ * not grow with the history already counted. With the loop's default counter, a message's count
+ * is also kept from run to run while the message is unchanged (see `MessageEstimates`).
  */
 export class RunTokenCounter {
   readonly counter: TokenCounter
+  /** Estimates of messages kept across runs (the loop's default counter only). */
+  readonly #shared: MessageEstimates | undefined
   readonly #texts = new Map<string, number>()
   readonly #messages = new WeakMap<Message, number>()
   readonly #lists = new WeakMap<readonly Message[], number>()
@@ -35,6 +39,7 @@ export class RunTokenCounter {
 
   constructor(counter: TokenCounter) {
     this.counter = counter
+    this.#shared = sharedEstimates(counter)
   }
 
   text(text: string): number {
@@ -48,6 +53,8 @@ export class RunTokenCounter {
   }
 
   message(message: Message): number {
+    // the shared estimates are as quick to ask as a memo of this run's own
+    if (this.#shared) return this.#shared.tokens(message)
     let n = this.#messages.get(message)
     if (n === undefined) {
       n = estimateRequestTokens({ messages: [message] }, this.counter)

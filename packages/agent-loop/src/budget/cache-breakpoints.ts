@@ -16,37 +16,34 @@ export function hasStableSystem(system: readonly Section[], toolText?: string): 
 /**
  * After rendering: put the tools breakpoint on the last native tool definition, take the
  * formatter's system breakpoint off with `cache: 'off'`, and count what the request carries
- * (`cacheMarkersApplied`). Changes `request` in place (a fresh object from the formatter).
- * Returns the breakpoints the request really carries: none for a prompt-string format (ChatML,
- * completions), no `tools` one when the tools are not sent natively.
+ * (`cacheMarkersApplied`): the formatter's own count (its contract: the markers it placed) with
+ * these two changes, so the count does not walk the history. Changes `request` in place (a
+ * fresh object from the formatter). Returns the breakpoints the request really carries: none
+ * for a prompt-string format (ChatML, completions), no `tools` one when the tools are not sent
+ * natively.
  */
 export function finishCacheMarkers(
   request: ProviderRequest,
   mode: CacheMode,
   placement: CachePlacement,
 ): CacheBreakpoint[] {
-  if (mode === 'off') for (const block of request.system) delete block.cache_control
+  let applied = request.cacheMarkersApplied
+  if (mode === 'off') {
+    for (const block of request.system) {
+      if (block.cache_control) applied--
+      delete block.cache_control
+    }
+  }
   const tools = request.nativeTools
   const last = tools?.[tools.length - 1]
   const toolsMarked = tools !== undefined && last !== undefined && placement.tools
-  if (toolsMarked) tools[tools.length - 1] = { ...last, cache_control: { type: 'ephemeral' } }
-  request.cacheMarkersApplied = countCacheMarkers(request)
-  if (request.cacheMarkersApplied === 0) return []
-  return placement.breakpoints.filter((b) => b.at !== 'tools' || toolsMarked)
-}
-
-/** How many `cache_control` markers a request carries (tools, system, message blocks). */
-export function countCacheMarkers(request: ProviderRequest): number {
-  let n = 0
-  for (const t of request.nativeTools ?? []) if (t.cache_control) n++
-  for (const b of request.system) if (b.cache_control) n++
-  for (const m of request.messages) {
-    for (const b of m.content) {
-      if (b.type !== 'thinking' && b.type !== 'redacted_thinking' && b.cache_control) n++
-      if (b.type === 'tool_result') for (const c of b.content) if (c.cache_control) n++
-    }
+  if (toolsMarked) {
+    if (!last.cache_control) applied++
+    tools[tools.length - 1] = { ...last, cache_control: { type: 'ephemeral' } }
   }
-  return n
+  request.cacheMarkersApplied = applied
+  if (applied === 0) return []
+  return placement.breakpoints.filter((b) => b.at !== 'tools' || toolsMarked)
 }
 
 /** What the loop remembers between the calls of one run for cache placement. */

@@ -55,6 +55,8 @@ export function describeWindow(window: WindowInForce): string {
  */
 export class RunWindows {
   readonly #learned = new Map<string, number>()
+  /** Where each model's own window came from, looked up once per run (a registry lookup parses). */
+  readonly #sources = new WeakMap<ModelInfo, ContextWindowSource>()
   /** Learned in this run, not yet written to the session. */
   readonly #unsaved = new Map<string, number>()
 
@@ -76,7 +78,12 @@ export class RunWindows {
     // `<=`: a model that already carries the learned window (a call's own) is still `learned`
     if (learned !== undefined && learned <= model.contextWindow)
       return { tokens: learned, source: 'learned' }
-    return { tokens: model.contextWindow, source: windowSourceOf(model) }
+    let source = this.#sources.get(model)
+    if (source === undefined) {
+      source = windowSourceOf(model)
+      this.#sources.set(model, source)
+    }
+    return { tokens: model.contextWindow, source }
   }
 
   /** `model` with the window in force (the same object when it is its own). */

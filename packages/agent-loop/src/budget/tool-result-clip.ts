@@ -46,6 +46,8 @@ export class ToolResultClipper {
 
   /** `message` with its oversized tool results clipped (the same object when none is). */
   message(message: Message): Message {
+    // only a user message with tool results can change: the rest need no memo entry
+    if (!hasToolResult(message)) return message
     let out = this.#memo.get(message)
     if (out === undefined) {
       out = this.#clip(message)
@@ -71,8 +73,6 @@ export class ToolResultClipper {
   }
 
   #clip(message: Message): Message {
-    if (message.role !== 'user' || !message.content.some((b) => b.type === 'tool_result'))
-      return message
     let changed = false
     const content = message.content.map((block): ContentBlock => {
       if (block.type !== 'tool_result') return block
@@ -93,6 +93,11 @@ export class ToolResultClipper {
     })
     return changed ? { ...block, content } : block
   }
+}
+
+/** Whether `message` is a user message with tool results (the only kind clipping changes). */
+function hasToolResult(message: Message): boolean {
+  return message.role === 'user' && message.content.some((b) => b.type === 'tool_result')
 }
 
 /** Default share of the context window a single tool result may take in a request. */

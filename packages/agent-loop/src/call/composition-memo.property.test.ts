@@ -97,3 +97,42 @@ test('compositionOf of the turn and the run messages equals a fresh count of the
     ),
   )
 })
+
+test('messages.same is the count of leading messages the previous call sent, whatever the split', () => {
+  /** One call: the turn's list (kept, copied or changed) and the run's messages after it. */
+  const call = fc.record({
+    base: fc.constantFrom('same' as const, 'copy' as const, 'changed' as const),
+    extra: fc.array(message, { maxLength: 4 }),
+    keep: fc.nat(),
+  })
+  fc.assert(
+    fc.property(
+      fc.array(message, { maxLength: 8 }),
+      fc.array(call, { maxLength: 5 }),
+      (start, calls) => {
+        const run = createRunInfo()
+        let base: Message[] = start
+        let extra: Message[] = []
+        let previous: Message[] | undefined
+        for (const c of calls) {
+          if (c.base === 'copy') base = [...base]
+          if (c.base === 'changed') base = [...base.slice(0, -1), ...c.extra.slice(0, 1)]
+          // the run's messages grow (some kept, some new), in a list the loop appends to
+          extra = [...extra.slice(0, c.keep % (extra.length + 1)), ...c.extra]
+          const record = compositionOf({ ...input({ base, extra }), run })
+          const all = [...base, ...extra]
+          let same = 0
+          while (
+            previous &&
+            same < Math.min(previous.length, all.length) &&
+            previous[same] === all[same]
+          )
+            same++
+          expect(record.messages).toEqual({ count: all.length, same: previous ? same : null })
+          previous = all
+          extra.push(...c.extra.slice(0, 1)) // changed in place after the call, as the loop's list is
+        }
+      },
+    ),
+  )
+})

@@ -98,26 +98,46 @@ export interface CompositionInput {
 }
 
 /** The previous call's messages of each run, to tell which leading messages are unchanged. */
-const previousMessages = new WeakMap<RunInfo, readonly Message[]>()
+const previousMessages = new WeakMap<RunInfo, MessageList>()
 const toolDigests = new WeakMap<readonly ToolDefinition[], string>()
 
-/** Leading messages that are the same objects in both lists. */
-function samePrefix(a: readonly Message[], b: readonly Message[]): number {
-  const n = Math.min(a.length, b.length)
+/** Message `i` of the request (`base` then `extra`). */
+function messageAt(list: MessageList, i: number): Message | undefined {
+  return i < list.base.length ? list.base[i] : list.extra[i - list.base.length]
+}
+
+/** How many messages the request holds. */
+function countOf(list: MessageList): number {
+  return list.base.length + list.extra.length
+}
+
+/**
+ * Leading messages that are the same objects in both requests; when both begin with the same
+ * list (the turn's, on every call of a run), only what follows it is compared.
+ */
+function samePrefix(a: MessageList, b: MessageList): number {
+  if (a.base === b.base) {
+    const n = Math.min(a.extra.length, b.extra.length)
+    let i = 0
+    while (i < n && a.extra[i] === b.extra[i]) i++
+    return a.base.length + i
+  }
+  const n = Math.min(countOf(a), countOf(b))
   let i = 0
-  while (i < n && a[i] === b[i]) i++
+  while (i < n && messageAt(a, i) === messageAt(b, i)) i++
   return i
 }
 
 /** Index of the first message of the trailing tool results (after the last assistant message). */
-function toolResultsStart(messages: readonly Message[]): number {
-  let i = messages.length
+function toolResultsStart(list: MessageList): number {
+  const count = countOf(list)
+  let i = count
   while (i > 0) {
-    const m = messages[i - 1] as Message
+    const m = messageAt(list, i - 1) as Message
     if (m.role !== 'user' || !m.content.some((b) => b.type === 'tool_result')) break
     i--
   }
-  return i > 0 && messages[i - 1]?.role === 'assistant' ? i : messages.length
+  return i > 0 && messageAt(list, i - 1)?.role === 'assistant' ? i : count
 }
 
 function sectionPart(kind: 'system' | 'user', s: Section, counter: RunTokenCounter) {
@@ -176,29 +196,30 @@ export interface MessageList {
 }
 
 /** The message parts: the compaction summary, the kept history, this step's tool results. */
-function messageParts(list: MessageList, all: readonly Message[], counter: RunTokenCounter) {
+function messageParts(list: MessageList, counter: RunTokenCounter) {
   const parts: CompositionPart[] = []
-  const summary = summaryOf(all[0])
+  const first = messageAt(list, 0)
+  const summary = summaryOf(first)
   const from = summary === undefined ? 0 : 1
   if (summary !== undefined) {
-    const first = all[0] as Message
     parts.push({
       kind: 'summary',
       id: 'summary',
-      tokens: counter.message(first),
+      tokens: counter.message(first as Message),
       digest: digest(summary),
     })
   }
-  const cut = Math.max(from, toolResultsStart(all))
+  const count = countOf(list)
+  const cut = Math.max(from, toolResultsStart(list))
   parts.push({
     kind: 'history',
     id: 'history',
     tokens: rangeTokens(list, from, cut, counter),
     count: cut - from,
   })
-  if (cut < all.length) {
-    const tokens = rangeTokens(list, cut, all.length, counter)
-    parts.push({ kind: 'tool-results', id: 'tool-results', tokens, count: all.length - cut })
+  if (cut < count) {
+    const tokens = rangeTokens(list, cut, count, counter)
+    parts.push({ kind: 'tool-results', id: 'tool-results', tokens, count: count - cut })
   }
   return parts
 }
@@ -215,11 +236,10 @@ export function compositionOf(input: CompositionInput): StepComposition {
   const list: MessageList = Array.isArray(input.messages)
     ? { base: input.messages as readonly Message[], extra: [] }
     : (input.messages as MessageList)
-  const all = list.extra.length > 0 ? [...list.base, ...list.extra] : list.base
   const parts: CompositionPart[] = [
     ...stableFirst(fitted.system).map((s) => sectionPart('system', s, counter)),
     ...(input.tools.length > 0 ? [toolsPart(input.tools, counter)] : []),
-    ...messageParts(list, all, counter),
+    ...messageParts(list, counter),
     ...fitted.userSections.map((s) => sectionPart('user', s, counter)),
   ]
   if (input.prefill) {
@@ -227,7 +247,8 @@ export function compositionOf(input: CompositionInput): StepComposition {
   }
   const total = parts.reduce((n, p) => n + p.tokens, 0)
   const previous = previousMessages.get(input.run)
-  previousMessages.set(input.run, all)
+  // the run's messages after the turn's grow in place: the next call compares with these as sent
+  previousMessages.set(input.run, { base: list.base, extra: [...list.extra] })
   return {
     v: COMPOSITION_RECORD_VERSION,
     step: input.step,
@@ -240,8 +261,8 @@ export function compositionOf(input: CompositionInput): StepComposition {
     total,
     free: input.window - total - input.maxTokens,
     messages: {
-      count: all.length,
-      same: previous === undefined ? null : samePrefix(previous, all),
+      count: countOf(list),
+      same: previous === undefined ? null : samePrefix(previous, list),
     },
   }
 }

@@ -10,19 +10,10 @@ import {
   type TurnContext,
   type Usage,
 } from '@contextkit/core'
-import {
-  type CachePlacement,
-  MAX_CACHE_MARKERS,
-  placeCacheBreakpoints,
-  stableFirst,
-} from '@contextkit/core/cache'
-import { type Formatter, formatterFor } from '@contextkit/formatters'
-import { type FittedSections, fitRequestSections, type RunTokenCounter } from '../budget/budget.js'
-import {
-  type CacheState,
-  finishCacheMarkers,
-  hasStableSystem,
-} from '../budget/cache-breakpoints.js'
+import { type CachePlacement, MAX_CACHE_MARKERS } from '@contextkit/core/cache'
+import { type Formatter, formatterFor, type RequestMemo } from '@contextkit/formatters'
+import type { RunTokenCounter } from '../budget/budget.js'
+import type { CacheState } from '../budget/cache-breakpoints.js'
 import type { RunWindows } from '../budget/context-window.js'
 import { prepareSectionCounts } from '../budget/token-count-prepass.js'
 import type { ToolResultClipper } from '../budget/tool-result-clip.js'
@@ -33,8 +24,8 @@ import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import type { ModelProvider, ProviderRequest, ResponseFormat } from '../provider/contract.js'
 import type { ProviderError } from '../provider/errors.js'
 import type { ToolChoice } from '../provider/tool-choice.js'
+import { type Attempt, type BuiltRequest, buildRequest } from './build-request.js'
 import { recordComposition } from './composition-trace.js'
-import { RequestBuildError } from './errors.js'
 import { learnWindow } from './learn-window.js'
 import { type StreamReplyOutcome, streamReply } from './stream-reply.js'
 import { textToolChoice } from './text-tool-choice.js'
@@ -68,6 +59,12 @@ export interface CallContext {
   droppedWarned?: Set<string>
   /** Cuts oversized tool results in requests (`toolResultMaxTokens`); none: sent whole. */
   clip?: ToolResultClipper
+  /**
+   * What the run's requests share (formatters' `RequestMemo`): a call does not check and render
+   * again the messages the previous one began with (the run's messages are never changed in
+   * place). None: every call looks at every message.
+   */
+  requests?: RequestMemo
 }
 
 /** One model call to make. */
@@ -100,77 +97,6 @@ export type CallResult = (
   | { kind: 'aborted'; reply: AssistantMessage; turn: TurnContext }
   | { kind: 'failed'; reply: AssistantMessage; turn: TurnContext; error: ContextkitError }
 ) & { recovered?: true }
-
-/**
- * One attempt of a call as it is sent: the spec with the turn it is on now (a `recover` hook may
- * have replaced the spec's), its oversized tool results cut and a text tool format's forced
- * choice applied, and the formatter picked once for it.
- */
-interface Attempt extends CallSpec {
-  formatter: Formatter
-}
-
-/** A built request, with how its sections were fitted and where its breakpoints went. */
-interface BuiltRequest {
-  request: ProviderRequest
-  fitted: FittedSections
-  placement: CachePlacement
-}
-
-function buildRequest(ctx: CallContext, spec: Attempt): BuiltRequest {
-  const { turn, formatter } = spec
-  const messages = spec.extra.length > 0 ? [...turn.messages, ...spec.extra] : turn.messages
-  const fitted = fitRequestSections({
-    system: turn.system,
-    userSections: turn.userSections,
-    omitted: turn.omitted,
-    messages: turn.messages,
-    extra: spec.extra,
-    tools: turn.tools,
-    contextWindow: turn.model.contextWindow,
-    windowSource: ctx.windows.of(turn.model).source,
-    maxTokens: spec.maxTokens,
-    ...(ctx.budgetTokens === undefined ? {} : { budgetTokens: ctx.budgetTokens }),
-    counter: ctx.counter,
-  })
-  // formats that write the model's turn themselves open thinking in text; others use the API's
-  const textThinking = formatter.usesPrefill && turn.thinking?.enabled === true
-  const prefill = spec.opensReply ? turn.prefill : undefined
-  // stable sections first: the formatter's breakpoint after them never has volatile text before it
-  const system = stableFirst(fitted.system)
-  const mode = ctx.cache.mode
-  const toolText = formatter.formatToolDefinitions?.(turn.tools)
-  const placement = placeCacheBreakpoints({
-    mode,
-    messages,
-    stableSystem: mode === 'auto' && hasStableSystem(system, toolText),
-    toolTokens: toolText === undefined ? ctx.counter.tools(turn.tools) : 0,
-    ...(ctx.cache.previous ? { previous: ctx.cache.previous } : {}),
-  })
-  let formatted: ReturnType<Formatter['buildMessages']>
-  try {
-    formatted = formatter.buildMessages(placement.messages, {
-      system,
-      userSections: fitted.userSections,
-      tools: turn.tools,
-      model: turn.model,
-      ...(prefill ? { prefill } : {}),
-      ...(textThinking ? { thinking: true } : {}),
-    })
-  } catch (error) {
-    throw new RequestBuildError(
-      `Formatter "${formatter.name}" could not render the turn: ${describeError(error)}`,
-      { cause: error, details: { formatter: formatter.name, model: turn.model.id } },
-    )
-  }
-  const request: ProviderRequest = { ...formatted, model: turn.model, maxTokens: spec.maxTokens }
-  if (spec.toolChoice && request.nativeTools?.length) request.toolChoice = spec.toolChoice
-  if (spec.responseFormat) request.responseFormat = spec.responseFormat
-  if (turn.thinking?.enabled && !textThinking) request.thinking = turn.thinking
-  const breakpoints = finishCacheMarkers(request, mode, placement)
-  ctx.cache.previous = messages[messages.length - 1]
-  return { request, fitted, placement: { ...placement, breakpoints } }
-}
 
 /**
  * Make one model call, with recovery: build the request (fit sections, pick the format, render),

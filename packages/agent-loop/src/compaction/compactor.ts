@@ -45,7 +45,7 @@ interface View {
  * (its text is no step's reply).
  */
 function summaryContext(ctx: CallContext): CallContext {
-  const { clip: _clip, ...rest } = ctx
+  const { clip: _clip, requests: _requests, ...rest } = ctx
   return {
     ...rest,
     cache: { mode: ctx.cache.mode, warnedDropped: true },

@@ -3,7 +3,6 @@ import {
   CORE_TRACE_STAGES,
   ContextkitError,
   createRunInfo,
-  createTokenCounter,
   describeError,
   type FinalizeInfo,
   type KeptSessionLease,
@@ -13,8 +12,10 @@ import {
   type ToolCallBlock,
   type TurnContext,
 } from '@contextkit/core'
+import { requestMemo } from '@contextkit/formatters'
 import { RunTokenCounter } from '../budget/budget.js'
 import { RunWindows } from '../budget/context-window.js'
+import { defaultCounterFor } from '../budget/message-estimates.js'
 import { runClipper } from '../budget/tool-result-clip.js'
 import type { CallContext } from '../call/model-call.js'
 import { Compactor } from '../compaction/compactor.js'
@@ -110,7 +111,7 @@ export class AgentLoop {
       ...(o.workspace === undefined ? {} : { workspace: o.workspace }),
       ...(o.session === undefined ? {} : { sessionId: o.session.id }),
     })
-    const counter = new RunTokenCounter(o.tokenCounter ?? createTokenCounter({ model: o.model }))
+    const counter = new RunTokenCounter(o.tokenCounter ?? defaultCounterFor(o.model))
     let started = false
     try {
       const { opened, warnings } = await this.#openSession(counter)
@@ -207,6 +208,7 @@ export class AgentLoop {
       addUsage: (usage, step, phase) => this.#r.addUsage(usage, step, phase),
       cache: { mode: o.cache, warnedDropped: false },
       clip: runClipper(o, this.#windows.of(o.model).tokens, counter.asCounter()),
+      requests: requestMemo(),
     }
   }
 

@@ -1,0 +1,133 @@
+// Token estimates of messages kept from run to run (issue 46): a history given again to the next
+// run is not counted again, message by message, while its messages are unchanged. Only for the
+// loop's own default counters, whose count is a pure function of the text; an estimate is used
+// again only when its message still holds what it was made from (a message changed in place, a
+// tool call's input changed inside, is counted anew).
+import {
+  type ContentBlock,
+  createTokenCounter,
+  estimateRequestTokens,
+  type Message,
+  type ModelInfo,
+  type TokenCounter,
+} from '@contextkit/core'
+
+/** An estimate and what it was made from. */
+interface Estimated {
+  /** Shallow copies of the message's blocks (a tool result's parts copied too). */
+  blocks: ContentBlock[]
+  /** Each tool call's input as JSON (what the estimate counted when it has no `raw`). */
+  inputs: Array<string | undefined>
+  tokens: number
+}
+
+/** A counter's estimates of messages, kept per content array while the content is unchanged. */
+export class MessageEstimates {
+  readonly #counter: TokenCounter
+  readonly #known = new WeakMap<readonly ContentBlock[], Estimated>()
+
+  /** Estimates made with `counter` (its count must depend on the text alone). */
+  constructor(counter: TokenCounter) {
+    this.#counter = counter
+  }
+
+  /** Tokens of `message` (core's `estimateRequestTokens`), counted again only when it changed. */
+  tokens(message: Message): number {
+    const known = this.#known.get(message.content)
+    if (known !== undefined && holds(message.content, known)) return known.tokens
+    const tokens = estimateRequestTokens({ messages: [message] }, this.#counter)
+    this.#known.set(message.content, {
+      blocks: message.content.map(snapshot),
+      inputs: message.content.map(inputJson),
+      tokens,
+    })
+    return tokens
+  }
+}
+
+/** A shallow copy of `block` (of a tool result's parts too): what its estimate read. */
+function snapshot(block: ContentBlock): ContentBlock {
+  return block.type === 'tool_result'
+    ? { ...block, content: block.content.map((c) => ({ ...c })) }
+    : { ...block }
+}
+
+/** A tool call's input as JSON, when the estimate counts it (no `raw`); `undefined` otherwise. */
+function inputJson(block: ContentBlock): string | undefined {
+  if (block.type !== 'tool_call' || block.raw !== undefined) return undefined
+  try {
+    return JSON.stringify(block.input)
+  } catch {
+    return undefined // a cycle or a BigInt: never taken as unchanged
+  }
+}
+
+/** Whether `content` still holds what the estimate `known` was made from. */
+function holds(content: readonly ContentBlock[], known: Estimated): boolean {
+  if (content.length !== known.blocks.length) return false
+  for (let i = 0; i < content.length; i++) {
+    const block = content[i] as ContentBlock
+    if (!sameBlock(block, known.blocks[i] as ContentBlock)) return false
+    if (block.type === 'tool_call' && block.raw === undefined) {
+      const was = known.inputs[i]
+      if (was === undefined || inputJson(block) !== was) return false
+    }
+  }
+  return true
+}
+
+/** Whether `block` holds what `was` holds, as far as its estimate reads it (inputs aside). */
+function sameBlock(block: ContentBlock, was: ContentBlock): boolean {
+  switch (block.type) {
+    case 'text':
+      return was.type === 'text' && block.text === was.text
+    case 'thinking':
+      return was.type === 'thinking' && block.thinking === was.thinking
+    case 'redacted_thinking':
+      return was.type === 'redacted_thinking' && block.data === was.data
+    case 'image':
+      return was.type === 'image'
+    case 'tool_call':
+      return was.type === 'tool_call' && block.name === was.name && block.raw === was.raw
+    case 'tool_result':
+      return (
+        was.type === 'tool_result' &&
+        block.content.length === was.content.length &&
+        block.content.every((c, i) => sameBlock(c, was.content[i] as ContentBlock))
+      )
+    default:
+      return false
+  }
+}
+
+/** The loop's default counters, one per model id and tokenizer factor (a handful per process). */
+const defaults = new Map<string, { counter: TokenCounter; estimates: MessageEstimates }>()
+/** At most this many default counters are kept (the oldest out first). */
+const MAX_DEFAULTS = 64
+const shared = new WeakMap<TokenCounter, MessageEstimates>()
+
+/**
+ * The loop's default token counter for `model` (core `createTokenCounter({ model })`): the same
+ * object for every run of the same model, with its estimates of messages shared by those runs
+ * (see {@link sharedEstimates}).
+ */
+export function defaultCounterFor(model: ModelInfo): TokenCounter {
+  const key = `${model.id}\u0000${model.tokenizerFactor}`
+  let known = defaults.get(key)
+  if (known === undefined) {
+    const counter = createTokenCounter({ model })
+    known = { counter, estimates: new MessageEstimates(counter) }
+    if (defaults.size >= MAX_DEFAULTS) defaults.delete(defaults.keys().next().value as string)
+    defaults.set(key, known)
+    shared.set(counter, known.estimates)
+  }
+  return known.counter
+}
+
+/**
+ * The estimates of messages kept across runs for `counter`: only for a counter of
+ * {@link defaultCounterFor} (a caller's counter may answer differently over time).
+ */
+export function sharedEstimates(counter: TokenCounter): MessageEstimates | undefined {
+  return shared.get(counter)
+}
