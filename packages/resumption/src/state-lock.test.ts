@@ -113,9 +113,12 @@ describe('writers killed with SIGKILL in a loop (real processes)', () => {
     await exited
   }
 
-  test('40 rounds: writers killed mid-save or mid-lock never block the next save', async () => {
+  test('24 rounds: writers killed mid-save or mid-lock never block the next save', async () => {
     const path = join(dir, 'state.json')
-    const rounds = 40
+    // 24 rounds: at least 7 of them kill a writer holding the lock (asserted below), enough to
+    // hit each moment of a save; 40 rounds (two Node processes each) ran past 120 s on a
+    // loaded 2-core machine
+    const rounds = 24
     const pair = (round: number) =>
       Promise.all([
         spawnWriter(path, `w${round}-lock`, 'lock'),
