@@ -6,7 +6,9 @@
 // root. The rule is in docs/architecture.md ("exports").
 export type {
   Check,
+  Flatten,
   Infer,
+  LiteralValue,
   NumberLimits,
   ObjectCheck,
   ObjectOf,

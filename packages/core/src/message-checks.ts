@@ -109,29 +109,33 @@ const checks = (): ReturnType<typeof build> => {
 
 /**
  * The check of a `Message[]` (what `MessageSchema.array()` accepts), without zod: a good list is
- * passed by core's `isMessageArray` alone; a bad one is reported path by path
- * (`parseWith(MessageListCheck, value, 'messages')`: `messages: 3.content.0.text: expected a
- * string, got 7`).
+ * passed by core's `isMessageArray` alone; a bad one is reported path by path, as in
+ * `Invalid messages: 3.content.0.text: expected a string, got 7` from
+ * `parseWith(MessageListCheck, value, 'messages')`.
  */
-export const MessageListCheck: Check<Message[]> = lazy(() => checks().messageList)
+export const MessageListCheck: Check<Message[]> = /* @__PURE__ */ lazy(() => checks().messageList)
 
 /**
  * The check of a `ToolDefinition` (what `ToolDefinitionSchema` accepts), without zod: a name of
  * 1–64 characters of `[a-zA-Z0-9_-]`, a description, and an input schema whose top level is
  * `type: "object"`.
  */
-export const ToolDefinitionCheck: Check<ToolDefinition> = lazy(() => checks().toolDefinition)
+export const ToolDefinitionCheck: Check<ToolDefinition> = /* @__PURE__ */ lazy(
+  () => checks().toolDefinition,
+)
 
 /** The check of a `ToolDefinition[]` (what `ToolDefinitionSchema.array()` accepts), without zod. */
-export const ToolListCheck: Check<ToolDefinition[]> = lazy(() => checks().toolList)
+export const ToolListCheck: Check<ToolDefinition[]> = /* @__PURE__ */ lazy(() => checks().toolList)
 
 /** The check of a `ToolResultBlock[]` (what `ToolResultBlockSchema.array()` accepts), without zod. */
-export const ToolResultListCheck: Check<ToolResultBlock[]> = lazy(() => checks().toolResultList)
+export const ToolResultListCheck: Check<ToolResultBlock[]> = /* @__PURE__ */ lazy(
+  () => checks().toolResultList,
+)
 
 /**
  * The check of the content of a tool result, text and image blocks (what
  * `z.array(z.discriminatedUnion('type', [TextBlockSchema, ImageBlockSchema]))` accepts).
  */
-export const ToolResultContentCheck: Check<ToolResultBlock['content']> = lazy(
+export const ToolResultContentCheck: Check<ToolResultBlock['content']> = /* @__PURE__ */ lazy(
   () => checks().toolResultContent,
 )

@@ -89,7 +89,7 @@ function inconsistencies(value: Consistent): Array<{ path: string[]; message: st
 }
 
 /** The check of a table entry (what `ModelEntrySchema` accepts), without zod. */
-export const ModelEntryCheck: Check<ModelEntry> = lazy(() =>
+export const ModelEntryCheck: Check<ModelEntry> = /* @__PURE__ */ lazy(() =>
   refine(object(entryShape()) as Check<ModelEntry>, inconsistencies),
 )
 
@@ -97,7 +97,7 @@ export const ModelEntryCheck: Check<ModelEntry> = lazy(() =>
  * The check of a {@link ModelInfo} (what `ModelInfoSchema` from `@contextkit/core/schemas`
  * accepts), without zod: `parseWith(ModelInfoCheck, value, 'model')` names every bad field.
  */
-export const ModelInfoCheck: Check<ModelInfo> = lazy(() =>
+export const ModelInfoCheck: Check<ModelInfo> = /* @__PURE__ */ lazy(() =>
   refine(
     object({
       id: string(),
@@ -109,7 +109,7 @@ export const ModelInfoCheck: Check<ModelInfo> = lazy(() =>
   ),
 )
 
-const PatchCheck = lazy(() => record(unknown()))
+const PatchCheck = /* @__PURE__ */ lazy(() => record(unknown()))
 
 /**
  * Whether `value` is a valid {@link ModelInfo} (what `ModelInfoSchema` accepts), checked without

@@ -34,7 +34,7 @@ function capabilitiesCheck() {
 }
 
 /** One model of a `GET /v1/models` response, as far as contextkit reads it. */
-const ApiModelCheck = lazy(() =>
+const ApiModelCheck = /* @__PURE__ */ lazy(() =>
   object({
     id: string({ min: 1 }),
     max_input_tokens: nullish(number({ int: true, min: 1 })),
@@ -68,7 +68,7 @@ export interface RefreshModelsResult {
   skipped: { id: string | undefined; reason: string }[]
 }
 
-const OptionsCheck = lazy(() =>
+const OptionsCheck = /* @__PURE__ */ lazy(() =>
   strictObject({
     registry: optional(
       custom<ModelRegistry>((v) => ModelRegistry.isInstance(v), 'a ModelRegistry', ['object']),

@@ -25,7 +25,7 @@ export type { Section } from './section-schema.js'
  * The check of a `Section[]` (what `SectionSchema.array()` accepts), without zod:
  * `parseWith(SectionListCheck, value, 'system')` names every bad path.
  */
-export const SectionListCheck: Check<Section[]> = lazy(() =>
+export const SectionListCheck: Check<Section[]> = /* @__PURE__ */ lazy(() =>
   withFastPath(
     array(
       object({
@@ -42,7 +42,7 @@ export const SectionListCheck: Check<Section[]> = lazy(() =>
   ),
 )
 /** A token budget: a finite number ≥ 0 (`NaN` and the infinities are refused). */
-const BudgetCheck = lazy(() => number({ min: 0 }))
+const BudgetCheck = /* @__PURE__ */ lazy(() => number({ min: 0 }))
 
 /** Something budget fitting left out or cut down. */
 export interface Omission {

@@ -20,7 +20,7 @@ export const DEFAULT_SESSION_WAIT_MS = 60_000
  * The check of {@link AcquireSessionLeaseOptions}: `SessionLeaseRequestSchema`'s fields, then
  * the wait and the signal.
  */
-const AcquireOptionsCheck = lazy(() =>
+const AcquireOptionsCheck = /* @__PURE__ */ lazy(() =>
   strictObject({
     runId: string({ min: 1, max: 200 }),
     ttlMs: optional(number({ int: true, min: 1, max: MAX_SESSION_LEASE_TTL_MS })),

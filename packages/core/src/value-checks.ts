@@ -67,7 +67,7 @@ export type ObjectOf<S extends Shape> = Flatten<
 >
 
 /** `T`'s properties as one object type (an intersection flattened, for readers of the type). */
-type Flatten<T> = { [K in keyof T]: T[K] }
+export type Flatten<T> = { [K in keyof T]: T[K] }
 
 /** A check of objects of shape `S`: its {@link Shape} stays readable (`.shape`). */
 export interface ObjectCheck<S extends Shape> extends Check<ObjectOf<S>> {
@@ -292,9 +292,10 @@ export function boolean(): Check<boolean> {
   )
 }
 
-type Primitive = string | number | boolean | null | undefined
+/** A value {@link literal} can check for. */
+export type LiteralValue = string | number | boolean | null | undefined
 
-function literalText(value: Primitive): string {
+function literalText(value: LiteralValue): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value)
 }
 
@@ -306,7 +307,7 @@ function either(words: readonly string[]): string {
 }
 
 /** One of `values` (compared with `Object.is`, so `NaN` is one value and `0` is not `-0`). */
-export function literal<const V extends readonly Primitive[]>(...values: V): Check<V[number]> {
+export function literal<const V extends readonly LiteralValue[]>(...values: V): Check<V[number]> {
   for (const v of values) {
     if (typeof v === 'object' && v !== null) invalidArgument('literal', 'values', 'primitives', v)
     if (typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint')

@@ -39,7 +39,7 @@ export interface PassLadderParts {
 // loads zod; `pass-ladder.test.ts` holds PartsCheck to the zod schema of the same shape
 // (fast-check).
 /** The check of {@link PassLadderParts}. */
-export const PartsCheck = c.lazy(() =>
+export const PartsCheck = /* @__PURE__ */ c.lazy(() =>
   c.object({
     header: c.string(),
     elements: c.object({ full: c.string(), lite: c.string() }),
@@ -53,7 +53,7 @@ export const PartsCheck = c.lazy(() =>
 )
 
 /** A token budget: a finite number ≥ 0. */
-const BudgetCheck = c.lazy(() => c.number({ min: 0 }))
+const BudgetCheck = /* @__PURE__ */ c.lazy(() => c.number({ min: 0 }))
 
 /**
  * Priorities that turn the seed's passes into `fitSections` order. Shortening comes first

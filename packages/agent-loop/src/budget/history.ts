@@ -40,7 +40,7 @@ export interface LimitHistoryOptions {
 // importing the loop never loads zod; history.test.ts holds it to the zod schema it replaced with
 // a fast-check property.
 /** The check of {@link LimitHistoryOptions}: unknown keys refused. */
-export const LimitOptionsCheck = c.lazy(() =>
+export const LimitOptionsCheck = /* @__PURE__ */ c.lazy(() =>
   c.strictObject({
     turns: c.optional(c.number({ int: true, min: 1 })),
     tokens: c.optional(c.number({ min: 0 })),

@@ -30,7 +30,7 @@ export const DEFAULT_KEEP_RECENT_TOKENS = 20_000
 export const MIN_COMPACTION_GAIN = 0.1
 
 /** The check of the `compaction` option of `runAgent` (strict, like every option; no zod). */
-export const CompactionOptionsCheck = c.lazy(() =>
+export const CompactionOptionsCheck = /* @__PURE__ */ c.lazy(() =>
   c.union(
     c.literal(false),
     c.strictObject({

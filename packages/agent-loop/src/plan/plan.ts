@@ -49,7 +49,7 @@ export interface PlanOptions {
 }
 
 /** The check of {@link PlanOptions} (`runAgent` checks `plan` with it). */
-export const PlanOptionsCheck = c.lazy(() =>
+export const PlanOptionsCheck = /* @__PURE__ */ c.lazy(() =>
   c.strictObject({
     system: c.optional(c.string({ min: 1 })),
     model: c.optional(c.union(c.string({ min: 1 }), ModelInfoCheck)),
@@ -80,7 +80,7 @@ Ask to clarify only when the request is genuinely ambiguous; otherwise proceed w
 Proceed when the request is plain (e.g. "make this button red"), and lean toward proceeding.`
 
 /** Text with something in it besides white space. */
-const filled = c.lazy(() =>
+const filled = /* @__PURE__ */ c.lazy(() =>
   c.custom<string>((v) => typeof v === 'string' && v.trim() !== '', 'a string with text in it', [
     'string',
   ]),
@@ -90,7 +90,7 @@ const filled = c.lazy(() =>
  * The check of the answer the plan call must give (extra keys are let through): a `proceed` with
  * its plan, or a `clarify` with its question and, optionally, why it matters.
  */
-export const PlanAnswerCheck = c.lazy(() =>
+export const PlanAnswerCheck = /* @__PURE__ */ c.lazy(() =>
   c.variants('action', {
     proceed: c.object({ action: c.literal('proceed'), plan: filled }),
     clarify: c.object({

@@ -8,7 +8,7 @@ import * as c from '@contextkit/core/check'
 export type ToolChoice = 'auto' | 'any' | 'none' | { tool: string }
 
 /** The check of a {@link ToolChoice} (the tool's name is checked against the run's tools apart). */
-export const ToolChoiceCheck: c.Check<ToolChoice> = c.lazy(() =>
+export const ToolChoiceCheck: c.Check<ToolChoice> = /* @__PURE__ */ c.lazy(() =>
   c.union(c.literal('auto', 'any', 'none'), c.strictObject({ tool: c.string({ min: 1 }) })),
 )
 

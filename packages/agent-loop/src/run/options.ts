@@ -54,7 +54,7 @@ const fn = <T>(what = 'a function') =>
 const positiveInt = () => c.number({ int: true, min: 1 })
 
 /** A person's decision in `resume.approvals`. */
-const ApprovalAnswerCheck = c.lazy(() =>
+const ApprovalAnswerCheck = /* @__PURE__ */ c.lazy(() =>
   c.custom<ApprovalAnswer>(
     (v) => {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) return false
@@ -78,7 +78,7 @@ const ApprovalAnswerCheck = c.lazy(() =>
  * it. Unknown keys are refused, so a typo or an option of another version is an error rather
  * than silently ignored (`systemPrompt`, the original design's name, is named `system`).
  */
-export const RunAgentOptionsCheck = c.lazy(() =>
+export const RunAgentOptionsCheck = /* @__PURE__ */ c.lazy(() =>
   c.strictObject(
     {
       /** The model behind an API (`anthropicProvider({ client })`, or your own `ModelProvider`). */

@@ -56,7 +56,7 @@ export type PrepareStep = (
   state: PrepareStepState,
 ) => StepPreparation | undefined | Promise<StepPreparation | undefined>
 
-const StepPreparationCheck = c.lazy(() =>
+const StepPreparationCheck = /* @__PURE__ */ c.lazy(() =>
   c.strictObject({
     model: c.optional(c.union(c.string({ min: 1 }), ModelInfoCheck)),
     activeTools: c.optional(c.array(c.string())),

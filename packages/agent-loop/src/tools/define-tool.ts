@@ -124,7 +124,7 @@ const fn = () =>
     'function',
   ])
 
-const OptionsCheck = c.lazy(() =>
+const OptionsCheck = /* @__PURE__ */ c.lazy(() =>
   c.strictObject({
     name: c.string(),
     description: c.string(),

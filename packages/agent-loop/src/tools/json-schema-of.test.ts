@@ -26,7 +26,7 @@ test('a schema without the method (zod/mini, zod before 4.2) is converted by zod
 
 test("the Node build's zod is loaded on first use, and is the application's zod", () => {
   const zod = zodInNode()
-  expect(zod.ZodType).toBe(z.ZodType)
-  expect(zod.object({}).safeParse({}).success).toBe(true)
+  expect(zod.object({})).toBeInstanceOf(z.ZodType)
+  expect(zod.toJSONSchema).toBe(z.toJSONSchema)
   expect(zodInNode()).toBe(zod)
 })

@@ -5,6 +5,7 @@
 // `process.getBuiltinModule` keeps this module free of `node:` imports, as ajv-loader.ts does.
 import { ConfigurationError } from '@contextkit/core'
 import type * as z from 'zod'
+import type { LazyZod } from './lazy-zod.js'
 
 interface NodeBuiltins {
   createRequire(url: string): (id: string) => unknown
@@ -23,7 +24,7 @@ function builtins(): NodeBuiltins | undefined {
 }
 
 /** zod, as the application has it, loaded by the first call (one instance: the app's). */
-export function zodNow(): typeof z {
+export function zodNow(): LazyZod {
   if (loaded) return loaded
   const node = builtins()
   if (!node || typeof import.meta.resolve !== 'function') {

@@ -6,7 +6,13 @@
 // `import('@contextkit/agent-loop')` never loads zod (issue 46).
 import * as z from 'zod'
 
+/**
+ * The parts of zod the loop calls (named one by one, so a bundler keeps only these of zod: the
+ * whole namespace would bring every locale with it).
+ */
+export type LazyZod = Pick<typeof z, 'toJSONSchema' | 'unknown' | 'object' | 'NEVER'>
+
 /** zod, as the application has it (one instance: its own `import('zod')` gives the same). */
-export function zodNow(): typeof z {
-  return z
+export function zodNow(): LazyZod {
+  return { toJSONSchema: z.toJSONSchema, unknown: z.unknown, object: z.object, NEVER: z.NEVER }
 }
