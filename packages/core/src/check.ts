@@ -4,6 +4,21 @@
 // is most of a cold `import()`, so the roots of core, formatters and agent-loop check with these
 // and leave zod to the code that validates with it (`@contextkit/core/schemas`). Pure like the
 // root. The rule is in docs/architecture.md ("exports").
+
+export type { StrictOptions } from './composite-checks.js'
+export {
+  array,
+  isPlainObject,
+  lazy,
+  nullish,
+  object,
+  optional,
+  record,
+  refine,
+  strictObject,
+  union,
+  variants,
+} from './composite-checks.js'
 export type {
   Check,
   Flatten,
@@ -14,27 +29,15 @@ export type {
   ObjectOf,
   OptionalCheck,
   Shape,
-  StrictOptions,
   StringLimits,
   ValueKind,
 } from './value-checks.js'
 export {
-  array,
   boolean,
   custom,
-  isPlainObject,
   kindOf,
-  lazy,
   literal,
-  nullish,
   number,
-  object,
-  optional,
-  record,
-  refine,
-  strictObject,
   string,
-  union,
   unknown,
-  variants,
 } from './value-checks.js'

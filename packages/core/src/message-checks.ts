@@ -4,24 +4,21 @@
 // accepts (`message-checks.test.ts` holds them together with fast-check), so the roots of core,
 // formatters and agent-loop never load zod to word an error. Built on first use (`lazy`), like
 // every check on an import path: importing core builds none of them.
-import { isContentBlockArray, isMessageArray, isToolArray } from './input-checks.js'
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js'
-import type { ContentBlock, Message, ToolDefinition, ToolResultBlock } from './message-schemas.js'
+
 import {
   array,
-  boolean,
-  type Check,
   lazy,
-  literal,
   object,
   optional,
   record,
   refine,
-  string,
-  unknown,
   variants,
   withFastPath,
-} from './value-checks.js'
+} from './composite-checks.js'
+import { isContentBlockArray, isMessageArray, isToolArray } from './input-checks.js'
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js'
+import type { ContentBlock, Message, ToolDefinition, ToolResultBlock } from './message-schemas.js'
+import { boolean, type Check, literal, string, unknown } from './value-checks.js'
 
 /** The tool name rule: what `ToolDefinitionSchema` says of a bad name. */
 const TOOL_NAME = {

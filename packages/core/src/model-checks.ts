@@ -1,19 +1,7 @@
+import { lazy, object, optional, record, refine, strictObject } from './composite-checks.js'
 import { parseWith } from './errors.js'
 import type { ModelEntry, ModelInfo } from './model-info.js'
-import {
-  boolean,
-  type Check,
-  lazy,
-  literal,
-  number,
-  object,
-  optional,
-  record,
-  refine,
-  strictObject,
-  string,
-  unknown,
-} from './value-checks.js'
+import { boolean, type Check, literal, number, string, unknown } from './value-checks.js'
 
 // The model registry checks its entries with these checks rather than the zod
 // `ModelEntrySchema`/`ModelInfoSchema` (model-info.ts, in `@contextkit/core/schemas`), so that

@@ -1,18 +1,8 @@
+import { lazy, nullish, object, optional, strictObject } from './composite-checks.js'
 import { invalidArgument, parseWith } from './errors.js'
 import type { ModelInfo, ThinkingMode } from './model-info.js'
 import { type ContextWindowSource, defaultModelRegistry, ModelRegistry } from './models.js'
-import {
-  boolean,
-  custom,
-  type Infer,
-  lazy,
-  nullish,
-  number,
-  object,
-  optional,
-  strictObject,
-  string,
-} from './value-checks.js'
+import { boolean, custom, type Infer, number, string } from './value-checks.js'
 
 /** The part of a Models API `capabilities` object that contextkit reads. Other keys are ignored. */
 function capabilitiesCheck() {

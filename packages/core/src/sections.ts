@@ -1,19 +1,9 @@
+import { array, lazy, object, optional, withFastPath } from './composite-checks.js'
 import { assertArray, assertOptions, invalidArgument, parseWith } from './errors.js'
 import { isSectionArray } from './input-checks.js'
 import type { Section } from './section-schema.js'
 import type { TokenCounter } from './tokens.js'
-import {
-  array,
-  boolean,
-  type Check,
-  lazy,
-  literal,
-  number,
-  object,
-  optional,
-  string,
-  withFastPath,
-} from './value-checks.js'
+import { boolean, type Check, literal, number, string } from './value-checks.js'
 
 export type { Section } from './section-schema.js'
 

@@ -1,3 +1,4 @@
+import { lazy, optional, strictObject } from './composite-checks.js'
 import { ContextkitError, invalidArgument, parseWith } from './errors.js'
 import { assertSessionId } from './session-id.js'
 import {
@@ -9,7 +10,7 @@ import {
   type SessionLeaseHolder,
   SessionLeaseLostError,
 } from './session-lease.js'
-import { custom, lazy, number, optional, strictObject, string } from './value-checks.js'
+import { custom, number, string } from './value-checks.js'
 
 // Waiting for a session's lease and keeping it: what every caller of a lease store shares.
 

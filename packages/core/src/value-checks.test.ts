@@ -1,8 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, expectTypeOf, test } from 'vitest'
 import * as z from 'zod'
+import * as c from './check.js'
+import { withFastPath } from './composite-checks.js'
 import { parseWith, ValidationError } from './errors.js'
-import * as c from './value-checks.js'
 
 /** The issues `check` reports for `value` (`[]` when it passes). */
 function issues(check: c.Check<unknown>, value: unknown) {
@@ -152,7 +153,7 @@ describe('issues', () => {
 test('withFastPath answers with the fast test and words issues with the check', () => {
   const check = c.array(c.string())
   let fast = 0
-  const quick = c.withFastPath(check, (v): v is string[] => {
+  const quick = withFastPath(check, (v): v is string[] => {
     fast++
     return Array.isArray(v) && v.every((s) => typeof s === 'string')
   })
