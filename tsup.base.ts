@@ -3,6 +3,8 @@ import { dirname, join, relative, resolve } from 'node:path'
 import type { Options } from 'tsup'
 import ts from 'typescript'
 
+type EsbuildPlugin = NonNullable<Options['esbuildPlugins']>[number]
+
 /**
  * The folder under `dist/` that holds the Node build: every entry bundled, the modules shared by
  * several entries split into chunks (see {@link packageBuild}).
@@ -69,6 +71,27 @@ export function reachableSources(dir: string, entries: readonly string[]): strin
   return [...seen].map((f) => relative(dir, f)).sort()
 }
 
+/**
+ * The esbuild plugin of the Node build that serves a module's Node build in its place: a relative
+ * import of `./x.js` whose `./x.node-build.ts` exists beside `./x.ts` gets `./x.node-build.ts`.
+ * Such a twin does in Node what its module cannot do in every runtime (agent-loop's
+ * `lazy-zod.node-build.ts` loads zod synchronously on first use, where `lazy-zod.ts`, for
+ * bundlers, imports it), with the same exports and types. The build for bundlers never sees a
+ * twin: nothing imports one. (Not `x.node.ts`: `index.node.ts` is a package's Node root, which
+ * imports `./index.js` itself.)
+ */
+export function nodeBuildTwins(): EsbuildPlugin {
+  return {
+    name: 'node-build-twins',
+    setup(build) {
+      build.onResolve({ filter: /^\.\.?\/.*\.js$/ }, (args) => {
+        const twin = resolve(args.resolveDir, args.path.replace(/\.js$/, '.node-build.ts'))
+        return existsSync(twin) ? { path: twin } : undefined
+      })
+    },
+  }
+}
+
 /** `src/anthropic/index.ts` → `anthropic/index`: where the entry lands under the output folder. */
 function entryName(source: string): string {
   return source.replace(/^src\//, '').replace(/\.ts$/, '')
@@ -85,7 +108,9 @@ function entryName(source: string): string {
  *   (`splitting: true`), every package import (`@contextkit/*`, zod, …) left external; the `node`
  *   condition of every entry. Node loads a handful of files instead of one per module, which is
  *   most of a cold `import()`, and since every entry of the package resolves into this one set
- *   under Node, a class (an error, the model registry) is one class across its subpaths.
+ *   under Node, a class (an error, the model registry) is one class across its subpaths. A
+ *   module with a Node twin (`x.node-build.ts` beside `x.ts`) is replaced by it here
+ *   ({@link nodeBuildTwins}).
  *
  * Declarations come from `tsc -p tsconfig.build.json`, run after tsup by each package's `build`
  * script, beside the per-module files; both conditions name them. `node:` specifiers are kept as
@@ -118,6 +143,7 @@ export function packageBuild(dir: string = process.cwd()): Options[] {
       outDir: `dist/${NODE_BUILD_DIR}`,
       bundle: true,
       splitting: true,
+      esbuildPlugins: [nodeBuildTwins()],
       esbuildOptions(options) {
         options.packages = 'external'
       },

@@ -3,7 +3,9 @@
 // take, so one package never runs two copies of a module: a class thrown through one subpath is
 // the class another subpath exports. Each check runs in a fresh Node process started in the
 // package folder, which imports its own entries by name (package self-reference).
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, resolve } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { NODE_BUILD_DIR } from '../../tsup.base.js'
 import { run } from './consumer.js'
@@ -92,3 +94,61 @@ ${THROW_THROUGH_SUBPATH}
     })
   },
 )
+
+/**
+ * Every file Node loads for `entry` (a built file) and the packages they import, following our
+ * own packages' imports into their Node builds: the static `import … from` graph, which is all a
+ * bundled entry has (a lazily loaded module is reached through a call, never through an import).
+ */
+function loadedPackages(entry: string): Set<string> {
+  const seen = new Set<string>()
+  const packages = new Set<string>()
+  const stack = [entry]
+  while (stack.length > 0) {
+    const file = stack.pop()!
+    if (seen.has(file)) continue
+    seen.add(file)
+    const text = readFileSync(file, 'utf8')
+    const statements = /^\s*(?:import(?!\s*[.(])|export)\b[^'"`;]*?(?:from\s*)?["']([^"']+)["']/gm
+    for (const m of text.matchAll(statements)) {
+      const specifier = m[1]!
+      if (specifier.startsWith('.')) stack.push(resolve(dirname(file), specifier))
+      else if (specifier.startsWith('@contextkit/'))
+        stack.push(createRequire(file).resolve(specifier))
+      else packages.add(specifier.startsWith('node:') ? 'node:' : specifier)
+    }
+  }
+  return packages
+}
+
+test("a cold import of agent-loop's root loads no zod, nor core's root, /store or /check (issue 46)", () => {
+  const resolveFrom = createRequire(join(agentLoop.dir, 'package.json'))
+  for (const entry of [
+    '@contextkit/agent-loop',
+    '@contextkit/core',
+    '@contextkit/core/store',
+    '@contextkit/core/check',
+    '@contextkit/formatters',
+  ]) {
+    const packages = [...loadedPackages(resolveFrom.resolve(entry))]
+    expect(
+      packages.filter((p) => p === 'zod' || p.startsWith('zod/')),
+      entry,
+    ).toEqual([])
+  }
+  expect(loadedPackages(resolveFrom.resolve('@contextkit/core/schemas'))).toContain('zod')
+})
+
+test("agent-loop's Node build loads the application's zod when a call needs it, not before", async () => {
+  const source = `const root = await import('@contextkit/agent-loop')
+const zm = await import('zod/mini')
+const z = await import('zod')
+// zod/mini schemas cannot convert themselves: zod is loaded for it, the application's instance
+const tool = root.defineTool({ name: 't', description: '', input: zm.object({ q: zm.string() }), execute: () => '' })
+const json = root.jsonSchemaTool({ name: 'j', description: '', inputSchema: { type: 'object' }, execute: () => '' })
+console.log(JSON.stringify({ inputSchema: tool.inputSchema, sameZod: json.input instanceof z.ZodType }))`
+  expect(await evaluate(agentLoop.dir, source, 'module')).toEqual({
+    inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    sameZod: true,
+  })
+})

@@ -19,7 +19,7 @@ export type {
   Summarizer,
 } from './compaction/compaction-options.js'
 export {
-  CompactionOptionsSchema,
+  CompactionOptionsCheck,
   DEFAULT_COMPACTION_AT,
   DEFAULT_KEEP_RECENT_TOKENS,
   MIN_COMPACTION_GAIN,
@@ -54,7 +54,7 @@ export {
 } from './plan/answers.js'
 export { PlanError, PlanQuestionError } from './plan/errors.js'
 export type { PlanAnswer, PlanOptions, PlanQuestion } from './plan/plan.js'
-export { PLAN_SECTION_ID, PLAN_SYSTEM_PROMPT, PlanAnswerSchema } from './plan/plan.js'
+export { PLAN_SECTION_ID, PLAN_SYSTEM_PROMPT, PlanAnswerCheck } from './plan/plan.js'
 export type {
   ModelProvider,
   OutputMode,
@@ -69,7 +69,7 @@ export { AgentLoopError, ContextTooLongError, ProviderError } from './provider/e
 export type { ToolChoice } from './provider/tool-choice.js'
 export { AgentAbortedError } from './run/errors.js'
 export type { ApprovalAnswer, RunAgentOptions } from './run/options.js'
-export { RunAgentOptionsSchema } from './run/options.js'
+export { RunAgentOptionsCheck } from './run/options.js'
 export type { AgentRun } from './run/run-agent.js'
 export { runAgent } from './run/run-agent.js'
 export type { AppliedCompaction } from './session/apply-compaction.js'

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { expect, test } from 'vitest'
 import { docsFile, runReadmeExample } from '../../../test-utils/readme-example.js'
-import { RunAgentOptionsSchema } from './run/options.js'
+import { RunAgentOptionsCheck } from './run/options.js'
 
 // Every runnable example of the package README and of the guides it links (docs/guides/), each
 // under its own marker; imports of the package and its subpaths are pointed at the sources by
@@ -25,7 +25,7 @@ test("the README's option table names every runAgent option, and only those", ()
   const table = readme.slice(from, readme.indexOf('\n\n', from))
   const documented = [...table.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1])
   expect(documented.length).toBeGreaterThan(20)
-  expect(documented.sort()).toEqual(Object.keys(RunAgentOptionsSchema.shape).sort())
+  expect(documented.sort()).toEqual(Object.keys(RunAgentOptionsCheck.shape).sort())
 })
 
 test('the providers guide /anthropic example (retries, refreshModels, exact counts) runs and prints what it says', async () => {

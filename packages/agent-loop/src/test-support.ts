@@ -6,7 +6,7 @@ import {
   type SessionLoadResult,
   type SessionStore,
 } from '@contextkit/core'
-import { SessionEntrySchema } from '@contextkit/core/store'
+import { SessionEntrySchema } from '@contextkit/core/schemas'
 import {
   type AnthropicEmulator,
   type EmulatorModel,

@@ -276,7 +276,12 @@ function assertKnownKeys(value: object, fn: string, param: string, keys: OptionK
   })
 }
 
-function unknownKeyMessage(
+/**
+ * The issue for an unknown option `key`: `` unknown option `key` ``, then the name we use instead
+ * when `renamed` has it, or the known key (or renamed one) it is a slip for. Internal: shared by
+ * {@link assertOptions} and the strict object checks of `@contextkit/core/check`.
+ */
+export function unknownKeyMessage(
   key: string,
   known: ReadonlySet<string> | readonly string[],
   renamed: Readonly<Record<string, string>> = {},

@@ -27,6 +27,13 @@ export { isSpace } from './is-space.js'
 export { exceedsJsonDepth, MAX_JSON_DEPTH } from './json-depth.js'
 export type { LineCount } from './line-count.js'
 export { countLines, LineCounter } from './line-count.js'
+export {
+  MessageListCheck,
+  ToolDefinitionCheck,
+  ToolListCheck,
+  ToolResultContentCheck,
+  ToolResultListCheck,
+} from './message-checks.js'
 export { estimateRequestTokens } from './message-estimate.js'
 export type {
   AssistantMessage,
@@ -44,23 +51,6 @@ export type {
   ToolDefinition,
   ToolResultBlock,
   Usage,
-} from './message-schemas.js'
-export {
-  AssistantMessageSchema,
-  ContentBlockSchema,
-  ImageBlockSchema,
-  ImageMediaTypeSchema,
-  JsonSchemaObjectSchema,
-  MessageSchema,
-  RedactedThinkingBlockSchema,
-  RoleSchema,
-  StopReasonSchema,
-  TextBlockSchema,
-  ThinkingBlockSchema,
-  ToolCallBlockSchema,
-  ToolDefinitionSchema,
-  ToolResultBlockSchema,
-  UsageSchema,
 } from './message-schemas.js'
 export { emptyUsage, textMessage, textOf } from './messages.js'
 export type {
@@ -83,9 +73,8 @@ export {
   runRecover,
   setRunState,
 } from './middleware.js'
-export { isModelInfo, THINKING_MODES } from './model-checks.js'
+export { isModelInfo, ModelInfoCheck, THINKING_MODES } from './model-checks.js'
 export type { ModelEntry, ModelInfo, ModelPricing, ThinkingMode } from './model-info.js'
-export { ModelEntrySchema, ModelInfoSchema, ModelPricingSchema } from './model-info.js'
 export {
   BUILTIN_MODELS,
   BUILTIN_MODELS_AS_OF,
@@ -113,7 +102,6 @@ export type {
 export { inspectRelativePath } from './relative-path.js'
 export type { RequestFit, RequestFitInput } from './request-fit.js'
 export { fitRequest, OMISSION_NOTICE_ID } from './request-fit.js'
-export { SectionSchema } from './section-schema.js'
 export type { FitResult, Omission, Section } from './sections.js'
 export { fitSections, renderOmissionNotice, renderSections, SectionListCheck } from './sections.js'
 export { assertSessionId, isSessionId } from './session-id.js'

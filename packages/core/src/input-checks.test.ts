@@ -1,63 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
+import { block, field, message, nested, obj } from './input-arbitraries.fixture.js'
 import { isContentBlockArray, isMessageArray, isSectionArray, isToolArray } from './input-checks.js'
 import { MAX_JSON_DEPTH } from './json-depth.js'
 import { ContentBlockSchema, MessageSchema, ToolDefinitionSchema } from './message-schemas.js'
 import { SectionSchema } from './section-schema.js'
-
-/** `{ a: { a: … 1 } }`, `depth` objects deep. */
-function nested(depth: number): Record<string, unknown> {
-  let v: Record<string, unknown> = { a: 1 }
-  for (let i = 1; i < depth; i++) v = { a: v }
-  return v
-}
-
-/** Values near the valid shapes, with every field sometimes wrong. */
-const field = fc.oneof(
-  fc.constantFrom('', 'x', 'text', 'image', 'thinking', 'tool_call', 'tool_result', 'user'),
-  fc.constantFrom('assistant', 'image/png', 'image/bmp', 'stable', 'volatile', 'object', 'a b'),
-  fc.constantFrom('before', 'after', 'middle', 'redacted_thinking'),
-  fc.constantFrom(true, false, 0, 1.5, Number.NaN, Number.POSITIVE_INFINITY, null, undefined),
-  fc.constantFrom([], {}, [''], { type: 'object' }, new Date(0), Object.create(null)),
-)
-const obj = (keys: string[]) =>
-  fc.dictionary(fc.constantFrom(...keys), fc.oneof(field, fc.array(field, { maxLength: 2 })), {
-    maxKeys: keys.length,
-  })
-const blockKeys = ['type', 'text', 'mediaType', 'data', 'thinking', 'signature', 'id', 'name']
-const block = fc.oneof(
-  obj([...blockKeys, 'input', 'raw', 'toolCallId', 'content', 'isError']),
-  fc.record({
-    type: fc.constant('tool_result'),
-    toolCallId: fc.constantFrom('c', ''),
-    content: fc.array(obj(blockKeys), { maxLength: 2 }),
-    isError: fc.constantFrom(true, undefined, 'no'),
-  }),
-  fc.record({
-    type: fc.constant('tool_call'),
-    id: fc.constantFrom('c', ''),
-    name: fc.constant('t'),
-    input: fc.constantFrom(
-      {},
-      { a: 1 },
-      [],
-      null,
-      new Date(0),
-      Object.create(null),
-      nested(MAX_JSON_DEPTH),
-      nested(MAX_JSON_DEPTH + 1),
-    ),
-  }),
-)
-const message = fc.oneof(
-  obj(['role', 'participant', 'cacheBreakpoint']).chain((m) =>
-    fc.array(block, { maxLength: 3 }).map((content) => ({ ...m, content })),
-  ),
-  fc.record({
-    role: fc.constantFrom('user', 'assistant'),
-    content: fc.array(block, { maxLength: 3 }),
-  }),
-)
 
 describe('fast input checks agree with the zod schemas', () => {
   test('property: a message list passes the fast check only if zod accepts it', () => {

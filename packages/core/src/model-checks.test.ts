@@ -58,19 +58,25 @@ type Parser = {
     | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } }
 }
 
+/**
+ * The check accepts what the schema accepts, passes the value as given (the schema's copy only
+ * drops unknown keys) and reports its first issue at the schema's first path; with the same
+ * message where the schema's is ours (the consistency rules), not zod's wording of a type.
+ */
 function same(check: Parser, schema: Parser, value: unknown): void {
   const a = check.safeParse(value)
   const b = schema.safeParse(value)
   expect(a.success).toBe(b.success)
-  if (a.success && b.success) expect(a.data).toEqual(b.data)
+  if (a.success) expect(a.data).toBe(value)
   if (!a.success && !b.success) {
     expect(a.error.issues[0]?.path).toEqual(b.error.issues[0]?.path)
-    expect(a.error.issues[0]?.message).toBe(b.error.issues[0]?.message)
+    if (b.error.issues[0]?.message.startsWith('must be'))
+      expect(a.error.issues[0]?.message).toBe(b.error.issues[0]?.message)
   }
 }
 
-describe('the zod/mini model checks', () => {
-  it('accept, output and first-report exactly what the classic schemas do (property)', () => {
+describe('the zod-free model checks', () => {
+  it('accept and first-report exactly what the zod schemas do (property)', () => {
     fc.assert(
       fc.property(values, (value) => {
         same(ModelInfoCheck as unknown as Parser, ModelInfoSchema as unknown as Parser, value)

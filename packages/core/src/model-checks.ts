@@ -1,11 +1,12 @@
-import * as zm from 'zod/mini'
+import { lazy, object, optional, record, refine, strictObject } from './composite-checks.js'
 import { parseWith } from './errors.js'
 import type { ModelEntry, ModelInfo } from './model-info.js'
+import { boolean, type Check, literal, number, string, unknown } from './value-checks.js'
 
-// The model registry checks its entries with these zod/mini schemas rather than the classic
-// `ModelEntrySchema`/`ModelInfoSchema` (model-info.ts), so a bundle using `getModelInfo` does not
-// carry classic zod. `model-checks.test.ts` holds them to the classic schemas with fast-check:
-// the same values accepted, the same output, the same first issue.
+// The model registry checks its entries with these checks rather than the zod
+// `ModelEntrySchema`/`ModelInfoSchema` (model-info.ts, in `@contextkit/core/schemas`), so that
+// `getModelInfo` never loads zod. `model-checks.test.ts` holds them to the zod schemas with
+// fast-check: the same values accepted, the same first issue path.
 
 /**
  * How a model thinks: `none` (no thinking), `extended` (thinking with a caller-set
@@ -18,73 +19,92 @@ export const THINKING_MODES = ['none', 'extended', 'adaptive', 'adaptive-always'
 /** One of {@link THINKING_MODES}. */
 export type ThinkingMode = (typeof THINKING_MODES)[number]
 
-const count = () => zm.number().check(zm.nonnegative())
-
-const PricingCheck = zm.strictObject({
-  input: count(),
-  output: count(),
-  cacheWrite: zm.optional(count()),
-  cacheRead: zm.optional(count()),
-  source: zm.string().check(zm.minLength(1)),
-  asOf: zm.string().check(zm.regex(/^\d{4}-\d{2}-\d{2}$/, 'a date as YYYY-MM-DD')),
-})
-
-const entryShape = {
-  family: zm.string(),
-  contextWindow: zm.int().check(zm.positive()),
-  maxOutput: zm.int().check(zm.positive()),
-  supportsPrefill: zm.boolean(),
-  supportsThinking: zm.boolean(),
-  thinkingMode: zm.enum(THINKING_MODES),
-  tokenizerFactor: zm.number().check(zm.positive()),
-  pricing: zm.optional(PricingCheck),
+/** The checks of an entry's fields (built on first use, see {@link ModelEntryCheck}). */
+function entryShape() {
+  const count = () => number({ min: 0 })
+  const pricing = strictObject({
+    input: count(),
+    output: count(),
+    cacheWrite: optional(count()),
+    cacheRead: optional(count()),
+    source: string({ min: 1 }),
+    asOf: string({ pattern: { regex: /^\d{4}-\d{2}-\d{2}$/, message: 'a date as YYYY-MM-DD' } }),
+  })
+  return {
+    family: string(),
+    contextWindow: number({ int: true, min: 1 }),
+    maxOutput: number({ int: true, min: 1 }),
+    supportsPrefill: boolean(),
+    supportsThinking: boolean(),
+    thinkingMode: literal(...THINKING_MODES),
+    tokenizerFactor: number({ above: 0 }),
+    pricing: optional(pricing),
+    maxTokensParam: optional(literal('max_tokens', 'max_completion_tokens')),
+  }
 }
+
+/** The fields of an entry, in the order of `ModelEntrySchema`. */
+const ENTRY_KEYS: ReadonlyArray<keyof ModelEntry> = [
+  'family',
+  'contextWindow',
+  'maxOutput',
+  'supportsPrefill',
+  'supportsThinking',
+  'thinkingMode',
+  'tokenizerFactor',
+  'pricing',
+  'maxTokensParam',
+]
 
 type Consistent = Pick<ModelEntry, 'supportsPrefill' | 'supportsThinking' | 'thinkingMode'>
 
-// `zm.check` rather than `zm.superRefine`, which zod/mini gained after 4.0 (the lowest zod the
-// packages support): the issues are pushed onto the payload as `superRefine` would add them.
-const consistent = zm.check<Consistent>((payload) => {
-  const value = payload.value
+/** The problems of fields that must agree (what `ModelEntrySchema`'s refinement reports). */
+function inconsistencies(value: Consistent): Array<{ path: string[]; message: string }> {
+  const problems: Array<{ path: string[]; message: string }> = []
   if (value.supportsThinking !== (value.thinkingMode !== 'none')) {
-    payload.issues.push({
-      code: 'custom',
-      input: value,
+    problems.push({
       path: ['supportsThinking'],
       message: `must be ${value.thinkingMode !== 'none'} when thinkingMode is '${value.thinkingMode}'`,
     })
   }
   if (value.thinkingMode === 'adaptive-always' && value.supportsPrefill) {
-    payload.issues.push({
-      code: 'custom',
-      input: value,
+    problems.push({
       path: ['supportsPrefill'],
       message: 'a model whose thinking is always on cannot take a prefill',
     })
   }
-})
+  return problems
+}
 
-/** `ModelEntrySchema` in zod/mini. */
-export const ModelEntryCheck = zm.object(entryShape).check(consistent)
+/** The check of a table entry (what `ModelEntrySchema` accepts), without zod. */
+export const ModelEntryCheck: Check<ModelEntry> = /* @__PURE__ */ lazy(() =>
+  refine(object(entryShape()) as Check<ModelEntry>, inconsistencies),
+)
 
-/** `ModelInfoSchema` in zod/mini. */
-export const ModelInfoCheck = zm
-  .object({
-    id: zm.string(),
-    ...entryShape,
-    known: zm.boolean(),
-    warning: zm.optional(zm.string()),
-  })
-  .check(consistent)
+/**
+ * The check of a {@link ModelInfo} (what `ModelInfoSchema` from `@contextkit/core/schemas`
+ * accepts), without zod: `parseWith(ModelInfoCheck, value, 'model')` names every bad field.
+ */
+export const ModelInfoCheck: Check<ModelInfo> = /* @__PURE__ */ lazy(() =>
+  refine(
+    object({
+      id: string(),
+      ...entryShape(),
+      known: boolean(),
+      warning: optional(string()),
+    }) as Check<ModelInfo>,
+    inconsistencies,
+  ),
+)
 
-const PatchCheck = zm.record(zm.string(), zm.unknown())
+const PatchCheck = /* @__PURE__ */ lazy(() => record(unknown()))
 
 /**
  * Whether `value` is a valid {@link ModelInfo} (what `ModelInfoSchema` accepts), checked without
- * classic zod.
+ * zod.
  */
 export function isModelInfo(value: unknown): value is ModelInfo {
-  return ModelInfoCheck.safeParse(value).success
+  return ModelInfoCheck.is(value)
 }
 
 /**
@@ -110,5 +130,9 @@ export function mergeEntry(base: ModelEntry, patch: unknown, what: string): Mode
   if (merged.thinkingMode === 'adaptive-always' && p.supportsPrefill === undefined) {
     merged.supportsPrefill = false
   }
-  return parseWith(ModelEntryCheck, merged, what) as ModelEntry
+  parseWith(ModelEntryCheck, merged, what)
+  // only the entry's fields are kept (as the schema's parse would: an unknown key is dropped)
+  const entry: Record<string, unknown> = {}
+  for (const key of ENTRY_KEYS) if (merged[key] !== undefined) entry[key] = merged[key]
+  return entry as ModelEntry
 }

@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { isNormalSessionEntry } from './normal-entry.js'
-import { type SessionEntry, SessionEntrySchema } from './session-store.js'
+import { SessionEntrySchema } from './session-entry-schemas.js'
+import type { SessionEntry } from './session-store.js'
 
 const str = fc.string({ maxLength: 8 })
 const id = fc.string({ minLength: 1, maxLength: 6 })

@@ -1,40 +1,38 @@
-import * as z from 'zod'
+import { lazy, nullish, object, optional, strictObject } from './composite-checks.js'
 import { invalidArgument, parseWith } from './errors.js'
 import type { ModelInfo, ThinkingMode } from './model-info.js'
 import { type ContextWindowSource, defaultModelRegistry, ModelRegistry } from './models.js'
-
-const Support = z.object({ supported: z.boolean() }).loose()
+import { boolean, custom, type Infer, number, string } from './value-checks.js'
 
 /** The part of a Models API `capabilities` object that contextkit reads. Other keys are ignored. */
-const CapabilitiesSchema = z
-  .object({
-    thinking: z
-      .object({
-        supported: z.boolean(),
-        types: z
-          .object({
-            adaptive: Support.nullish(),
-            enabled: Support.nullish(),
-            disabled: Support.nullish(),
-          })
-          .loose()
-          .nullish(),
-      })
-      .loose()
-      .nullish(),
+function capabilitiesCheck() {
+  const support = object({ supported: boolean() })
+  return object({
+    thinking: nullish(
+      object({
+        supported: boolean(),
+        types: nullish(
+          object({
+            adaptive: nullish(support),
+            enabled: nullish(support),
+            disabled: nullish(support),
+          }),
+        ),
+      }),
+    ),
   })
-  .loose()
+}
 
 /** One model of a `GET /v1/models` response, as far as contextkit reads it. */
-const ApiModelSchema = z
-  .object({
-    id: z.string().min(1),
-    max_input_tokens: z.number().int().positive().nullish(),
-    max_tokens: z.number().int().positive().nullish(),
-    capabilities: CapabilitiesSchema.nullish(),
-    line: z.string().min(1).nullish(),
-  })
-  .loose()
+const ApiModelCheck = /* @__PURE__ */ lazy(() =>
+  object({
+    id: string({ min: 1 }),
+    max_input_tokens: nullish(number({ int: true, min: 1 })),
+    max_tokens: nullish(number({ int: true, min: 1 })),
+    capabilities: nullish(capabilitiesCheck()),
+    line: nullish(string({ min: 1 })),
+  }),
+)
 
 /**
  * What {@link refreshModels} reads: a `GET /v1/models` page (`{ data: [...] }`, as the API and
@@ -60,17 +58,17 @@ export interface RefreshModelsResult {
   skipped: { id: string | undefined; reason: string }[]
 }
 
-const OptionsSchema = z
-  .object({
-    registry: z
-      .custom<ModelRegistry>((v) => ModelRegistry.isInstance(v), 'expected a ModelRegistry')
-      .optional(),
-  })
-  .strict()
+const OptionsCheck = /* @__PURE__ */ lazy(() =>
+  strictObject({
+    registry: optional(
+      custom<ModelRegistry>((v) => ModelRegistry.isInstance(v), 'a ModelRegistry', ['object']),
+    ),
+  }),
+)
 
 /** The thinking mode a `capabilities.thinking` object describes; `fallback` when it says nothing. */
 function thinkingModeOf(
-  capabilities: z.infer<typeof CapabilitiesSchema> | null | undefined,
+  capabilities: Infer<ReturnType<typeof capabilitiesCheck>> | null | undefined,
   fallback: ThinkingMode,
 ): ThinkingMode {
   const thinking = capabilities?.thinking
@@ -123,13 +121,13 @@ export function refreshModels(
   options: RefreshModelsOptions = {},
 ): RefreshModelsResult {
   const { registry = defaultModelRegistry() } = parseWith(
-    OptionsSchema,
+    OptionsCheck,
     options,
     'refreshModels options',
   )
   const result: RefreshModelsResult = { registered: [], skipped: [] }
   for (const raw of modelsOf(source)) {
-    const parsed = ApiModelSchema.safeParse(raw)
+    const parsed = ApiModelCheck.safeParse(raw)
     if (!parsed.success) {
       const id = (raw as { id?: unknown } | null)?.id
       const issue = parsed.error.issues[0]

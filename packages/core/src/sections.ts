@@ -1,27 +1,38 @@
-import * as zm from 'zod/mini'
+import { array, lazy, object, optional, withFastPath } from './composite-checks.js'
 import { assertArray, assertOptions, invalidArgument, parseWith } from './errors.js'
+import { isSectionArray } from './input-checks.js'
 import type { Section } from './section-schema.js'
 import type { TokenCounter } from './tokens.js'
+import { boolean, type Check, literal, number, string } from './value-checks.js'
 
 export type { Section } from './section-schema.js'
 
-// fitSections checks its input with zod/mini (5.7 kB min+gzip for such a schema, against some 20 kB
-// of classic zod), so a bundle of fitSections alone does not carry classic zod; `sections.test.ts`
-// holds these checks to the public SectionSchema with a fast-check property.
-/** {@link SectionSchema} in zod/mini: the check of a section list. */
-export const SectionListCheck = zm.array(
-  zm.object({
-    id: zm.string().check(zm.minLength(1)),
-    text: zm.string(),
-    priority: zm.number(),
-    cache: zm.enum(['stable', 'volatile']),
-    shorter: zm.optional(zm.array(zm.string())),
-    placement: zm.optional(zm.enum(['before', 'after'])),
-    required: zm.optional(zm.boolean()),
-  }),
+// fitSections checks its input without zod (core's `isSectionArray`, and a check that words the
+// issues when that says no), so neither a bundle of fitSections nor a cold `import()` of a
+// package root loads zod; `sections.test.ts` holds the check to the zod `SectionSchema`
+// (`@contextkit/core/schemas`) with a fast-check property.
+/**
+ * The check of a `Section[]` (what `SectionSchema.array()` accepts), without zod:
+ * `parseWith(SectionListCheck, value, 'system')` names every bad path.
+ */
+export const SectionListCheck: Check<Section[]> = /* @__PURE__ */ lazy(() =>
+  withFastPath(
+    array(
+      object({
+        id: string({ min: 1 }),
+        text: string(),
+        priority: number(),
+        cache: literal('stable', 'volatile'),
+        shorter: optional(array(string())),
+        placement: optional(literal('before', 'after')),
+        required: optional(boolean()),
+      }),
+    ),
+    isSectionArray,
+  ),
 )
-/** A token budget: a finite number ≥ 0 (zod's `number` refuses `NaN` and infinities). */
-const BudgetCheck = zm.number().check(zm.gte(0))
+/** A token budget: a finite number ≥ 0 (`NaN` and the infinities are refused). */
+const BudgetCheck = /* @__PURE__ */ lazy(() => number({ min: 0 }))
 
 /** Something budget fitting left out or cut down. */
 export interface Omission {

@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ValidationError } from './errors.js'
+import { SessionIdSchema } from './session-entry-schemas.js'
 import { assertSessionId, isSessionId } from './session-id.js'
-import { SessionIdSchema } from './session-store.js'
 
 // Ids near the rule's edges: the allowed alphabet with dots, separators and other characters
 // mixed in, lengths around 200.

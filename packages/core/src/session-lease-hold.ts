@@ -1,4 +1,4 @@
-import * as z from 'zod'
+import { lazy, optional, strictObject } from './composite-checks.js'
 import { ContextkitError, invalidArgument, parseWith } from './errors.js'
 import { assertSessionId } from './session-id.js'
 import {
@@ -9,19 +9,26 @@ import {
   type SessionLease,
   type SessionLeaseHolder,
   SessionLeaseLostError,
-  SessionLeaseRequestSchema,
 } from './session-lease.js'
+import { custom, number, string } from './value-checks.js'
 
 // Waiting for a session's lease and keeping it: what every caller of a lease store shares.
 
 /** How long a second run waits for a session's lease before `session_busy`: 60000 ms. */
 export const DEFAULT_SESSION_WAIT_MS = 60_000
 
-/** Zod schema of {@link AcquireSessionLeaseOptions} (the signal is checked apart). */
-const AcquireOptionsSchema = SessionLeaseRequestSchema.extend({
-  waitMs: z.number().int().min(0).max(MAX_SESSION_LEASE_TTL_MS).optional(),
-  signal: z.custom<AbortSignal>((v) => v === undefined || isSignal(v)).optional(),
-})
+/**
+ * The check of {@link AcquireSessionLeaseOptions}: `SessionLeaseRequestSchema`'s fields, then
+ * the wait and the signal.
+ */
+const AcquireOptionsCheck = /* @__PURE__ */ lazy(() =>
+  strictObject({
+    runId: string({ min: 1, max: 200 }),
+    ttlMs: optional(number({ int: true, min: 1, max: MAX_SESSION_LEASE_TTL_MS })),
+    waitMs: optional(number({ int: true, min: 0, max: MAX_SESSION_LEASE_TTL_MS })),
+    signal: optional(custom<AbortSignal>(isSignal, 'an AbortSignal', ['object'])),
+  }),
+)
 
 /** Options of {@link acquireSessionLease}. */
 export interface AcquireSessionLeaseOptions {
@@ -74,7 +81,7 @@ export async function acquireSessionLease(
   const fn = 'acquireSessionLease'
   if (typeof store !== 'object' || store === null) invalidArgument(fn, 'store', 'a store', store)
   assertSessionId(id, fn)
-  const o = parseWith(AcquireOptionsSchema, options, `${fn} options`)
+  const o = parseWith(AcquireOptionsCheck, options, `${fn} options`)
   if (!hasSessionLeases(store)) return undefined
   const request = { runId: o.runId, ...(o.ttlMs === undefined ? {} : { ttlMs: o.ttlMs }) }
   const waitMs = o.waitMs ?? DEFAULT_SESSION_WAIT_MS

@@ -1,4 +1,3 @@
-import * as z from 'zod'
 import { ContextkitError } from './errors.js'
 
 // The session lease: one run per session at a time, across processes and machines. A store that
@@ -35,12 +34,6 @@ export interface SessionLeaseHolder {
   /** When it expires unless renewed (ISO 8601, the store's clock). */
   expiresAt: string
 }
-
-/** Zod schema of {@link SessionLeaseRequest}. */
-export const SessionLeaseRequestSchema = z.strictObject({
-  runId: z.string().min(1).max(200),
-  ttlMs: z.number().int().min(1).max(MAX_SESSION_LEASE_TTL_MS).optional(),
-})
 
 /** What {@link SessionLeaseStore.acquireLease} is asked for. */
 export interface SessionLeaseRequest {

@@ -1,8 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ContextkitError, ValidationError } from './errors.js'
+import { SessionEntrySchema } from './session-entry-schemas.js'
 import { assertSessionId } from './session-id.js'
-import { SessionEntrySchema, sessionHeader, sessionMessages } from './session-store.js'
+import { sessionHeader, sessionMessages } from './session-store.js'
 import { RevisionConflictError } from './state-store.js'
 
 describe('session ids', () => {

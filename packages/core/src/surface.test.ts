@@ -1,17 +1,20 @@
 // The root of @contextkit/core stays small and the same in every runtime (issue 40): at most 100
 // value names, no Node built-in anywhere in its module graph (nor in `/store`'s), and each name
-// served by one entry only. What only stores need is in `/store`, what needs Node in `/node`
+// served by one entry only. What only stores need is in `/store`, what needs Node in `/node`,
+// the zod schemas in `/schemas`: the root, `/store`, `/cache` and `/check` load no zod (issue 46)
 // (the rule: "exports" in docs/architecture.md).
 import { readFileSync } from 'node:fs'
 import { isBuiltin } from 'node:module'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import ts from 'typescript'
 import { expect, test } from 'vitest'
 import { reachableSources } from '../../../tsup.base.js'
 import * as cache from './cache.js'
+import * as check from './check.js'
 import * as root from './index.js'
 import * as node from './node.js'
+import * as schemas from './schemas.js'
 import * as store from './store.js'
 
 /** The most value names the root may export (issue 40's budget for what a user scans). */
@@ -31,7 +34,51 @@ test(`the root exports at most ${ROOT_VALUE_BUDGET} value names`, () => {
   expect(values.length, values.join(', ')).toBeLessThanOrEqual(ROOT_VALUE_BUDGET)
 })
 
-test.each(['src/index.ts', 'src/store.ts', 'src/cache.ts'])(
+/**
+ * The source files `entry` loads when it runs: relative imports followed, type-only ones
+ * (`import type`, `export type`) skipped, since the build erases them; and the package
+ * specifiers each of them imports.
+ */
+function loadedGraph(entry: string): { files: string[]; packages: Map<string, string[]> } {
+  const seen = new Set<string>()
+  const packages = new Map<string, string[]>()
+  const stack = [entry]
+  while (stack.length > 0) {
+    const file = stack.pop()!
+    if (seen.has(file)) continue
+    seen.add(file)
+    const text = readFileSync(join(PACKAGE, file), 'utf8')
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest)
+    for (const statement of source.statements) {
+      const typeOnly = ts.isImportDeclaration(statement)
+        ? statement.importClause?.isTypeOnly === true
+        : ts.isExportDeclaration(statement) && statement.isTypeOnly
+      const specifier = (statement as { moduleSpecifier?: ts.Expression }).moduleSpecifier
+      if (typeOnly || !specifier || !ts.isStringLiteral(specifier)) continue
+      const name = specifier.text
+      if (name.startsWith('.')) stack.push(join(dirname(file), name.replace(/\.js$/, '.ts')))
+      else packages.set(name, [...(packages.get(name) ?? []), file])
+    }
+  }
+  return { files: [...seen].sort(), packages }
+}
+
+test.each(['src/index.ts', 'src/store.ts', 'src/cache.ts', 'src/check.ts'])(
+  '%s loads no zod: its checks are the zod-free ones, the schemas are in /schemas',
+  (entry) => {
+    const { files, packages } = loadedGraph(entry)
+    expect(files).toContain(entry)
+    const zod = [...packages].filter(([name]) => name === 'zod' || name.startsWith('zod/'))
+    expect(zod).toEqual([])
+  },
+)
+
+test('/schemas is where the zod schemas are', () => {
+  expect([...loadedGraph('src/schemas.ts').packages.keys()]).toContain('zod')
+  expect(Object.keys(schemas).every((name) => name.endsWith('Schema'))).toBe(true)
+})
+
+test.each(['src/index.ts', 'src/store.ts', 'src/cache.ts', 'src/check.ts', 'src/schemas.ts'])(
   '%s imports no Node built-in anywhere in its module graph',
   (entry) => {
     const files = reachableSources(PACKAGE, [entry])
@@ -45,8 +92,8 @@ test.each(['src/index.ts', 'src/store.ts', 'src/cache.ts'])(
   },
 )
 
-test('a value name is served by one entry: the root, /node, /store or /cache', () => {
-  const entries = { root, node, store, cache }
+test('a value name is served by one entry: the root, /node, /store, /cache, /check or /schemas', () => {
+  const entries = { root, node, store, cache, check, schemas }
   const seen = new Map<string, string>()
   const twice: string[] = []
   for (const [entry, exports] of Object.entries(entries)) {
@@ -62,15 +109,7 @@ test('a value name is served by one entry: the root, /node, /store or /cache', (
 test('/store is what stores and runners need: the log format, the lease protocol, the size rule, the trace text', () => {
   expect(Object.keys(store).sort()).toEqual(
     [
-      'ApprovalStatusSchema',
       'SESSION_FORMAT_VERSION',
-      'SessionApprovalEntrySchema',
-      'SessionCompactionEntrySchema',
-      'SessionCustomEntrySchema',
-      'SessionEntrySchema',
-      'SessionHeaderEntrySchema',
-      'SessionIdSchema',
-      'SessionMessageEntrySchema',
       'isNormalSessionEntry',
       'resumeTailBoundary',
       'sessionHeader',
@@ -78,7 +117,6 @@ test('/store is what stores and runners need: the log format, the lease protocol
       'DEFAULT_SESSION_LEASE_TTL_MS',
       'DEFAULT_SESSION_WAIT_MS',
       'MAX_SESSION_LEASE_TTL_MS',
-      'SessionLeaseRequestSchema',
       'acquireSessionLease',
       'describeLeaseHolder',
       'hasSessionLeases',

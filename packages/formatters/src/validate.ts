@@ -1,16 +1,15 @@
 import {
   exceedsJsonDepth,
-  isMessageArray,
   isSectionArray,
   isToolArray,
   MAX_JSON_DEPTH,
   type Message,
-  MessageSchema,
+  MessageListCheck,
   parseWith,
-  SectionSchema,
-  ToolDefinitionSchema,
+  SectionListCheck,
+  ToolListCheck,
   type ToolResultBlock,
-  ToolResultBlockSchema,
+  ToolResultListCheck,
   ValidationError,
 } from '@contextkit/core'
 import { checkOptions } from './option-keys.js'
@@ -30,12 +29,12 @@ function optionalType(
 }
 
 /**
- * Check the messages of a `buildMessages` call against core's `MessageSchema`: a fast structural
- * check on the hot path, the zod schema (and its exact `ValidationError`) only when that fails.
+ * Check the messages of a `buildMessages` call against core's `MessageListCheck`: a fast
+ * structural check on the hot path, a `ValidationError` naming every bad path when it fails
+ * (without zod, so importing the formatters never loads it).
  */
 export function parseMessages(input: unknown, what = 'messages'): Message[] {
-  if (isMessageArray(input)) return input
-  return parseWith(MessageSchema.array(), input, what)
+  return parseWith(MessageListCheck, input, what)
 }
 
 /**
@@ -83,11 +82,11 @@ export function parseBuildOptions(input: unknown): CheckedBuildOptions {
       'expected { id: string, supportsPrefill: boolean, thinkingMode?: string }',
     )
   if (system !== undefined && typeof system !== 'string' && !isSectionArray(system))
-    parseWith(SectionSchema.array(), system, 'build options system')
+    parseWith(SectionListCheck, system, 'build options system')
   if (tools !== undefined && !isToolArray(tools))
-    parseWith(ToolDefinitionSchema.array(), tools, 'build options tools')
+    parseWith(ToolListCheck, tools, 'build options tools')
   if (userSections !== undefined && !isSectionArray(userSections))
-    parseWith(SectionSchema.array(), userSections, 'build options userSections')
+    parseWith(SectionListCheck, userSections, 'build options userSections')
   if (
     stopSequences !== undefined &&
     !(Array.isArray(stopSequences) && stopSequences.every((s) => typeof s === 'string'))
@@ -119,9 +118,21 @@ export function checkInputDepth(input: unknown, what: string, path: string): voi
     fail(what, path, `tool call input nests deeper than ${MAX_JSON_DEPTH} levels`)
 }
 
-/** Validate the argument of `formatToolResults` (core's `ToolResultBlock[]`). */
+/**
+ * Validate the argument of `formatToolResults` (core's `ToolResultBlock[]`): a copy with only the
+ * fields of a result, `isError` `false` where it is left out (as `ToolResultBlockSchema` parses).
+ */
 export function parseToolResults(input: unknown): ToolResultBlock[] {
-  return parseWith(ToolResultBlockSchema.array(), input, 'tool results')
+  return parseWith(ToolResultListCheck, input, 'tool results').map((r) => ({
+    type: 'tool_result',
+    toolCallId: r.toolCallId,
+    content: r.content.map((b) =>
+      b.type === 'text'
+        ? { type: 'text', text: b.text }
+        : { type: 'image', mediaType: b.mediaType, data: b.data },
+    ),
+    isError: r.isError ?? false,
+  }))
 }
 
 /** A stream chunk or a whole reply must be a string. */

@@ -1,6 +1,6 @@
 import { isAbsolute, relative, sep } from 'node:path'
 import { assertSessionId, type SessionEntry, type SessionStore } from '@contextkit/core'
-import { SessionEntrySchema } from '@contextkit/core/store'
+import { SessionEntrySchema } from '@contextkit/core/schemas'
 import { backwardLines, forwardLines, openJsonl, sizeOf } from './jsonl-file.js'
 import { foldSessionEntry, type SessionFold } from './session-summary.js'
 

@@ -2,9 +2,9 @@ import {
   getModelInfo,
   isContentBlockArray,
   isMessageArray,
-  MessageSchema,
   ValidationError,
 } from '@contextkit/core'
+import { MessageSchema } from '@contextkit/core/schemas'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { onlyTypedErrors } from '../../../test-utils/typed-errors.js'

@@ -9,7 +9,7 @@ import {
   SectionListCheck,
   type TokenCounter,
 } from '@contextkit/core'
-import * as zm from 'zod/mini'
+import * as c from '@contextkit/core/check'
 import { safeCut } from './text-lines.js'
 
 /**
@@ -35,22 +35,25 @@ export interface PassLadderParts {
   filesToModify?: string
 }
 
-// zod/mini rather than classic zod, so a bundle of fitPassLadder does not carry classic zod;
-// `pass-ladder.test.ts` holds PartsCheck to the classic schema of the same shape (fast-check).
+// core's zod-free checks rather than zod, so neither a bundle of fitPassLadder nor importing it
+// loads zod; `pass-ladder.test.ts` holds PartsCheck to the zod schema of the same shape
+// (fast-check).
 /** The check of {@link PassLadderParts}. */
-export const PartsCheck = zm.object({
-  header: zm.string(),
-  elements: zm.object({ full: zm.string(), lite: zm.string() }),
-  images: zm.optional(zm.string()),
-  vision: zm.optional(zm.string()),
-  screenshot: zm.optional(zm.string()),
-  backend: zm.optional(zm.string()),
-  preloaded: zm.optional(zm.union([SectionListCheck, zm.string()])),
-  filesToModify: zm.optional(zm.string()),
-})
+export const PartsCheck = /* @__PURE__ */ c.lazy(() =>
+  c.object({
+    header: c.string(),
+    elements: c.object({ full: c.string(), lite: c.string() }),
+    images: c.optional(c.string()),
+    vision: c.optional(c.string()),
+    screenshot: c.optional(c.string()),
+    backend: c.optional(c.string()),
+    preloaded: c.optional(c.union(SectionListCheck, c.string())),
+    filesToModify: c.optional(c.string()),
+  }),
+)
 
 /** A token budget: a finite number ≥ 0. */
-const BudgetCheck = zm.number().check(zm.gte(0))
+const BudgetCheck = /* @__PURE__ */ c.lazy(() => c.number({ min: 0 }))
 
 /**
  * Priorities that turn the seed's passes into `fitSections` order. Shortening comes first

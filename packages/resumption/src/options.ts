@@ -1,5 +1,5 @@
 import type { StateStore, TokenCounter } from '@contextkit/core'
-import { SessionIdSchema } from '@contextkit/core/store'
+import { SessionIdSchema } from '@contextkit/core/schemas'
 import { StateFileOptionsSchema } from '@contextkit/store-files'
 import * as z from 'zod'
 import type { WakeUpRender } from './wake-up.js'

@@ -1,5 +1,5 @@
 import { parseWith, type StateStore } from '@contextkit/core'
-import { SessionIdSchema } from '@contextkit/core/store'
+import { SessionIdSchema } from '@contextkit/core/schemas'
 import * as z from 'zod'
 import {
   loadStateFile,

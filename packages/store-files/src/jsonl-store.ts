@@ -19,11 +19,8 @@ import {
   unlinkWithinRoot,
   withFileLock,
 } from '@contextkit/core/node'
-import {
-  collectSession,
-  DEFAULT_SESSION_LEASE_TTL_MS,
-  SessionIdSchema,
-} from '@contextkit/core/store'
+import { SessionIdSchema } from '@contextkit/core/schemas'
+import { collectSession, DEFAULT_SESSION_LEASE_TTL_MS } from '@contextkit/core/store'
 import * as z from 'zod'
 import { batchBytes } from './session-batch.js'
 import {

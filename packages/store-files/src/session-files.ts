@@ -13,7 +13,7 @@ import {
   FileLockTimeoutError,
   openWithinRoot,
 } from '@contextkit/core/node'
-import { SessionEntrySchema } from '@contextkit/core/store'
+import { SessionEntrySchema } from '@contextkit/core/schemas'
 import { SessionIoError, SessionLockError } from './errors.js'
 import { readSessionTail, type SessionTail } from './session-tail.js'
 

@@ -16,7 +16,8 @@ import {
   replaceWithinRoot,
   unlinkWithinRoot,
 } from '@contextkit/core/node'
-import { describeLeaseHolder, SessionLeaseRequestSchema } from '@contextkit/core/store'
+import { SessionLeaseRequestSchema } from '@contextkit/core/schemas'
+import { describeLeaseHolder } from '@contextkit/core/store'
 import { ioError, type Within } from './session-files.js'
 
 // The JSONL store's session lease: a file `<id>.jsonl.lease` beside the session, holding its

@@ -1,10 +1,7 @@
 import { isAscii, isUtf8 } from 'node:buffer'
 import { invalidArgument, type SessionEntry, type SessionWarning } from '@contextkit/core'
-import {
-  isNormalSessionEntry,
-  SESSION_FORMAT_VERSION,
-  SessionEntrySchema,
-} from '@contextkit/core/store'
+import { SessionEntrySchema } from '@contextkit/core/schemas'
+import { isNormalSessionEntry, SESSION_FORMAT_VERSION } from '@contextkit/core/store'
 import { SESSION_WARNING_CODES } from './warning-codes.js'
 
 /** What {@link parseSessionLines} found in a session file. */

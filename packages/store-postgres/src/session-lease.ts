@@ -8,7 +8,8 @@ import {
   SessionLeaseLostError,
   type SessionLeaseRequest,
 } from '@contextkit/core'
-import { describeLeaseHolder, SessionLeaseRequestSchema } from '@contextkit/core/store'
+import { SessionLeaseRequestSchema } from '@contextkit/core/schemas'
+import { describeLeaseHolder } from '@contextkit/core/store'
 import * as z from 'zod'
 import { integerOf, type PostgresDb, runQuery } from './db.js'
 import { StoreDataError } from './errors.js'

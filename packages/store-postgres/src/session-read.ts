@@ -5,7 +5,8 @@ import {
   type SessionLoadResult,
   type SessionWarning,
 } from '@contextkit/core'
-import { resumeTailBoundary, SessionEntrySchema } from '@contextkit/core/store'
+import { SessionEntrySchema } from '@contextkit/core/schemas'
+import { resumeTailBoundary } from '@contextkit/core/store'
 import { integerOf, type PostgresDb, runQuery } from './db.js'
 import { StoreDataError } from './errors.js'
 

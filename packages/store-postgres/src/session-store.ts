@@ -8,10 +8,10 @@ import {
   type SessionStore,
   ValidationError,
 } from '@contextkit/core'
+import { SessionEntrySchema } from '@contextkit/core/schemas'
 import {
   collectSession,
   DEFAULT_SESSION_LEASE_TTL_MS,
-  SessionEntrySchema,
   sessionEntryText,
 } from '@contextkit/core/store'
 import * as z from 'zod'

@@ -1,5 +1,4 @@
-import { MessageSchema } from '@contextkit/core'
-import { SessionIdSchema } from '@contextkit/core/store'
+import { MessageSchema, SessionIdSchema } from '@contextkit/core/schemas'
 import * as z from 'zod'
 
 /** A person's decision on a paused tool call, by call id (as `runAgent({ resume: { approvals } })`). */

@@ -1,5 +1,5 @@
 import type { AgentEvent } from '@contextkit/agent-loop'
-import { SessionIdSchema } from '@contextkit/core/store'
+import { SessionIdSchema } from '@contextkit/core/schemas'
 import * as z from 'zod'
 
 /**

@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk'
-import { type StopReason, StopReasonSchema, type Usage } from '@contextkit/core'
+import type { StopReason, Usage } from '@contextkit/core'
+import { StopReasonSchema } from '@contextkit/core/schemas'
 import type { ProviderEvent } from '../provider/contract.js'
 import { PROVIDER_WARNINGS } from '../provider/warnings.js'
 

@@ -3,11 +3,11 @@ import {
   createTokenCounter,
   getModelInfo,
   type ModelInfo,
-  ModelInfoSchema,
   parseWith,
   sha256Hex,
   type TokenCounter,
 } from '@contextkit/core'
+import { ModelInfoSchema } from '@contextkit/core/schemas'
 import * as z from 'zod'
 import type {
   AsyncTokenCounter,

@@ -10,7 +10,7 @@ import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import * as z from 'zod'
 import {
-  LimitOptionsSchema,
+  LimitOptionsCheck,
   limitHistory,
   MISSING_TOOL_RESULT_TEXT,
   repairOrphans,
@@ -384,9 +384,9 @@ describe('limitHistory options check (zod/mini)', () => {
     let accepted = 0
     fc.assert(
       fc.property(fc.oneof(options, value), (v) => {
-        const mini = LimitOptionsSchema.safeParse(v).success
-        expect(mini).toBe(classic.safeParse(v).success)
-        if (mini) accepted++
+        const check = LimitOptionsCheck.safeParse(v).success
+        expect(check).toBe(classic.safeParse(v).success)
+        if (check) accepted++
       }),
       { numRuns: 3000 },
     )

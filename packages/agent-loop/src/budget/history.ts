@@ -9,7 +9,7 @@ import {
   type ToolCallBlock,
   type ToolResultBlock,
 } from '@contextkit/core'
-import * as z from 'zod/mini'
+import * as c from '@contextkit/core/check'
 
 /**
  * The text of the error result {@link repairOrphans} gives a tool call that has none (the run
@@ -36,22 +36,26 @@ export interface LimitHistoryOptions {
   counter?: TokenCounter
 }
 
-// zod/mini, not classic zod: a bundle of limitHistory alone stays under 10 kB min+gzip (README);
-// history.test.ts holds it to the classic schema it replaced with a fast-check property.
+// core's zod-free checks, not zod: a bundle of limitHistory alone stays small (README), and
+// importing the loop never loads zod; history.test.ts holds it to the zod schema it replaced with
+// a fast-check property.
 /** The check of {@link LimitHistoryOptions}: unknown keys refused. */
-export const LimitOptionsSchema = z.strictObject({
-  turns: z.optional(z.int().check(z.positive())),
-  tokens: z.optional(z.number().check(z.nonnegative())),
-  counter: z.optional(
-    z.custom<TokenCounter>(
-      (value) =>
-        typeof value === 'object' &&
-        value !== null &&
-        typeof (value as { count?: unknown }).count === 'function',
-      'expected a TokenCounter (an object with count(text))',
+export const LimitOptionsCheck = /* @__PURE__ */ c.lazy(() =>
+  c.strictObject({
+    turns: c.optional(c.number({ int: true, min: 1 })),
+    tokens: c.optional(c.number({ min: 0 })),
+    counter: c.optional(
+      c.custom<TokenCounter>(
+        (value) =>
+          typeof value === 'object' &&
+          value !== null &&
+          typeof (value as { count?: unknown }).count === 'function',
+        'a TokenCounter (an object with count(text))',
+        ['object'],
+      ),
     ),
-  ),
-})
+  }),
+)
 
 /**
  * Cut a history down to its newest turns: the last `turns` user turns and/or as many newest
@@ -66,7 +70,7 @@ export function limitHistory(
   options: LimitHistoryOptions = {},
 ): Message[] {
   checkMessages(messages, 'limitHistory')
-  const opts = parseWith(LimitOptionsSchema, options ?? {}, 'limitHistory options')
+  const opts = parseWith(LimitOptionsCheck, options ?? {}, 'limitHistory options')
   const repaired = repairOrphans(messages)
   const starts: number[] = []
   for (let i = 0; i < repaired.length; i++) {

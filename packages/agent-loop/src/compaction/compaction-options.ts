@@ -1,5 +1,5 @@
-import { getModelInfo, type Message, type ModelInfo, ModelInfoSchema } from '@contextkit/core'
-import * as z from 'zod'
+import { getModelInfo, type Message, type ModelInfo, ModelInfoCheck } from '@contextkit/core'
+import * as c from '@contextkit/core/check'
 import { DEFAULT_TOOL_RESULT_SHARE } from '../budget/tool-result-clip.js'
 
 /** What a summarizer is given (see the `summarize` option of {@link CompactionOptions}). */
@@ -29,33 +29,35 @@ export const DEFAULT_KEEP_RECENT_TOKENS = 20_000
  */
 export const MIN_COMPACTION_GAIN = 0.1
 
-/** The `compaction` option of `runAgent` (checked strictly, like every option). */
-export const CompactionOptionsSchema = z.union([
-  z.literal(false),
-  z.strictObject({
-    /** Share of the context window the request's estimate must pass to compact. Default `0.8`. */
-    at: z.number().gt(0).max(1).optional(),
-    /**
-     * Tokens of the newest messages kept as they are. Default `20000`, clamped to a quarter of
-     * `at` × the window, so each compaction frees at least three quarters of the threshold.
-     */
-    keepRecentTokens: z.number().int().nonnegative().optional(),
-    /** `'model'` (default): the run's provider writes the summary; or your own function. */
-    summarize: z
-      .union([
-        z.literal('model'),
-        z.custom<Summarizer>((v) => typeof v === 'function', 'expected "model" or a function'),
-      ])
-      .optional(),
-    /** The model that writes the summary (same provider). Default: the run's model. */
-    model: z.union([z.string().min(1), ModelInfoSchema]).optional(),
-    /** Compactions one step may make (threshold and overflow together). Default `1`. */
-    maxAttemptsPerStep: z.number().int().positive().optional(),
-  }),
-])
+/** The check of the `compaction` option of `runAgent` (strict, like every option; no zod). */
+export const CompactionOptionsCheck = /* @__PURE__ */ c.lazy(() =>
+  c.union(
+    c.literal(false),
+    c.strictObject({
+      /** Share of the context window the request's estimate must pass to compact. Default `0.8`. */
+      at: c.optional(c.number({ above: 0, max: 1 })),
+      /**
+       * Tokens of the newest messages kept as they are. Default `20000`, clamped to a quarter of
+       * `at` × the window, so each compaction frees at least three quarters of the threshold.
+       */
+      keepRecentTokens: c.optional(c.number({ int: true, min: 0 })),
+      /** `'model'` (default): the run's provider writes the summary; or your own function. */
+      summarize: c.optional(
+        c.union(
+          c.literal('model'),
+          c.custom<Summarizer>((v) => typeof v === 'function', 'a function', ['function']),
+        ),
+      ),
+      /** The model that writes the summary (same provider). Default: the run's model. */
+      model: c.optional(c.union(c.string({ min: 1 }), ModelInfoCheck)),
+      /** Compactions one step may make (threshold and overflow together). Default `1`. */
+      maxAttemptsPerStep: c.optional(c.number({ int: true, min: 1 })),
+    }),
+  ),
+)
 
-/** Options of compaction: `false` turns it off. See {@link CompactionOptionsSchema}. */
-export type CompactionOptions = z.input<typeof CompactionOptionsSchema>
+/** Options of compaction: `false` turns it off. See {@link CompactionOptionsCheck}. */
+export type CompactionOptions = c.Infer<typeof CompactionOptionsCheck>
 
 /** Compaction options with every default resolved. */
 export interface ResolvedCompaction {

@@ -1,9 +1,5 @@
-import {
-  assertObject,
-  type ImageBlock,
-  ImageMediaTypeSchema,
-  type TextBlock,
-} from '@contextkit/core'
+import { assertObject, type ImageBlock, type TextBlock } from '@contextkit/core'
+import { ImageMediaTypeSchema } from '@contextkit/core/schemas'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { McpToolError } from './errors.js'
 import { structuredExtra } from './structured-content.js'

@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '@contextkit/core'
-import * as z from 'zod'
+import type * as z from 'zod'
+import { jsonSchemaOf } from '../tools/json-schema-of.js'
 
 /** Name of the tool a final structured output is asked for with (`outputMode: 'tool'`). */
 export const OUTPUT_TOOL_NAME = 'final_output'
@@ -26,7 +27,7 @@ export function isZodSchema(value: unknown): value is z.ZodType {
 
 /** `schema` as JSON Schema (zod 4's `z.toJSONSchema`), wrapped in `{ value }` unless an object. */
 export function outputSpec(schema: z.ZodType): OutputSpec {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { unrepresentable: 'any' })
+  const { $schema: _dialect, ...json } = jsonSchemaOf(schema, { unrepresentable: 'any' })
   if (json.type === 'object') return { jsonSchema: json, wrapped: false, schema }
   const jsonSchema = {
     type: 'object',

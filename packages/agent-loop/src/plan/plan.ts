@@ -5,13 +5,13 @@ import {
   getModelInfo,
   type Message,
   type ModelInfo,
-  ModelInfoSchema,
+  ModelInfoCheck,
   type Section,
   type TurnContext,
   textMessage,
   textOf,
 } from '@contextkit/core'
-import * as z from 'zod'
+import * as c from '@contextkit/core/check'
 import { type CallContext, callModel } from '../call/model-call.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { type PlanClarification, withUserContext } from './answers.js'
@@ -48,18 +48,20 @@ export interface PlanOptions {
   maxQuestions?: number
 }
 
-/** The zod schema of {@link PlanOptions} (`runAgent` checks `plan` with it). */
-export const PlanOptionsSchema = z.strictObject({
-  system: z.string().min(1).optional(),
-  model: z.union([z.string().min(1), ModelInfoSchema]).optional(),
-  maxTokens: z.number().int().positive().optional(),
-  ask: z
-    .custom<NonNullable<PlanOptions['ask']>>((v) => typeof v === 'function', {
-      message: 'expected a function',
-    })
-    .optional(),
-  maxQuestions: z.number().int().nonnegative().optional(),
-})
+/** The check of {@link PlanOptions} (`runAgent` checks `plan` with it). */
+export const PlanOptionsCheck = /* @__PURE__ */ c.lazy(() =>
+  c.strictObject({
+    system: c.optional(c.string({ min: 1 })),
+    model: c.optional(c.union(c.string({ min: 1 }), ModelInfoCheck)),
+    maxTokens: c.optional(c.number({ int: true, min: 1 })),
+    ask: c.optional(
+      c.custom<NonNullable<PlanOptions['ask']>>((v) => typeof v === 'function', 'a function', [
+        'function',
+      ]),
+    ),
+    maxQuestions: c.optional(c.number({ int: true, min: 0 })),
+  }),
+)
 
 /** The default system prompt of the plan call. */
 export const PLAN_SYSTEM_PROMPT = `Before an agent starts on the request below, decide whether it can go ahead.
@@ -77,24 +79,38 @@ Ask to clarify only when the request is genuinely ambiguous; otherwise proceed w
 - the request names something that is not in what you were given: ask what is meant.
 Proceed when the request is plain (e.g. "make this button red"), and lean toward proceeding.`
 
-/** The answer the plan call must give. */
-export const PlanAnswerSchema = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('proceed'), plan: z.string().trim().min(1) }),
-  z.object({
-    action: z.literal('clarify'),
-    question: z.string().trim().min(1),
-    context: z.string().default(''),
+/** Text with something in it besides white space. */
+const filled = /* @__PURE__ */ c.lazy(() =>
+  c.custom<string>((v) => typeof v === 'string' && v.trim() !== '', 'a string with text in it', [
+    'string',
+  ]),
+)
+
+/**
+ * The check of the answer the plan call must give (extra keys are let through): a `proceed` with
+ * its plan, or a `clarify` with its question and, optionally, why it matters.
+ */
+export const PlanAnswerCheck = /* @__PURE__ */ c.lazy(() =>
+  c.variants('action', {
+    proceed: c.object({ action: c.literal('proceed'), plan: filled }),
+    clarify: c.object({
+      action: c.literal('clarify'),
+      question: filled,
+      context: c.optional(c.string()),
+    }),
   }),
-])
-/** A parsed plan answer. */
-export type PlanAnswer = z.infer<typeof PlanAnswerSchema>
+)
+/** A parsed plan answer: the texts trimmed, `context` `''` when the model gave none. */
+export type PlanAnswer =
+  | { action: 'proceed'; plan: string }
+  | { action: 'clarify'; question: string; context: string }
 
 /** Id of the user section that carries the plan. */
 export const PLAN_SECTION_ID = 'plan'
 
 /**
  * Read the plan call's reply: the JSON object in it (a code fence or text around it is
- * tolerated), checked with {@link PlanAnswerSchema}. Returns the answer, or what was wrong.
+ * tolerated), checked with {@link PlanAnswerCheck}. Returns the answer, or what was wrong.
  */
 export function parsePlanAnswer(text: string): { answer: PlanAnswer } | { problem: string } {
   assertString(text, 'parsePlanAnswer', 'text')
@@ -109,9 +125,14 @@ export function parsePlanAnswer(text: string): { answer: PlanAnswer } | { proble
       problem: `the JSON does not parse (${error instanceof Error ? error.message : String(error)})`,
     }
   }
-  const parsed = PlanAnswerSchema.safeParse(value)
-  if (parsed.success) return { answer: parsed.data }
-  return { problem: `the JSON has the wrong shape (${describeIssues(parsed.error.issues, 3)})` }
+  const parsed = PlanAnswerCheck.safeParse(value)
+  if (!parsed.success)
+    return { problem: `the JSON has the wrong shape (${describeIssues(parsed.error.issues, 3)})` }
+  const a = parsed.data
+  if (a.action === 'proceed') return { answer: { action: 'proceed', plan: a.plan.trim() } }
+  return {
+    answer: { action: 'clarify', question: a.question.trim(), context: a.context ?? '' },
+  }
 }
 
 /**
@@ -153,7 +174,7 @@ export interface PlanPhaseResult {
 }
 
 /**
- * The plan phase: one call (no tools, no prefill) that must answer {@link PlanAnswerSchema}; an
+ * The plan phase: one call (no tools, no prefill) that must answer {@link PlanAnswerCheck}; an
  * unusable answer gets one repair request; a second one becomes a warning and the run goes on
  * without a plan. When the call asks and `options.ask` answers, the answer joins the turn
  * (`## Additional Context from User`) and the call is made again, up to `maxQuestions` times.

@@ -1,5 +1,5 @@
 // Tool choice: the loop-wide value and its mapping to each API's `tool_choice`.
-import * as z from 'zod'
+import * as c from '@contextkit/core/check'
 
 /**
  * Which tools the model may or must call in a reply: `'auto'` (it decides; the default),
@@ -8,10 +8,9 @@ import * as z from 'zod'
 export type ToolChoice = 'auto' | 'any' | 'none' | { tool: string }
 
 /** The check of a {@link ToolChoice} (the tool's name is checked against the run's tools apart). */
-export const ToolChoiceSchema: z.ZodType<ToolChoice> = z.union([
-  z.enum(['auto', 'any', 'none']),
-  z.strictObject({ tool: z.string().min(1) }),
-])
+export const ToolChoiceCheck: c.Check<ToolChoice> = /* @__PURE__ */ c.lazy(() =>
+  c.union(c.literal('auto', 'any', 'none'), c.strictObject({ tool: c.string({ min: 1 }) })),
+)
 
 /** `choice` as the Anthropic Messages API's `tool_choice`. */
 export function anthropicToolChoice(

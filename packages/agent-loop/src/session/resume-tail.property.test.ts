@@ -1,5 +1,6 @@
 import type { SessionEntry } from '@contextkit/core'
-import { resumeTailBoundary, SessionEntrySchema } from '@contextkit/core/store'
+import { SessionEntrySchema } from '@contextkit/core/schemas'
+import { resumeTailBoundary } from '@contextkit/core/store'
 import fc from 'fast-check'
 import { expect, test } from 'vitest'
 import { sessionLines, sessionStep } from '../../../../test-utils/session-log.js'

@@ -3,21 +3,21 @@ import {
   type ContextMiddleware,
   getModelInfo,
   type Message,
-  MessageSchema,
+  MessageListCheck,
   type ModelInfo,
-  ModelInfoSchema,
+  ModelInfoCheck,
   parseWith,
   type RunInfo,
   runPrepareStep,
   type Section,
-  SectionSchema,
+  SectionListCheck,
   type TurnContext,
   type Usage,
   ValidationError,
 } from '@contextkit/core'
-import * as z from 'zod'
+import * as c from '@contextkit/core/check'
 import type { CallResult } from '../call/model-call.js'
-import { type ToolChoice, ToolChoiceSchema } from '../provider/tool-choice.js'
+import { type ToolChoice, ToolChoiceCheck } from '../provider/tool-choice.js'
 
 /** What `runAgent`'s `prepareStep` is told before each model call. */
 export interface PrepareStepState {
@@ -56,13 +56,15 @@ export type PrepareStep = (
   state: PrepareStepState,
 ) => StepPreparation | undefined | Promise<StepPreparation | undefined>
 
-const StepPreparationSchema = z.strictObject({
-  model: z.union([z.string().min(1), ModelInfoSchema]).optional(),
-  activeTools: z.string().array().optional(),
-  toolChoice: ToolChoiceSchema.optional(),
-  system: z.union([z.string(), SectionSchema.array()]).optional(),
-  messages: MessageSchema.array().optional(),
-})
+const StepPreparationCheck = /* @__PURE__ */ c.lazy(() =>
+  c.strictObject({
+    model: c.optional(c.union(c.string({ min: 1 }), ModelInfoCheck)),
+    activeTools: c.optional(c.array(c.string())),
+    toolChoice: c.optional(ToolChoiceCheck),
+    system: c.optional(c.union(c.string(), SectionListCheck)),
+    messages: c.optional(MessageListCheck),
+  }),
+)
 
 /** A call as one step prepared it. */
 export interface StepSetup {
@@ -154,7 +156,7 @@ export class StepControl {
         lastReply,
       })
       if (given !== undefined) {
-        const prep = parseWith(StepPreparationSchema, given, 'prepareStep result')
+        const prep = parseWith(StepPreparationCheck, given, 'prepareStep result')
         ;({ turn, offered } = applyPreparation(turn, prep, given as StepPreparation))
         if (prep.toolChoice !== undefined) toolChoice = prep.toolChoice
         if (prep.messages !== undefined) {
@@ -178,7 +180,7 @@ export class StepControl {
 /** A checked preparation's model, system and active tools applied to `turn`. */
 function applyPreparation(
   turn: TurnContext,
-  prep: z.infer<typeof StepPreparationSchema>,
+  prep: c.Infer<typeof StepPreparationCheck>,
   given: StepPreparation,
 ): { turn: TurnContext; offered: Set<string> | undefined } {
   let next = turn

@@ -1,4 +1,5 @@
-import { ToolDefinitionSchema, ValidationError } from '@contextkit/core'
+import { ValidationError } from '@contextkit/core'
+import { ToolDefinitionSchema } from '@contextkit/core/schemas'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'

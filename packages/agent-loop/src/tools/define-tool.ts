@@ -2,18 +2,19 @@ import {
   assertObject,
   describeError,
   type ImageBlock,
-  ImageBlockSchema,
   invalidArgument,
   type JsonSchemaObject,
   parseWith,
   type TextBlock,
-  TextBlockSchema,
   type ToolDefinition,
-  ToolDefinitionSchema,
+  ToolDefinitionCheck,
+  ToolResultContentCheck,
   ValidationError,
 } from '@contextkit/core'
-import * as z from 'zod'
+import * as c from '@contextkit/core/check'
+import type * as z from 'zod'
 import { ToolOutputError } from './errors.js'
+import { jsonSchemaOf } from './json-schema-of.js'
 
 /** What a tool's `execute` learns about its call. */
 export interface ToolContext {
@@ -117,35 +118,38 @@ export interface DefineToolOptions<S extends z.ZodType> {
 /** The time limit of a tool call when its tool gives none: 10 minutes. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 600_000
 
-const OptionsSchema = z.strictObject({
-  name: z.string(),
-  description: z.string(),
-  input: z.custom<z.ZodType>(
-    (v) =>
-      typeof v === 'object' &&
-      v !== null &&
-      '_zod' in v &&
-      typeof (v as { safeParseAsync?: unknown }).safeParseAsync === 'function',
-    'expected a zod 4 schema',
-  ),
-  execute: z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function'),
-  timeoutMs: z.number().int().positive().or(z.literal(Number.POSITIVE_INFINITY)).optional(),
-  idempotent: z.boolean().optional(),
-  approval: z
-    .union([
-      z.literal('allow'),
-      z.literal('ask'),
-      z.custom<(...args: never[]) => unknown>(
-        (v) => typeof v === 'function',
-        'expected a function',
-      ),
-    ])
-    .optional(),
-})
+/** A function (of any signature). */
+const fn = () =>
+  c.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'a function', [
+    'function',
+  ])
+
+const OptionsCheck = /* @__PURE__ */ c.lazy(() =>
+  c.strictObject({
+    name: c.string(),
+    description: c.string(),
+    input: c.custom<z.ZodType>(
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        '_zod' in v &&
+        typeof (v as { safeParseAsync?: unknown }).safeParseAsync === 'function',
+      'a zod 4 schema',
+      ['object'],
+    ),
+    execute: fn(),
+    timeoutMs: c.optional(
+      c.union(c.number({ int: true, min: 1 }), c.literal(Number.POSITIVE_INFINITY)),
+    ),
+    idempotent: c.optional(c.boolean()),
+    approval: c.optional(c.union(c.literal('allow', 'ask'), fn())),
+  }),
+)
 
 /**
  * Define a tool from a zod 4 schema: the JSON Schema the model sees comes from zod's own
- * `z.toJSONSchema` (input side, so defaulted fields are optional), and the loop validates every
+ * conversion (`z.toJSONSchema`, input side, so defaulted fields are optional; the schema's own
+ * `toJSONSchema` on zod ≥ 4.2, so defining a tool loads no zod), and the loop validates every
  * call's input with the schema before `execute` runs. Throws a `ValidationError` for a bad name,
  * a schema whose top level is not an object, or one JSON Schema cannot express.
  *
@@ -165,10 +169,10 @@ export function defineTool<S extends z.ZodType>(
   if (typeof options !== 'object' || options === null) {
     invalidArgument('defineTool', 'options', 'an object', options)
   }
-  const parsed = parseWith(OptionsSchema, options, `tool options`)
+  const parsed = parseWith(OptionsCheck, options, `tool options`)
   let schema: Record<string, unknown>
   try {
-    schema = z.toJSONSchema(options.input, { io: 'input' }) as Record<string, unknown>
+    schema = jsonSchemaOf(options.input, { io: 'input' })
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
     throw new ValidationError(
@@ -178,7 +182,7 @@ export function defineTool<S extends z.ZodType>(
   }
   const { $schema: _dialect, ...inputSchema } = schema
   const definition = parseWith(
-    ToolDefinitionSchema,
+    ToolDefinitionCheck,
     { name: parsed.name, description: parsed.description, inputSchema },
     `tool "${parsed.name}" (its input must be a zod object schema)`,
   )
@@ -199,8 +203,6 @@ export function toolDefinition(tool: AgentTool): ToolDefinition {
   assertObject(tool, 'toolDefinition', 'tool')
   return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
 }
-
-const ContentListSchema = z.array(z.discriminatedUnion('type', [TextBlockSchema, ImageBlockSchema]))
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 
@@ -241,16 +243,18 @@ export function toolOutputContent(output: unknown): Array<TextBlock | ImageBlock
   if (typeof output === 'function' || typeof output === 'symbol') {
     throw new ToolOutputError(`the tool returned a ${typeof output}, which cannot be sent`)
   }
-  if (Array.isArray(output) && output.length > 0) {
-    const blocks = ContentListSchema.safeParse(output)
-    if (blocks.success) {
-      for (const b of blocks.data) {
-        if (b.type === 'image' && !isBase64(b.data)) {
-          throw new ToolOutputError('the tool returned an image whose data is not base64')
-        }
+  if (Array.isArray(output) && output.length > 0 && ToolResultContentCheck.is(output)) {
+    for (const b of output) {
+      if (b.type === 'image' && !isBase64(b.data)) {
+        throw new ToolOutputError('the tool returned an image whose data is not base64')
       }
-      return blocks.data
     }
+    // the blocks' own fields only, as a zod parse of them would give
+    return output.map((b) =>
+      b.type === 'text'
+        ? { type: 'text', text: b.text }
+        : { type: 'image', mediaType: b.mediaType, data: b.data },
+    )
   }
   let text: string
   try {

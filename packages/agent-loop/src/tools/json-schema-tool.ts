@@ -2,11 +2,11 @@ import {
   invalidArgument,
   type JsonSchemaObject,
   parseWith,
-  ToolDefinitionSchema,
+  ToolDefinitionCheck,
   ValidationError,
 } from '@contextkit/core'
 import type { ErrorObject, ValidateFunction } from 'ajv'
-import * as z from 'zod'
+import type * as z from 'zod'
 import { type AjvModules, ajvNow, loadAjv } from './ajv-loader.js'
 import {
   type AgentTool,
@@ -16,6 +16,7 @@ import {
   type ToolContext,
   type ToolOutput,
 } from './define-tool.js'
+import { zodNow } from './lazy-zod.js'
 
 /**
  * What {@link jsonSchemaTool} takes: the options of `defineTool` (name, description, timeout and
@@ -89,12 +90,12 @@ function validated<Input>(validate: ValidateFunction, value: unknown, ctx: z.Ref
       message: missing ? 'is required' : (error.message ?? `fails "${error.keyword}"`),
     })
   }
-  return z.NEVER
+  return zodNow().NEVER
 }
 
 /** A zod schema that validates with `validate` and outputs a copy with defaults filled in. */
 function ajvSchema<Input>(validate: ValidateFunction): z.ZodType<Input> {
-  return z
+  return zodNow()
     .unknown()
     .transform((value, ctx) =>
       validated<Input>(validate, value, ctx),
@@ -106,13 +107,14 @@ function ajvSchema<Input>(validate: ValidateFunction): z.ZodType<Input> {
  * `safeParseAsync` waits for it), and a schema Ajv cannot compile fails the call.
  */
 function lateAjvSchema<Input>(later: () => Promise<ValidateFunction>): z.ZodType<Input> {
-  return z.unknown().transform(async (value, ctx) => {
+  const zod = zodNow()
+  return zod.unknown().transform(async (value, ctx) => {
     let validate: ValidateFunction
     try {
       validate = await later()
     } catch (error) {
       ctx.addIssue({ code: 'custom', message: (error as Error).message })
-      return z.NEVER
+      return zod.NEVER
     }
     return validated<Input>(validate, value, ctx)
   }) as unknown as z.ZodType<Input>
@@ -154,12 +156,12 @@ export function jsonSchemaTool<Input = Record<string, unknown>>(
   const base = defineTool({
     ...rest,
     ...(approval === undefined ? {} : { approval: approval as ApprovalPolicy<unknown> }),
-    input: z.object({}),
+    input: zodNow().object({}),
     execute: execute as DefineToolOptions<z.ZodType>['execute'],
   })
   const { $schema: _dialect, ...shown } = inputSchema
   const definition = parseWith(
-    ToolDefinitionSchema,
+    ToolDefinitionCheck,
     { name: base.name, description: base.description, inputSchema: shown },
     `tool "${base.name}" (its inputSchema must have type "object" at the top level)`,
   )

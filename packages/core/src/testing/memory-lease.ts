@@ -9,8 +9,8 @@ import {
   type SessionLeaseHolder,
   SessionLeaseLostError,
   type SessionLeaseRequest,
-  SessionLeaseRequestSchema,
 } from '../session-lease.js'
+import { SessionLeaseRequestSchema } from '../session-lease-schema.js'
 
 /** `acquireLease` over a `Map` of holders: expiry by this process's clock only. */
 export function memoryLeases(): (

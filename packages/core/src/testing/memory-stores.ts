@@ -2,8 +2,9 @@
 // contracts, not about files or tables. Not exported.
 import * as z from 'zod'
 import { parseWith, ValidationError } from '../errors.js'
+import { SessionEntrySchema } from '../session-entry-schemas.js'
 import { assertSessionId } from '../session-id.js'
-import { type SessionEntry, SessionEntrySchema, type SessionStore } from '../session-store.js'
+import type { SessionEntry, SessionStore } from '../session-store.js'
 import { RevisionConflictError, type StateStore } from '../state-store.js'
 import { memoryLeases } from './memory-lease.js'
 

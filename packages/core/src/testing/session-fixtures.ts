@@ -1,11 +1,7 @@
 import { assertArray, assertFiniteNumber, assertString, invalidArgument } from '../errors.js'
 import { randomId } from '../random-id.js'
-import {
-  type SessionEntry,
-  SessionEntrySchema,
-  type SessionMessageEntry,
-  sessionHeader,
-} from '../session-store.js'
+import { SessionEntrySchema } from '../session-entry-schemas.js'
+import { type SessionEntry, type SessionMessageEntry, sessionHeader } from '../session-store.js'
 
 /** A fresh id no other check (or earlier run) uses: `<label>-<random>`. */
 export function freshId(label: string): string {
