@@ -6,8 +6,8 @@ import type { Formatter } from '@contextkit/formatters'
 import { type FittedSections, fitRequestSections } from '../budget/budget.js'
 import { finishCacheMarkers, hasStableSystem } from '../budget/cache-breakpoints.js'
 import type { ProviderRequest } from '../provider/contract.js'
+import type { CallContext, CallSpec } from './call-types.js'
 import { RequestBuildError } from './errors.js'
-import type { CallContext, CallSpec } from './model-call.js'
 
 /**
  * One attempt of a call as it is sent: the spec with the turn it is on now (a `recover` hook may

@@ -11,7 +11,7 @@ import type { FittedSections, RunTokenCounter } from '../budget/budget.js'
 import type { AgentPhase } from '../events/events.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { summaryOf } from '../session/summary-message.js'
-import type { CallContext, CallSpec } from './model-call.js'
+import type { CallContext, CallSpec } from './call-types.js'
 
 /** Version of the `agent:composition` record ({@link StepComposition}); readers check it. */
 export const COMPOSITION_RECORD_VERSION = 1

@@ -2,7 +2,7 @@ import type { ModelInfo } from '@contextkit/core'
 import { describeWindow } from '../budget/context-window.js'
 import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
 import { ContextTooLongError, type ProviderError } from '../provider/errors.js'
-import type { CallContext } from './model-call.js'
+import type { CallContext } from './call-types.js'
 
 /**
  * When `error` is an overflow refusal that states the server's window, and that window is smaller

@@ -1,30 +1,21 @@
 import {
   type AssistantMessage,
-  type ContextkitError,
-  type ContextMiddleware,
   describeError,
   type Message,
   type Omission,
-  type RunInfo,
   runRecover,
   type TurnContext,
-  type Usage,
 } from '@contextkit/core'
 import { type CachePlacement, MAX_CACHE_MARKERS } from '@contextkit/core/cache'
-import { type Formatter, formatterFor, type RequestMemo } from '@contextkit/formatters'
-import type { RunTokenCounter } from '../budget/budget.js'
-import type { CacheState } from '../budget/cache-breakpoints.js'
-import type { RunWindows } from '../budget/context-window.js'
+import { formatterFor } from '@contextkit/formatters'
 import { prepareSectionCounts } from '../budget/token-count-prepass.js'
-import type { ToolResultClipper } from '../budget/tool-result-clip.js'
-import type { AgentEvent, AgentPhase, AgentWarning } from '../events/events.js'
 import { inTraceScope } from '../events/run-trace.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'
-import type { ModelProvider, ProviderRequest, ResponseFormat } from '../provider/contract.js'
+import type { ProviderRequest } from '../provider/contract.js'
 import type { ProviderError } from '../provider/errors.js'
-import type { ToolChoice } from '../provider/tool-choice.js'
 import { type Attempt, type BuiltRequest, buildRequest } from './build-request.js'
+import type { CallContext, CallResult, CallSpec } from './call-types.js'
 import { recordComposition } from './composition-trace.js'
 import { learnWindow } from './learn-window.js'
 import { type StreamReplyOutcome, streamReply } from './stream-reply.js'
@@ -34,69 +25,6 @@ import {
   TRAILING_TURN_FALLBACK,
   withoutTrailingTurn,
 } from './trailing-turn.js'
-
-/** What every model call of a run shares. */
-export interface CallContext {
-  provider: ModelProvider
-  /** The preferred formatter (`formatterFor` may swap it per call). */
-  formatter: Formatter | undefined
-  middleware: readonly ContextMiddleware[]
-  run: RunInfo
-  signal: AbortSignal
-  counter: RunTokenCounter
-  /** The context windows in force (a window a server stated replaces the model's own). */
-  windows: RunWindows
-  budgetTokens: number | undefined
-  emit(event: AgentEvent): void
-  warn(warning: AgentWarning): void
-  /** Backpressure from the run's event readers (see `StreamReplyInput.backpressure`). */
-  backpressure?: () => Promise<void> | undefined
-  /** Adds a call's usage to the run's figures. */
-  addUsage(usage: Usage, step: number, phase: AgentPhase): void
-  /** Prompt-cache placement across the run's calls. */
-  cache: CacheState
-  /** Ids of sections already reported as dropped in this run (one warning each). */
-  droppedWarned?: Set<string>
-  /** Cuts oversized tool results in requests (`toolResultMaxTokens`); none: sent whole. */
-  clip?: ToolResultClipper
-  /**
-   * What the run's requests share (formatters' `RequestMemo`): a call does not check and render
-   * again the messages the previous one began with (the run's messages are never changed in
-   * place). None: every call looks at every message.
-   */
-  requests?: RequestMemo
-}
-
-/** One model call to make. */
-export interface CallSpec {
-  /** The prepared turn: model, system, base messages, user sections, prefill, tools, thinking. */
-  turn: TurnContext
-  /** Messages of this run after the turn's own (raw replies and tool results so far). */
-  extra: readonly Message[]
-  /**
-   * Open the reply with `turn.prefill` (a step's call: the prepared prefill goes with step 1 only,
-   * a `prepareStep` may set one for a later step; the plan, summary and output calls never do).
-   */
-  opensReply: boolean
-  maxTokens: number
-  /** The step the call belongs to (`0`: the plan phase), and its phase. */
-  step: number
-  phase: AgentPhase
-  /** The call's tool choice (`runAgent`'s `toolChoice` or the step's); absent: `'auto'`. */
-  toolChoice?: ToolChoice
-  /** The JSON Schema the reply must match (the output phase, `outputMode: 'json-schema'`). */
-  responseFormat?: ResponseFormat
-}
-
-/**
- * How a call ended, with the turn it ended on (a `recover` hook may have replaced it: then
- * `recovered` is set).
- */
-export type CallResult = (
-  | { kind: 'done'; reply: AssistantMessage; invalidCalls: Map<string, string>; turn: TurnContext }
-  | { kind: 'aborted'; reply: AssistantMessage; turn: TurnContext }
-  | { kind: 'failed'; reply: AssistantMessage; turn: TurnContext; error: ContextkitError }
-) & { recovered?: true }
 
 /**
  * Make one model call, with recovery: build the request (fit sections, pick the format, render),

@@ -6,7 +6,8 @@ import {
   type TurnContext,
 } from '@contextkit/core'
 import { describeWindow, type WindowInForce } from '../budget/context-window.js'
-import { type CallContext, type CallResult, type CallSpec, callModel } from '../call/model-call.js'
+import type { CallContext, CallResult, CallSpec } from '../call/call-types.js'
+import { callModel } from '../call/model-call.js'
 import type { CompactionReason } from '../events/events.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { AGENT_LOOP_WARNINGS } from '../events/warnings.js'

@@ -6,7 +6,7 @@ import {
   type ModelInfo,
   type TokenCounter,
 } from '@contextkit/core'
-import type { CallResult, CallSpec } from '../call/model-call.js'
+import type { CallResult, CallSpec } from '../call/call-types.js'
 import { abortedProviderError } from '../provider/retry.js'
 import { summaryOf } from '../session/summary-message.js'
 import type { SummarizeInput } from './compaction-options.js'

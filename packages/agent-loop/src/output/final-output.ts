@@ -7,7 +7,8 @@ import {
   textMessage,
   textOf,
 } from '@contextkit/core'
-import { type CallContext, type CallSpec, callModel } from '../call/model-call.js'
+import type { CallContext, CallSpec } from '../call/call-types.js'
+import { callModel } from '../call/model-call.js'
 import type { OutputMode } from '../provider/contract.js'
 import { OutputValidationError } from './errors.js'
 import {

@@ -12,7 +12,8 @@ import {
   textOf,
 } from '@contextkit/core'
 import * as c from '@contextkit/core/check'
-import { type CallContext, callModel } from '../call/model-call.js'
+import type { CallContext } from '../call/call-types.js'
+import { callModel } from '../call/model-call.js'
 import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import { type PlanClarification, withUserContext } from './answers.js'
 import { PlanError, PlanQuestionError } from './errors.js'

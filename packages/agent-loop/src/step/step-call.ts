@@ -1,5 +1,6 @@
 import type { TurnContext } from '@contextkit/core'
-import { type CallContext, type CallResult, type CallSpec, callModel } from '../call/model-call.js'
+import type { CallContext, CallResult, CallSpec } from '../call/call-types.js'
+import { callModel } from '../call/model-call.js'
 import type { Compactor } from '../compaction/compactor.js'
 import { withCacheHitRate } from '../events/events.js'
 import type { RunRecord } from '../events/run-record.js'

@@ -16,7 +16,7 @@ import {
   ValidationError,
 } from '@contextkit/core'
 import * as c from '@contextkit/core/check'
-import type { CallResult } from '../call/model-call.js'
+import type { CallResult } from '../call/call-types.js'
 import { type ToolChoice, ToolChoiceCheck } from '../provider/tool-choice.js'
 
 /** What `runAgent`'s `prepareStep` is told before each model call. */
