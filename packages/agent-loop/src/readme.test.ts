@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { expect, test } from 'vitest'
 import { docsFile, runReadmeExample } from '../../../test-utils/readme-example.js'
-import { RunAgentOptionsCheck } from './run/options.js'
+import { RunAgentOptionsCheck } from './run/option-checks.js'
 
 // Every runnable example of the package README and of the guides it links (docs/guides/), each
 // under its own marker; imports of the package and its subpaths are pointed at the sources by

@@ -8,7 +8,33 @@ import {
 } from '@contextkit/core'
 import { CACHE_MODES, type CacheMode } from '@contextkit/core/cache'
 import { isRecord } from './is-record.js'
-import type { ContextkitMiddlewareOptions } from './middleware.js'
+
+/** Options of `contextkitMiddleware`. */
+export interface ContextkitMiddlewareOptions {
+  /** The contextkit middleware, `prepare` in order, `finalize` in reverse (as in `runAgent`). */
+  middleware: readonly ContextMiddleware[]
+  /** The model's id (core's table) or a core `ModelInfo`. Default: the wrapped model's `modelId` looked up in core's table. */
+  model?: string | ModelInfo
+  /** The workspace directory (`RunInfo.workspace`, read by prefill, preload, …). Default: none. */
+  workspace?: string
+  /** Token budget of the system and user sections. Default: the context window minus the reply (`maxOutputTokens`), the messages and the tools. */
+  budgetTokens?: number
+  /** Counter for budget fitting. Default: core's `createTokenCounter({ model })`. */
+  tokenCounter?: TokenCounter
+  /** Where the middleware record what happens. Default: none. */
+  trace?: Trace
+  /** Data for the middleware and tools (`turn.vars`, e.g. preload's `contexts`). Default `{}`. */
+  vars?: Record<string, unknown>
+  /**
+   * Prompt-cache breakpoints. `'auto'`: each call marks, as `providerOptions.anthropic.cacheControl`,
+   * the end of the stable system part, the newest message, the tool definitions when they reach
+   * 1,024 tokens and the previous call's last message (the placement `runAgent` uses), in the
+   * slots the caller's own markers leave (never more than four in all; the caller's are never
+   * moved, changed or dropped). `'off'`: none of ours. Providers other than Anthropic ignore them.
+   * Default `'auto'`.
+   */
+  cache?: CacheMode
+}
 
 const KNOWN = new Set([
   'middleware',

@@ -12,7 +12,7 @@ import {
   runFinalize,
   type StopReason,
 } from '@contextkit/core'
-import type { CallState } from './middleware.js'
+import type { CallState } from './call-builder.js'
 
 const STOPS: Readonly<Record<string, StopReason>> = {
   stop: 'end_turn',

@@ -15,7 +15,7 @@ import { z } from 'zod'
 import { memorySessionStore } from '../test-support.js'
 import { scriptedProvider } from '../testing/scripted-provider.js'
 import { defineTool } from '../tools/define-tool.js'
-import type { ApprovalAnswer } from './options.js'
+import type { ApprovalAnswer } from './option-checks.js'
 import { runAgent } from './run-agent.js'
 
 type Kind = 'idem' | 'plain' | 'ask'

@@ -9,7 +9,7 @@ import { deniedError, SUPERSEDED_REASON } from '../tools/approval.js'
 import type { AgentTool } from '../tools/define-tool.js'
 import { ToolInterruptedError } from '../tools/errors.js'
 import { runToolStep } from '../tools/tool-step.js'
-import type { ApprovalAnswer } from './options.js'
+import type { ApprovalAnswer } from './option-checks.js'
 
 /** What {@link finishCalls} needs from the run. */
 export interface FinishCallsInput {

@@ -2,7 +2,8 @@ import { randomId } from '@contextkit/core'
 import type * as z from 'zod'
 import { type AgentEvent, type AgentResult, EventChannel } from '../events/events.js'
 import { AgentLoop } from './agent-loop.js'
-import { type RunAgentOptions, resolveOptions } from './options.js'
+import type { RunAgentOptions } from './option-checks.js'
+import { resolveOptions } from './options.js'
 
 /** A started run. */
 export interface AgentRun<Output = unknown> {

@@ -11,7 +11,7 @@ import {
   type SessionStore,
   sessionMessages,
 } from '@contextkit/core'
-import type { ApprovalAnswer } from '../run/options.js'
+import type { ApprovalAnswer } from '../run/option-checks.js'
 import { runStateOf } from '../session/run-state.js'
 import {
   DURABLE_CALLS,

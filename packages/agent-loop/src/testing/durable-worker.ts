@@ -10,7 +10,7 @@ import {
   textMessage,
 } from '@contextkit/core'
 import * as z from 'zod'
-import type { ApprovalAnswer } from '../run/options.js'
+import type { ApprovalAnswer } from '../run/option-checks.js'
 import { runAgent } from '../run/run-agent.js'
 import { defineTool } from '../tools/define-tool.js'
 
