@@ -17,6 +17,7 @@ const FLOORS: Readonly<Record<string, number>> = {
   'ai-sdk': 1,
   events: 1,
   budget: 2,
+  schema: 2,
   stop: 2,
   otel: 2,
   session: 3,

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '@contextkit/core'
 import type * as z from 'zod'
-import { jsonSchemaOf } from '../tools/json-schema-of.js'
+import { jsonSchemaOf } from '../schema/json-schema-of.js'
 
 /** Name of the tool a final structured output is asked for with (`outputMode: 'tool'`). */
 export const OUTPUT_TOOL_NAME = 'final_output'

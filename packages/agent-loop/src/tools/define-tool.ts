@@ -13,8 +13,8 @@ import {
 } from '@contextkit/core'
 import * as c from '@contextkit/core/check'
 import type * as z from 'zod'
+import { jsonSchemaOf } from '../schema/json-schema-of.js'
 import { ToolOutputError } from './errors.js'
-import { jsonSchemaOf } from './json-schema-of.js'
 
 /** What a tool's `execute` learns about its call. */
 export interface ToolContext {

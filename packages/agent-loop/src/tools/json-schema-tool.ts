@@ -7,6 +7,7 @@ import {
 } from '@contextkit/core'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import type * as z from 'zod'
+import { zodNow } from '../schema/lazy-zod.js'
 import { type AjvModules, ajvNow, loadAjv } from './ajv-loader.js'
 import {
   type AgentTool,
@@ -16,7 +17,6 @@ import {
   type ToolContext,
   type ToolOutput,
 } from './define-tool.js'
-import { zodNow } from './lazy-zod.js'
 
 /**
  * What {@link jsonSchemaTool} takes: the options of `defineTool` (name, description, timeout and
