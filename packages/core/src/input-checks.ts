@@ -5,6 +5,7 @@
  * prefill) validates without paying zod per message per call. When a check says no, run the zod
  * schema (`parseWith`) to report the exact issues.
  */
+import { isPlainObject } from './composite-checks.js'
 import { exceedsJsonDepth } from './json-depth.js'
 import type { ContentBlock, Message, ToolDefinition } from './message-schemas.js'
 import type { Section } from './sections.js'
@@ -13,13 +14,6 @@ type Obj = Record<string, unknown>
 
 function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
-/** What zod's `z.record` accepts: an object whose prototype is `Object.prototype` or `null`. */
-function isPlainRecord(v: unknown): v is Obj {
-  if (!isObject(v)) return false
-  const proto: unknown = Object.getPrototypeOf(v)
-  return proto === Object.prototype || proto === null
 }
 
 function optional(v: unknown, type: 'string' | 'boolean'): boolean {
@@ -65,7 +59,7 @@ function isBlock(v: unknown): boolean {
       return (
         nonEmpty(v.id) &&
         nonEmpty(v.name) &&
-        isPlainRecord(v.input) &&
+        isPlainObject(v.input) &&
         optional(v.raw, 'string') &&
         !exceedsJsonDepth(v.input)
       )
@@ -111,7 +105,7 @@ export function isToolArray(v: unknown): v is ToolDefinition[] {
     if (typeof t.description !== 'string') return false
     const schema = t.inputSchema
     if (!isObject(schema) || schema.type !== 'object') return false
-    if (schema.properties !== undefined && !isPlainRecord(schema.properties)) return false
+    if (schema.properties !== undefined && !isPlainObject(schema.properties)) return false
     const required = schema.required
     if (required !== undefined) {
       if (!Array.isArray(required)) return false
