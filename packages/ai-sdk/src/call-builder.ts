@@ -41,7 +41,7 @@ export interface TurnInput {
   model: ModelInfo
   core: CorePrompt
   tools: ReturnType<typeof toCoreTools>
-  memory: CallState['memory']
+  memory: RunMemory
   step: number
 }
 
