@@ -1,12 +1,3 @@
-import { defineProject } from 'vitest/config'
+import { testProject } from '../../test-utils/vitest-project.js'
 
-export default defineProject({
-  test: {
-    name: 'inspector',
-    // slow only under load (CI's 2 cores with a busy loop beside): the default 5 s is an idle machine's
-    testTimeout: 30_000,
-    include: ['src/**/*.test.ts', 'e2e/**/*.test.ts'],
-    setupFiles: ['../../test-utils/fc-seed.ts'],
-    benchmark: { include: ['bench/**/*.bench.ts'] },
-  },
-})
+export default testProject('inspector', { include: ['src/**/*.test.ts', 'e2e/**/*.test.ts'] })

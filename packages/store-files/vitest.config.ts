@@ -1,13 +1,5 @@
-import { defineProject } from 'vitest/config'
+import { testProject } from '../../test-utils/vitest-project.js'
 
-export default defineProject({
-  test: {
-    name: 'store-files',
-    include: ['src/**/*.test.ts'],
-    setupFiles: ['../../test-utils/fc-seed.ts'],
-    benchmark: { include: ['bench/**/*.bench.ts'] },
-    // the crash tests kill real writer processes and the lock tests wait on real locks: room
-    // for them on a loaded 2-core machine
-    testTimeout: 30_000,
-  },
-})
+// the crash tests kill real writer processes and the lock tests wait on real locks: testProject's
+// 30 s gives them room on a loaded 2-core machine
+export default testProject('store-files')

@@ -1,16 +1,9 @@
-import { defineProject } from 'vitest/config'
+import { POSTGRES_GLOBAL_SETUP, testProject } from '../../test-utils/vitest-project.js'
 
-export default defineProject({
-  test: {
-    name: 'store-postgres',
-    include: ['src/**/*.test.ts'],
-    setupFiles: ['../../test-utils/fc-seed.ts'],
-    // one real PostgreSQL server per run (CONTEXTKIT_TEST_POSTGRES_URL, or started here), beside PGlite
-    globalSetup: ['../../test-utils/postgres-global-setup.ts'],
-    benchmark: { include: ['bench/**/*.bench.ts'] },
-    // Every test file runs a real Postgres engine (PGlite, WebAssembly): give the slower
-    // property tests and engine start-ups room on a loaded 2-core machine.
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-  },
+export default testProject('store-postgres', {
+  // one real PostgreSQL server per run (CONTEXTKIT_TEST_POSTGRES_URL, or started here), beside PGlite
+  globalSetup: [POSTGRES_GLOBAL_SETUP],
+  // every test file runs a real Postgres engine (PGlite, WebAssembly): engine start-ups need room
+  // on a loaded 2-core machine
+  hookTimeout: 60_000,
 })
