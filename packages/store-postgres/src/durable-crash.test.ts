@@ -7,14 +7,13 @@ import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { DURABLE_STATES, durableCrashMatrix, durableScript } from '@contextkit/agent-loop/testing'
 import { startAnthropicEmulator } from '@contextkit/testkit'
 import type { PGlite } from '@electric-sql/pglite'
-import { build } from 'esbuild'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { postgresSessionStore } from './session-store.js'
+import { bundleProcessFixture } from './test-bundle.js'
 import { type RealDatabase, realDatabase, realServer, realServerNote } from './test-server.js'
 import { migratedPglite, socketServer } from './test-support.js'
 
@@ -38,21 +37,11 @@ let worker: string
 beforeAll(async () => {
   emulator = await startAnthropicEmulator({ script: durableScript })
   dir = await mkdtemp(join(tmpdir(), 'ck-pg-durable-'))
-  worker = join(dir, 'worker.mjs')
-  await build({
-    entryPoints: [fileURLToPath(new URL('./durable-worker.fixture.ts', import.meta.url))],
-    outfile: worker,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'silent',
-    // pg's optional native binding is never loaded; pg is CommonJS, so `require` is given
-    external: ['pg-native'],
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-  })
+  worker = await bundleProcessFixture(
+    new URL('./durable-worker.fixture.ts', import.meta.url),
+    dir,
+    'worker',
+  )
 }, 60_000)
 afterAll(async () => {
   await emulator.close()
