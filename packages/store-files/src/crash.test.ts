@@ -91,20 +91,25 @@ function untilInsideAWrite(file: string, ms: number): void {
  * landed (between writes, in the writer's own load or lock, or inside a write too). Before the
  * kills were aimed, every other kill only waited for the file to grow, and 15 of 60 tore a line
  * (CI, loaded): 60 spawns for a dozen torn tails. So 12 trials (3 sessions of 4, a few MB each,
- * half of the writers fsyncing): at least TORN_NEEDED of the 6 aimed kills must tear, or the
- * kills did not land inside writes and this test proves nothing.
+ * half of the writers fsyncing), and at least TORN_NEEDED torn tails, or the kills did not land
+ * inside writes and this test proves nothing: beside other test files under load 10, 4 of the 6
+ * aimed kills tore, so trials go on (to MAX_TRIALS) until 4 tails are torn.
  */
 const TRIALS = 12
 const TORN_NEEDED = 4
+const MAX_TRIALS = 40
 
 describe('a writer killed mid-append (SIGKILL, real child processes)', () => {
-  test(`every load returns a prefix of what was written, over ${TRIALS} kills`, async () => {
+  test(`every load returns a prefix of what was written, over ${TRIALS}+ kills, ${TORN_NEEDED}+ torn`, async () => {
     const dir = `${work.dir}/sessions`
     let torn = 0
     let tornAimed = 0
     let grew = 0
     let total = 0
-    for (let trial = 0; trial < TRIALS; trial++) {
+    let trial = 0
+    // more trials only while the torn tails needed are not seen yet (a loaded machine can let a
+    // write finish between the check and the kill), up to MAX_TRIALS
+    for (; trial < TRIALS || (torn < TORN_NEEDED && trial < MAX_TRIALS); trial++) {
       // Within one session, each writer continues where the killed one stopped, after its torn tail.
       const id = `crash-${Math.floor(trial / 4)}`
       const child = start(dir, id, trial % 4 < 2, 'crash')
@@ -143,9 +148,9 @@ describe('a writer killed mid-append (SIGKILL, real child processes)', () => {
       total = messages.length
     }
     expect(torn).toBeGreaterThanOrEqual(TORN_NEEDED)
-    expect(grew).toBeGreaterThan(TRIALS / 4)
+    expect(grew).toBeGreaterThan(trial / 4)
     console.info(
-      `crash test: ${TRIALS} kills, ${torn} torn tails (${tornAimed} of the ${TRIALS / 2} aimed kills), ${grew} trials appended`,
+      `crash test: ${trial} kills, ${torn} torn tails (${tornAimed} of the ${Math.ceil(trial / 2)} aimed kills), ${grew} trials appended`,
     )
   }, 300_000)
 
