@@ -55,30 +55,35 @@ onServer(`worker processes killed and restarted${realServerNote}`, () => {
     const workers: WorkerProcess[] = await Promise.all(Array.from({ length: WORKERS }, start))
     let kills = 0
     let done = false
-    // every 2 s, and also when a fifth, a half and four fifths of the jobs are done, so that a
+    // every 2 s (counted from the last restart, so a slow machine is not killed faster than it
+    // restarts), and also when a fifth, a half and four fifths of the jobs are done, so that a
     // fast machine (all 180 jobs in ~4 s) still kills workers at every stage of the queue. A
     // killed worker is restarted in the background: waiting for its start before the next check
-    // let a loaded machine finish the queue meanwhile, and miss the later stages.
+    // let a loaded machine finish the queue meanwhile and miss the later stages (2 kills).
     const total = SESSIONS * MESSAGES
     const stages = [0.2, 0.5, 0.8].map((f) => total - Math.floor(total * f))
     const restarts: Array<Promise<void>> = Array.from({ length: WORKERS }, () => Promise.resolve())
+    let restarting = 0
+    let last = Date.now()
     const killer = (async () => {
-      let last = Date.now()
       while (!done) {
         await new Promise((r) => setTimeout(r, 200))
         const left = await unfinishedJobs(database().url, DEFAULT_QUEUE)
         const stage = stages[0] !== undefined && left <= stages[0]
-        if (done || left === 0 || !(stage || Date.now() - last >= 2_000)) continue
+        const timed = restarting === 0 && Date.now() - last >= 2_000
+        if (done || left === 0 || !(stage || timed)) continue
         if (stage) stages.shift()
         // the workers in turn: the one killed 4 kills ago has long been restarted
         const i = kills++ % WORKERS
         await restarts[i]
         workers[i]?.child.kill('SIGKILL')
+        restarting++
         restarts[i] = (async () => {
           await workers[i]?.exited
           workers[i] = await start()
+          restarting--
+          last = Date.now()
         })()
-        last = Date.now()
       }
     })()
     try {
