@@ -1,8 +1,9 @@
 /**
- * A child process for the crash tests: appends deterministic batches to one session, forever,
- * until it is killed. argv: <dir> <session id> <fsync 0|1> <writer tag>.
- * It continues from what the session already holds, so killing it mid-write and starting it
- * again tests that a torn tail never costs an earlier entry and the next batch starts clean.
+ * A child process for the crash tests. argv: <dir> <session id> <fsync 0|1> <writer tag>.
+ * Tag `crash`: appends deterministic batches to one session, forever, until it is killed. It
+ * continues from what the session already holds, so killing it mid-write and starting it again
+ * tests that a torn tail never costs an earlier entry and the next batch starts clean.
+ * Any other tag: a well-behaved writer of 10 tagged batches, started by a line on stdin.
  */
 import { sessionHeader } from '@contextkit/core/store'
 import { expectedEntry } from './crash-entries.js'
@@ -24,9 +25,11 @@ if (tag === 'crash') {
     next += size
   }
 } else {
-  // A well-behaved writer: `count` batches of 3, tagged, then exit.
-  const count = 25
-  for (let b = 0; b < count; b++) {
+  // A well-behaved writer: 10 batches of 3 (about 2 MB each), tagged, then exit. It starts on a
+  // line on stdin, so that the test starts every writer at once.
+  process.stdout.write('ready\n')
+  await new Promise((resolve) => process.stdin.once('data', resolve))
+  for (let b = 0; b < 10; b++) {
     const batch = [0, 1, 2].map((k) => ({
       ...expectedEntry(k),
       id: `${tag}-${b}-${k}`,

@@ -1,32 +1,34 @@
-// agent-loop's durable-run crash matrix on Postgres: worker processes SIGKILLed at random
-// instants, resumed until each run ends. On PGlite served over the wire protocol on 127.0.0.1
-// (the embedded default), and on a real PostgreSQL server, where each connection is its own
-// session and a killed worker's open transaction is rolled back by the server.
+// agent-loop's durable-run crash matrix on Postgres: worker processes SIGKILLed in each state a
+// run can be left in and at random instants, resumed until each run ends. On PGlite served over
+// the wire protocol on 127.0.0.1 (the embedded default), and on a real PostgreSQL server, where
+// each connection is its own session and a killed worker's open transaction is rolled back by
+// the server.
 import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { DURABLE_STATES, durableCrashMatrix, durableScript } from '@contextkit/agent-loop/testing'
 import { startAnthropicEmulator } from '@contextkit/testkit'
 import type { PGlite } from '@electric-sql/pglite'
-import { build } from 'esbuild'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { postgresSessionStore } from './session-store.js'
+import { bundleProcessFixture } from './test-bundle.js'
 import { type RealDatabase, realDatabase, realServer, realServerNote } from './test-server.js'
 import { migratedPglite, socketServer } from './test-support.js'
 
-const KILLS = Number(process.env.DURABLE_CRASH_KILLS ?? 60)
 /**
- * Kills per matrix. The property (every run ends whole) needs kills in each state a run can be
- * left in (DURABLE_STATES): before the user's message, awaiting a reply, mid tools. A third of
- * the kills are aimed at a tool or the reply (see durableCrashMatrix), so each state is reached
- * whatever the machine's speed, and each is asserted at least twice; each kill costs a worker process (about half a second of CPU), so 200 kills
- * were 2 minutes of CI for no state the 60 do not reach. On the real server, what it adds is its
- * own session per connection and the rollback of a killed worker's open transaction.
+ * Kills per matrix, at least. The property (every run ends whole) needs kills in each state a run
+ * can be left in (DURABLE_STATES): before the user's message, awaiting a reply, mid tools. The
+ * matrix aims its kills there (see durableCrashMatrix): every even trial reaches the three, so
+ * its default of 20 kills (4 trials of 6: 16 aimed, 8 at random instants, about 24 land) reaches
+ * each state at least twice by design, on any machine. Each kill costs a worker process (about
+ * half a second of CPU): the 60 and 45 random-first kills this file ran before reached the states
+ * 6 to 34 times each and took 150 s of CI. On the real server, what the matrix adds is its own
+ * session per connection and the rollback of a killed worker's open transaction.
  */
-const REAL_SERVER_KILLS = Number(process.env.DURABLE_CRASH_KILLS_REAL_SERVER ?? 45)
+const KILLS = Number(process.env.DURABLE_CRASH_KILLS ?? 20)
+const REAL_SERVER_KILLS = Number(process.env.DURABLE_CRASH_KILLS_REAL_SERVER ?? KILLS)
 
 let emulator: Awaited<ReturnType<typeof startAnthropicEmulator>>
 let dir: string
@@ -35,21 +37,11 @@ let worker: string
 beforeAll(async () => {
   emulator = await startAnthropicEmulator({ script: durableScript })
   dir = await mkdtemp(join(tmpdir(), 'ck-pg-durable-'))
-  worker = join(dir, 'worker.mjs')
-  await build({
-    entryPoints: [fileURLToPath(new URL('./durable-worker.fixture.ts', import.meta.url))],
-    outfile: worker,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'silent',
-    // pg's optional native binding is never loaded; pg is CommonJS, so `require` is given
-    external: ['pg-native'],
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-  })
+  worker = await bundleProcessFixture(
+    new URL('./durable-worker.fixture.ts', import.meta.url),
+    dir,
+    'worker',
+  )
 }, 60_000)
 afterAll(async () => {
   await emulator.close()
@@ -82,7 +74,7 @@ async function matrix(
   expect(result.kills).toBeGreaterThanOrEqual(kills)
   for (const state of DURABLE_STATES) expect(result.landed[state]).toBeGreaterThanOrEqual(2)
   console.info(
-    `durable crash matrix (${name}): ${result.trials} trials, ${result.kills} kills, every run whole; kills left the log: ${JSON.stringify(result.landed)}`,
+    `durable crash matrix (${name}): ${result.trials} trials, ${result.kills} kills (${result.randomKills} at random), every run whole; kills left the log: ${JSON.stringify(result.landed)}`,
   )
 }
 
@@ -105,7 +97,7 @@ describe('on PGlite over the wire protocol', () => {
     await db.close()
   })
 
-  test(`durable runs on Postgres end whole after ${KILLS} SIGKILLs, a third aimed at a tool or the reply`, async () => {
+  test(`durable runs on Postgres end whole after ${KILLS}+ SIGKILLs, aimed at each state and at random`, async () => {
     await matrix(KILLS, server.url, true, pool, 'PGlite')
   }, 600_000)
 })
@@ -122,7 +114,7 @@ describe.skipIf(!('url' in realServer))(`on a real PostgreSQL server${realServer
     await database?.drop()
   })
 
-  test(`durable runs end whole after ${REAL_SERVER_KILLS} SIGKILLs, a third aimed at a tool or the reply`, async () => {
+  test(`durable runs end whole after ${REAL_SERVER_KILLS}+ SIGKILLs, aimed at each state and at random`, async () => {
     await matrix(REAL_SERVER_KILLS, database.url, false, pool, 'PostgreSQL server')
   }, 600_000)
 })

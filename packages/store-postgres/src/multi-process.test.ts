@@ -1,39 +1,42 @@
 import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { PGlite } from '@electric-sql/pglite'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { postgresSessionStore } from './session-store.js'
 import { postgresStateStore } from './state-store.js'
+import { bundleProcessFixture } from './test-bundle.js'
 import { migratedPglite, socketServer } from './test-support.js'
 
 // 4 worker processes, each with its own `pg` pool, against one Postgres (PGlite served over
 // the wire protocol on 127.0.0.1). Every worker also runs migrate at start-up.
 const run = promisify(execFile)
 const WORKERS = 4
-const worker = fileURLToPath(new URL('./test-worker.ts', import.meta.url))
 
 let db: PGlite
 let server: Awaited<ReturnType<typeof socketServer>>
+let dir: string
+let worker: string
 beforeAll(async () => {
   db = await migratedPglite()
   server = await socketServer(db, 16)
+  dir = await mkdtemp(join(tmpdir(), 'ck-pg-multi-'))
+  worker = await bundleProcessFixture(new URL('./test-worker.ts', import.meta.url), dir, 'worker')
 }, 60_000)
 afterAll(async () => {
   await server.stop()
   await db.close()
+  await rm(dir, { recursive: true, force: true })
 })
 
 async function workers(mode: string, count: number): Promise<Array<Record<string, number>>> {
   const outputs = await Promise.all(
     Array.from({ length: WORKERS }, (_, w) =>
-      run(
-        process.execPath,
-        ['--import', 'tsx', worker, server.url, String(w), mode, String(count)],
-        {
-          timeout: 240_000,
-        },
-      ),
+      run(process.execPath, [worker, server.url, String(w), mode, String(count)], {
+        timeout: 240_000,
+      }),
     ),
   )
   return outputs.map((o) => JSON.parse(o.stdout.trim()) as Record<string, number>)

@@ -1,7 +1,7 @@
 // One worker process of the multi-process test (src/multi-process.test.ts): connects to the
 // server at argv[2] with the real `pg` driver and either appends one-entry batches to one
 // session or bumps a counter in one agent's state with compare-and-set, then prints a JSON
-// summary on stdout. Run with `node --import tsx`. The pool goes through multiplexSafePool
+// summary on stdout. Bundled by the test (test-bundle.ts) and run with `node`. The pool goes through multiplexSafePool
 // (see test-pool.ts) because the test server is pglite-socket, not a real Postgres.
 import { RevisionConflictError, type SessionEntry } from '@contextkit/core'
 import pg from 'pg'

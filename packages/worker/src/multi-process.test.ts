@@ -1,8 +1,16 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { postgresSessionStore } from '@contextkit/store-postgres'
-import { describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { DEFAULT_QUEUE } from './options.js'
 import { agentQueue } from './queue.js'
-import { startWorkerProcess, stopWorkerProcess, type WorkerProcess } from './test-processes.js'
+import {
+  bundleWorkerFixture,
+  startWorkerProcess,
+  stopWorkerProcess,
+  type WorkerProcess,
+} from './test-processes.js'
 import { question } from './test-scenario.js'
 import {
   realServer,
@@ -26,6 +34,13 @@ const onServer = 'url' in realServer ? describe : describe.skip
 
 onServer(`worker processes killed and restarted${realServerNote}`, () => {
   const { db: database, pool: connections } = scenarioDatabase('workers', 4)
+  let dir: string
+  let bundle: string
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ck-workers-'))
+    bundle = await bundleWorkerFixture(dir)
+  }, 60_000)
+  afterAll(() => rm(dir, { recursive: true, force: true }))
 
   test(`${WORKERS} workers, ${SESSIONS} sessions × ${MESSAGES} messages, one SIGKILLed every 2 s and at a fifth, half, four fifths done: each message answered once, in order; no tool run twice untold; 0 stuck jobs`, async () => {
     const queue = await agentQueue({ connection: database().url })
@@ -36,30 +51,39 @@ onServer(`worker processes killed and restarted${realServerNote}`, () => {
       }),
     )
     await queue.close()
-    const workers: WorkerProcess[] = await Promise.all(
-      Array.from({ length: WORKERS }, () =>
-        startWorkerProcess({ url: database().url, concurrency: 4 }),
-      ),
-    )
+    const start = () => startWorkerProcess({ url: database().url, concurrency: 4 }, bundle)
+    const workers: WorkerProcess[] = await Promise.all(Array.from({ length: WORKERS }, start))
     let kills = 0
     let done = false
-    // every 2 s, and also when a fifth, a half and four fifths of the jobs are done, so that a
-    // fast machine (all 180 jobs in ~4 s) still kills workers at every stage of the queue
+    // every 2 s (counted from the last restart, so a slow machine is not killed faster than it
+    // restarts), and also when a fifth, a half and four fifths of the jobs are done, so that a
+    // fast machine (all 180 jobs in ~4 s) still kills workers at every stage of the queue. A
+    // killed worker is restarted in the background: waiting for its start before the next check
+    // let a loaded machine finish the queue meanwhile and miss the later stages (2 kills).
     const total = SESSIONS * MESSAGES
     const stages = [0.2, 0.5, 0.8].map((f) => total - Math.floor(total * f))
+    const restarts: Array<Promise<void>> = Array.from({ length: WORKERS }, () => Promise.resolve())
+    let restarting = 0
+    let last = Date.now()
     const killer = (async () => {
-      let last = Date.now()
       while (!done) {
         await new Promise((r) => setTimeout(r, 200))
         const left = await unfinishedJobs(database().url, DEFAULT_QUEUE)
         const stage = stages[0] !== undefined && left <= stages[0]
-        if (done || left === 0 || !(stage || Date.now() - last >= 2_000)) continue
+        const timed = restarting === 0 && Date.now() - last >= 2_000
+        if (done || left === 0 || !(stage || timed)) continue
         if (stage) stages.shift()
+        // the workers in turn: the one killed 4 kills ago has long been restarted
         const i = kills++ % WORKERS
+        await restarts[i]
         workers[i]?.child.kill('SIGKILL')
-        await workers[i]?.exited
-        workers[i] = await startWorkerProcess({ url: database().url, concurrency: 4 })
-        last = Date.now()
+        restarting++
+        restarts[i] = (async () => {
+          await workers[i]?.exited
+          workers[i] = await start()
+          restarting--
+          last = Date.now()
+        })()
       }
     })()
     try {
@@ -72,6 +96,7 @@ onServer(`worker processes killed and restarted${realServerNote}`, () => {
     } finally {
       done = true
       await killer
+      await Promise.all(restarts)
       await Promise.all(workers.map((w) => stopWorkerProcess(w)))
     }
     console.log(

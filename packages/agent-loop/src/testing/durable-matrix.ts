@@ -14,6 +14,14 @@ import {
 import type { ApprovalAnswer } from '../run/option-checks.js'
 import { runStateOf } from '../session/run-state.js'
 import {
+  type KillPlan,
+  type KillStep,
+  killPlanOf,
+  MIN_TRIALS,
+  type TrialState,
+  trialSteps,
+} from './durable-kill-plan.js'
+import {
   DURABLE_CALLS,
   DURABLE_USER_MESSAGE,
   type DurablePause,
@@ -58,7 +66,10 @@ export async function durableWorkerProcess(makeStore: () => SessionStore): Promi
 
 /** Options of {@link durableCrashMatrix}. */
 export interface DurableCrashMatrixOptions {
-  /** Kills to land in all (workers killed before they ended). Default `60`. */
+  /**
+   * Kills to land at least: trials start while fewer have landed, and each runs its whole plan
+   * (six kills, see {@link durableCrashMatrix}); at least 3 trials run. Default `20` (4 trials).
+   */
   kills?: number
   /** Trials run at the same time. Default `2`. */
   lanes?: number
@@ -72,8 +83,20 @@ export interface DurableCrashMatrixOptions {
   requests(): readonly unknown[]
   /** A directory for the side-effect files. */
   workDir: string
-  /** Longest wait after `ready` before a kill, ms. Default `300`. */
+  /** Longest wait after `ready` before a random kill, ms. Default `300`. */
   maxKillDelayMs?: number
+}
+
+/** What {@link durableCrashMatrix} resolves with. */
+export interface DurableCrashMatrixResult {
+  /** Trials run (each a run of the scenario, ended whole). */
+  trials: number
+  /** Workers killed. */
+  kills: number
+  /** Of them, killed at a random instant (the others were aimed). */
+  randomKills: number
+  /** Kills by the state they left the log in ({@link DURABLE_STATES}, or `after the answer`). */
+  landed: Record<string, number>
 }
 
 type Printed = { stopReason: string; pending: Array<{ toolCallId: string }>; error?: string }
@@ -83,35 +106,33 @@ const DENY_REASON = 'out.txt is read-only today'
 /**
  * The crash matrix of durable runs: trials of the 3-step scenario, each a chain of worker
  * processes SIGKILLed after they start and replaced by one that resumes (approving, or denying
- * every third trial, when asked), until one ends the run. Two of every three kills land at a
- * random instant (mid stream, mid append, before the first write); every third is aimed: the
- * worker stops (`pauseAt`) inside a tool or at the first text of the model's reply and is killed
- * there, and a quarter of the trials kill their first worker before the run starts, so every
- * state a run can be left in is reached whatever the machine's speed (at random, under load,
- * kills land before the user's message; idle, before the user's message and mid tools are about
- * 7 % and 6 % each).
- * Checks after each trial: the run reached `end_turn`; the user's message is in the log once; every
- * tool call has exactly one result; no side effect ran twice for one call; a denied call never
- * ran and its reason reached the model. Resolves with the counts and, in `landed`, what state
- * the kills left the log in.
+ * every third trial, when asked), until one ends the run. Each trial follows a plan of six
+ * kills: four aimed (the worker stops, `pauseAt`, before the run begins, at the first text of a
+ * model reply, or inside `lookup`, `send` or the approved `write`, and is killed there) and two at
+ * a random instant (mid stream, mid append, before the worker's first write). The aimed kills
+ * reach every state a run can be left in ({@link DURABLE_STATES}) by design: every even trial
+ * reaches all three and at least 3 trials run, so each state is reached at least twice whatever
+ * the machine's speed (at random instants alone, a loaded machine's kills land before the
+ * user's message and an idle one's reach it and mid tools about 7 % and 6 % of the time).
+ * Checks after each trial: the run reached `end_turn`; the user's message is in the log once;
+ * every tool call has exactly one result; no side effect ran twice for one call; a denied call
+ * never ran and its reason reached the model. Resolves with the counts and, in `landed`, what
+ * state the kills left the log in.
  */
 export async function durableCrashMatrix(
   options: DurableCrashMatrixOptions,
-): Promise<{ trials: number; kills: number; landed: Record<string, number> }> {
+): Promise<DurableCrashMatrixResult> {
   checkMatrixOptions(options)
-  const target = options.kills ?? 60
-  let kills = 0
-  let trials = 0
-  const landed: Record<string, number> = {}
+  const target = options.kills ?? 20
+  const result: DurableCrashMatrixResult = { trials: 0, kills: 0, randomKills: 0, landed: {} }
   const lane = async (): Promise<void> => {
-    while (kills < target) {
-      const n = trials++
-      const landedHere = await trial(options, n, () => kills < target, landed)
-      kills += landedHere
+    // kills count as they land, so a lane starts no trial once the others have reached the target
+    while (result.kills < target || result.trials < MIN_TRIALS) {
+      await trial(options, result.trials++, result)
     }
   }
   await Promise.all(Array.from({ length: options.lanes ?? 2 }, lane))
-  return { trials, kills, landed }
+  return result
 }
 
 function checkMatrixOptions(options: DurableCrashMatrixOptions): void {
@@ -152,42 +173,42 @@ function whereLanded(entries: readonly SessionEntry[]): string {
 async function trial(
   options: DurableCrashMatrixOptions,
   n: number,
-  mayKill: () => boolean,
-  landed: Record<string, number>,
-): Promise<number> {
+  result: DurableCrashMatrixResult,
+): Promise<void> {
   const sessionId = `durable-${n}-${Date.now().toString(36)}`
   const effectsDir = join(options.workDir, sessionId)
   mkdirSync(effectsDir, { recursive: true })
   const deny = n % 3 === 0
-  let kills = 0
+  const steps = trialSteps(n, deny)
   let approvals: Record<string, ApprovalAnswer> | undefined
   for (let attempt = 0; attempt < 60; attempt++) {
+    const entries = await options.load(sessionId)
     // the caller sends the user's message again only while the log does not hold it
-    const held = sessionMessages(await options.load(sessionId)).length > 0
-    const plan = killPlan(
-      mayKill(),
-      { n, attempt, held, approved: approvals !== undefined },
-      options,
-    )
+    const held = sessionMessages(entries).length > 0
+    const plan = nextPlan(steps, { entries, effectsDir, deny }, options)
     const mode = !held ? 'run' : approvals ? 'approve' : 'resume'
     const args = { sessionId, mode, effectsDir, baseURL: options.baseURL } as const
     const printed = await worker(
       options.startWorker({
         ...args,
         ...(approvals ? { approvals } : {}),
-        ...(plan.pauseAt ? { pauseAt: plan.pauseAt } : {}),
+        ...(plan?.pauseAt ? { pauseAt: plan.pauseAt } : {}),
       }),
-      plan,
+      plan ?? {},
     )
+    // a random kill is tried once; an aimed one until it lands (a worker that ends first, as
+    // one that stops for approval before the approved `write`, has moved the run on)
+    if (plan?.delay !== undefined || printed === 'killed') steps.shift()
     if (printed === 'killed') {
-      kills++
+      result.kills++
+      if (plan?.delay !== undefined) result.randomKills++
       const where = whereLanded(await options.load(sessionId))
-      landed[where] = (landed[where] ?? 0) + 1
+      result.landed[where] = (result.landed[where] ?? 0) + 1
       continue
     }
     if (printed.stopReason === 'end_turn') {
       await check(options, sessionId, effectsDir, deny)
-      return kills
+      return
     }
     assert.equal(printed.stopReason, 'awaiting_approval', printed.error)
     const decision: ApprovalAnswer = deny
@@ -198,32 +219,18 @@ async function trial(
   throw new Error(`trial ${sessionId} did not end in 60 workers`)
 }
 
-interface KillPlan {
-  /** Kill this many ms after the worker is ready. */
-  delay?: number
-  /** Or kill once it has stopped here. */
-  pauseAt?: DurablePause
-}
-
-/**
- * How a worker dies, if it does. A quarter of the trials stop their first worker before the run
- * starts and kill it there (the log is still empty: the only sure way to reach "before the user
- * message" on a slow machine). Otherwise three in four attempts are killed (the last one lets the
- * run end); of those every third stops at a chosen place and is killed there (the approved
- * `write`, else in turn `lookup`, the model's reply or `send`), the others at a random instant.
- */
-function killPlan(
-  mayKill: boolean,
-  at: { n: number; attempt: number; held: boolean; approved: boolean },
+/** The plan of the next worker: the first step it can still reach (unreachable ones dropped). */
+function nextPlan(
+  steps: KillStep[],
+  state: TrialState,
   options: DurableCrashMatrixOptions,
-): KillPlan {
-  if (!mayKill) return {}
-  if (!at.held && at.attempt === 0 && at.n % 4 === 1) return { pauseAt: 'start' }
-  if (Math.random() >= 0.75) return {}
-  const aimed = ['lookup', 'reply', 'send'] as const
-  const k = at.n + at.attempt
-  if (k % 3 === 2) return { pauseAt: at.approved ? 'write' : aimed[Math.floor(k / 3) % 3] }
-  return { delay: Math.random() * (options.maxKillDelayMs ?? 300) }
+): KillPlan | undefined {
+  while (steps.length > 0) {
+    const plan = killPlanOf(steps[0] as KillStep, state, options.maxKillDelayMs ?? 300)
+    if (plan) return plan
+    steps.shift()
+  }
+  return undefined
 }
 
 /** Wait for the worker; kill it as `plan` says (a worker that ends first is not killed). */

@@ -2,7 +2,11 @@
 // (resume checks, the durable-run crash matrix) and a scripted provider. The stores' own
 // contracts are checked by @contextkit/core/testing.
 
-export type { DurableCrashMatrixOptions, DurableWorkerArgs } from './durable-matrix.js'
+export type {
+  DurableCrashMatrixOptions,
+  DurableCrashMatrixResult,
+  DurableWorkerArgs,
+} from './durable-matrix.js'
 export { DURABLE_STATES, durableCrashMatrix, durableWorkerProcess } from './durable-matrix.js'
 export type { DurablePause, DurableWorkerOptions } from './durable-worker.js'
 export {
