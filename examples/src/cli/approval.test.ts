@@ -180,7 +180,7 @@ test('two real processes: the first pauses, the second approves and the file app
   // as `npx --yes pnpm@… test` runs the suite where pnpm is not installed: the child inherits a
   // pnpm path in npx's cache, and prints the npx command (the one the user can run)
   const npx = { npm_execpath: '/root/.npm/_npx/3f1a/node_modules/pnpm/bin/pnpm.cjs' }
-  const first = await demoProcess(['--workspace', ws, '--init', ASK], npx)
+  const first = await demoProcess(['--workspace', ws, '--init', ASK], { env: npx })
   expect(first.code).toBe(0)
   expect(existsSync(join(ws, 'notes.md'))).toBe(false)
   const command = printedApproval(first.stdout, { ...process.env, ...npx })
