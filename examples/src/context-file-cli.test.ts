@@ -5,10 +5,13 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, test } from 'vitest'
+import { runContextFileCli } from './context-file.js'
 import { defaultTimeLimitMs } from './context-file-sandbox.js'
 import { askedOf } from './context-file-script.js'
 
-// The recursive agent over a large file as a user runs it: a child process (node + tsx).
+// The recursive agent over a large file as a user runs it: a child process (node + tsx), once.
+// The other checks need only the command line's logic: runContextFileCli (which context-file.ts
+// wires to the process) runs here, without a tsx start (about 4 CPU-seconds on a loaded machine).
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const program = join(repo, 'examples', 'src', 'context-file.ts')
 const run = promisify(execFile)
@@ -17,7 +20,20 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
 })
 
-async function contextFile(args: string[]) {
+/** The command line in this process, as context-file.ts runs it, without an API key. */
+async function contextFileCli(args: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await runContextFileCli(args, {
+    log: (line) => out.push(`${line}\n`),
+    error: (line) => err.push(`${line}\n`),
+    env: {},
+  })
+  return { code, stdout: out.join(''), stderr: err.join('') }
+}
+
+/** The command as a child process (node + tsx), as a user runs it, without an API key. */
+async function contextFileProcess(args: string[]) {
   const env = { ...process.env }
   delete env.ANTHROPIC_API_KEY
   try {
@@ -51,7 +67,7 @@ async function feed(records: number): Promise<string> {
 describe('examples/src/context-file.ts as a command', () => {
   test('"most common hashtag?" on 25,000 posts: the most common value, not a count of arrays', async () => {
     const file = await feed(25_000)
-    const r = await contextFile(['--context-file', file, 'What is the most common hashtag?'])
+    const r = await contextFileProcess(['--context-file', file, 'What is the most common hashtag?'])
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     expect(r.stdout.trim().split('\n').at(-1)).toBe('answer: "#afc"')
@@ -59,23 +75,29 @@ describe('examples/src/context-file.ts as a command', () => {
 
   test('"how many unique authors?": the distinct count', async () => {
     const file = await feed(2_000)
-    const r = await contextFile(['--context-file', file, 'How many unique authors?'])
+    const r = await contextFileCli(['--context-file', file, 'How many unique authors?'])
     expect(r.stdout.trim().split('\n').at(-1)).toBe('answer: 97')
   }, 120_000)
 
   test('inline --context beside --context-file: the same flow on the text itself', async () => {
     const text = ['{"author":"a"}', '{"author":"b"}', '{"author":"a"}'].join('\n')
-    const r = await contextFile(['--context', text, 'How many unique authors?'])
+    const r = await contextFileCli(['--context', text, 'How many unique authors?'])
     expect(r.stderr).toBe('')
     expect(r.stdout.trim().split('\n').at(-1)).toBe('answer: 2')
-    const both = await contextFile(['--context', text, '--context-file', 'x.ndjson', 'How many?'])
+    const both = await contextFileCli([
+      '--context',
+      text,
+      '--context-file',
+      'x.ndjson',
+      'How many?',
+    ])
     expect(both.code).toBe(2)
     expect(both.stderr).toContain('usage: context-file.ts (--context-file FILE | --context TEXT)')
   }, 120_000)
 
   test('scripts that run out without SUBMIT: the extract step answers, exit 0', async () => {
     const file = await feed(100)
-    const r = await contextFile([
+    const r = await contextFileCli([
       '--context-file',
       file,
       '--no-metadata',
@@ -91,7 +113,7 @@ describe('examples/src/context-file.ts as a command', () => {
 
   test('a run that ends without an answer exits 1 with one clear line', async () => {
     const file = await feed(100)
-    const r = await contextFile([
+    const r = await contextFileCli([
       '--context-file',
       file,
       '--no-metadata',
@@ -107,7 +129,7 @@ describe('examples/src/context-file.ts as a command', () => {
   }, 120_000)
 
   test('a missing --context-file is one line and exit code 2, no stack', async () => {
-    const r = await contextFile(['--context-file', '/nonexistent/feed.ndjson', 'How many?'])
+    const r = await contextFileCli(['--context-file', '/nonexistent/feed.ndjson', 'How many?'])
     expect(r).toEqual({
       code: 2,
       stdout: '',

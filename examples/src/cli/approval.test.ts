@@ -175,15 +175,18 @@ function printedApproval(stdout: string, env: Readonly<Record<string, string | u
   return printed.slice(launcher.length + 1).split(' ')
 }
 
-test('two real processes: the first pauses, the second approves and the file appears', async () => {
+test('the approve command a run printed, typed in a shell: a real process approves, the file appears', async () => {
   const ws = await workspace()
-  // as `npx --yes pnpm@… test` runs the suite where pnpm is not installed: the child inherits a
-  // pnpm path in npx's cache, and prints the npx command (the one the user can run)
+  // as `npx --yes pnpm@… test` runs the suite where pnpm is not installed: the demo's environment
+  // holds a pnpm path in npx's cache, and it prints the npx command (the one the user can run).
+  // The pause is the command line's logic (run here, as in the tests above); the command it
+  // printed runs as a child process (node + tsx), reading the session this process saved.
   const npx = { npm_execpath: '/root/.npm/_npx/3f1a/node_modules/pnpm/bin/pnpm.cjs' }
-  const first = await demoProcess(['--workspace', ws, '--init', ASK], npx)
-  expect(first.code).toBe(0)
+  const stdout = collector()
+  const io: CliIO = { stdout, stderr: collector(), env: npx, cwd: tmpdir() }
+  expect(await runDemoCli(['--workspace', ws, '--init', ASK], io)).toBe(0)
   expect(existsSync(join(ws, 'notes.md'))).toBe(false)
-  const command = printedApproval(first.stdout, { ...process.env, ...npx })
+  const command = printedApproval(stdout.text(), npx)
   expect(command).toContain('--approve')
   const second = await demoProcess(command)
   expect(second.stderr).toBe('')

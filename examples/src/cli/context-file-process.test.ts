@@ -3,9 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { demoProcess } from './demo-process.js'
+import { type CliIO, runDemoCli } from './run-cli.js'
+import { collector } from './test-support.js'
 
 // The demo's context file is read like preloaded files: inside the workspace, no symlink out.
-// Real child processes (node + tsx on the source), as users run the demo.
+// The run that reads a file outside is a real child process (node + tsx on the source), as users
+// run the demo; the refusals need only the command line's logic (runDemoCli, which demo.ts wires
+// to the process) and run here, without a tsx start (about 4 CPU-seconds on a loaded machine).
 let base: string
 beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), 'demo-context-file-'))
@@ -13,6 +17,15 @@ beforeAll(async () => {
   await writeFile(join(base, 'outside', 'x.ndjson'), '{"secret_field_name":1}\n')
 })
 afterAll(() => rm(base, { recursive: true, force: true }))
+
+/** The demo's command line in this process: exit code and what it printed, as a process's. */
+async function demoCli(args: string[]) {
+  const stdout = collector()
+  const stderr = collector()
+  const io: CliIO = { stdout, stderr, env: {}, cwd: base }
+  const code = await runDemoCli(args, io)
+  return { code, stdout: stdout.text(), stderr: stderr.text() }
+}
 
 /** A workspace that is not empty (so the demo template is not copied in). */
 async function workspace(name: string): Promise<string> {
@@ -25,7 +38,7 @@ async function workspace(name: string): Promise<string> {
 test('a workspace data/orders.ndjson symlinked outside is refused: one line, exit code 2', async () => {
   const ws = await workspace('linked')
   await symlink(join(base, 'outside', 'x.ndjson'), join(ws, 'data', 'orders.ndjson'))
-  const r = await demoProcess(['--workspace', ws, 'hi'])
+  const r = await demoCli(['--workspace', ws, 'hi'])
   expect(r).toEqual({
     code: 2,
     stdout: '',
@@ -36,13 +49,7 @@ test('a workspace data/orders.ndjson symlinked outside is refused: one line, exi
 
 test('--context-file ../outside/x.ndjson is refused unless --allow-outside-context-file is typed', async () => {
   const ws = await workspace('plain')
-  const refused = await demoProcess([
-    '--workspace',
-    ws,
-    '--context-file',
-    '../outside/x.ndjson',
-    'hi',
-  ])
+  const refused = await demoCli(['--workspace', ws, '--context-file', '../outside/x.ndjson', 'hi'])
   expect(refused.code).toBe(2)
   expect(refused.stdout).toBe('')
   expect(refused.stderr).toMatch(/^demo: --context-file \.\.\/outside\/x\.ndjson: the path escapes/)
@@ -65,7 +72,7 @@ test('a workspace whose .contextkit/ is a symlink is refused up front: one line,
   const ws = await workspace('state-linked')
   await mkdir(join(base, 'state-outside'))
   await symlink(join(base, 'state-outside'), join(ws, '.contextkit'))
-  const r = await demoProcess(['--workspace', ws, 'hi'])
+  const r = await demoCli(['--workspace', ws, 'hi'])
   expect(r).toEqual({
     code: 2,
     stdout: '',

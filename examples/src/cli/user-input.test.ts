@@ -1,19 +1,20 @@
-import { execFile, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
+import { join } from 'node:path'
 import { startAnthropicEmulator } from '@contextkit/testkit'
 import { afterAll, describe, expect, test } from 'vitest'
+import { DEMO, demoEnv, demoProcess, REPO_ROOT } from './demo-process.js'
 import { offlineScenario } from './offline-scenario.js'
+import { type CliIO, runDemoCli } from './run-cli.js'
 import { demoCommand, echoOf } from './run-turn.js'
+import { collector } from './test-support.js'
 
-// What a new user gets wrong, tried as they would: the demo as a child process (node + tsx).
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
-const demo = join(repo, 'examples', 'src', 'demo.ts')
-const run = promisify(execFile)
+// What a new user gets wrong, tried as they would. What needs the process itself (the message on
+// a real stdin pipe, Ctrl-C as a signal) runs the demo as a child process (node + tsx); the rest
+// is the demo's command line (runDemoCli, which demo.ts only wires to the process) run here, so
+// each check does not pay a tsx start (about 4 CPU-seconds on a loaded machine).
 const dirs: string[] = []
 afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })))
@@ -25,43 +26,26 @@ async function tempDir(): Promise<string> {
   return dir
 }
 
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env }
-  delete env.ANTHROPIC_API_KEY
-  delete env.FORCE_COLOR
-  return env
-}
-
-async function demoProcess(args: string[], input?: string) {
-  try {
-    const child = run(process.execPath, ['--import', 'tsx', demo, ...args], {
-      cwd: repo,
-      env: cleanEnv(),
-      timeout: 60_000,
-      maxBuffer: 16 * 1024 * 1024,
-    })
-    if (input !== undefined) {
-      child.child.stdin?.end(input)
-    }
-    const { stdout, stderr } = await child
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string }
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' }
-  }
+/** The demo's command line in this process: exit code and what it printed, as a process's. */
+async function demoCli(args: string[]) {
+  const stdout = collector()
+  const stderr = collector()
+  const io: CliIO = { stdout, stderr, env: {}, cwd: REPO_ROOT }
+  const code = await runDemoCli(args, io)
+  return { code, stdout: stdout.text(), stderr: stderr.text() }
 }
 
 describe('the demo, given what users get wrong', () => {
   test('a --workspace that does not exist is an error (no directory made); --init creates it', async () => {
     const missing = join(await tempDir(), 'x', 'deeper')
-    const r = await demoProcess(['--workspace', missing, 'hi'])
+    const r = await demoCli(['--workspace', missing, 'hi'])
     expect(r).toEqual({
       code: 2,
       stdout: '',
       stderr: `demo: --workspace ${missing}: no such directory; pass --init to create a demo workspace there\n`,
     })
     expect(existsSync(missing)).toBe(false)
-    const init = await demoProcess([
+    const init = await demoCli([
       '--workspace',
       missing,
       '--init',
@@ -72,7 +56,7 @@ describe('the demo, given what users get wrong', () => {
   }, 90_000)
 
   test('an empty message is an error, not the walkthrough', async () => {
-    const r = await demoProcess(['--workspace', await tempDir(), ''])
+    const r = await demoCli(['--workspace', await tempDir(), ''])
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
     expect(r.stderr).toBe(
@@ -87,7 +71,7 @@ describe('the demo, given what users get wrong', () => {
       file,
       `What files are in this workspace?\n${'Some pasted log line.\n'.repeat(7000)}`,
     )
-    const r = await demoProcess(['--workspace', join(dir, 'ws'), '--init', '--message-file', file])
+    const r = await demoCli(['--workspace', join(dir, 'ws'), '--init', '--message-file', file])
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     const you = r.stdout.split('\n').find((l) => l.startsWith('you ('))
@@ -99,13 +83,13 @@ describe('the demo, given what users get wrong', () => {
 
   test('- reads the message from standard input', async () => {
     const dir = await tempDir()
-    const r = await demoProcess(
-      ['--workspace', join(dir, 'ws'), '--init', '-'],
-      'What files are in this workspace?\n',
-    )
+    // a real pipe into a real process: the message arrives on its stdin
+    const r = await demoProcess(['--workspace', join(dir, 'ws'), '--init', '-'], {
+      stdin: 'What files are in this workspace?\n',
+    })
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('› What files are in this workspace?')
-    const missing = await demoProcess([
+    const missing = await demoCli([
       '--workspace',
       join(dir, 'ws'),
       '--message-file',
@@ -123,7 +107,7 @@ describe('the demo, given what users get wrong', () => {
     try {
       const file = join(dir, 'huge.txt')
       await writeFile(file, 'word '.repeat(200_000))
-      const r = await demoProcess([
+      const r = await demoCli([
         '--workspace',
         join(dir, 'ws'),
         '--init',
@@ -145,7 +129,7 @@ describe('the demo, given what users get wrong', () => {
   }, 90_000)
 
   test('/proc as the workspace: one line and exit code 2, at once', async () => {
-    const r = await demoProcess(['--workspace', '/proc', 'hi'])
+    const r = await demoCli(['--workspace', '/proc', 'hi'])
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/^demo: cannot use --workspace \/proc: /)
   }, 60_000)
@@ -163,7 +147,7 @@ describe('the demo, given what users get wrong', () => {
         [
           '--import',
           'tsx',
-          demo,
+          DEMO,
           '--workspace',
           join(dir, 'ws'),
           '--init',
@@ -175,7 +159,7 @@ describe('the demo, given what users get wrong', () => {
           'qwen2.5-7b-instruct',
           'Talk.',
         ],
-        { cwd: repo, env: cleanEnv() },
+        { cwd: REPO_ROOT, env: demoEnv() },
       )
       let stdout = ''
       let stderr = ''
