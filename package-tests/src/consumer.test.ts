@@ -17,10 +17,10 @@ import {
   type RunResult,
   requireFromCommonJs,
   runExampleAsEsm,
-  typecheckExample,
 } from './consumer.js'
 import { importNodeRoot, NODE_ROOT_IMPORTS, typecheckNodeRoot } from './node-root.js'
 import { sharedPacks } from './packs.js'
+import { stopTypechecker, typecheckExample } from './typecheck.js'
 import { hasNodeRoot, publishablePackages, ROOT } from './workspace.js'
 
 const packages = publishablePackages()
@@ -83,17 +83,20 @@ beforeAll(async () => {
     )
     const after = <T>(fn: (c: Consumer) => Promise<T>) =>
       held(consumer.then((c) => slot(() => fn(c))))
+    // The typechecks queue in typecheck.ts's one process (a core's worth): not in a slot, so
+    // they run beside the installs instead of holding them up.
+    const typecheck = <T>(fn: (c: Consumer) => Promise<T>) => held(consumer.then(fn))
     checks.set(pkg.json.name, {
       consumer,
       esm: after(runExampleAsEsm),
       cjs: after(requireFromCommonJs),
-      nodenext: after((c) => typecheckExample(c, 'nodenext')),
-      bundler: after((c) => typecheckExample(c, 'bundler')),
+      nodenext: typecheck((c) => typecheckExample(c, 'nodenext')),
+      bundler: typecheck((c) => typecheckExample(c, 'bundler')),
       nodeRoot: hasNode(pkg.json.name)
         ? {
             run: after(importNodeRoot),
-            nodenext: after((c) => typecheckNodeRoot(c, 'nodenext')),
-            bundler: after((c) => typecheckNodeRoot(c, 'bundler')),
+            nodenext: typecheck((c) => typecheckNodeRoot(c, 'nodenext')),
+            bundler: typecheck((c) => typecheckNodeRoot(c, 'bundler')),
           }
         : undefined,
     })
@@ -107,6 +110,7 @@ afterAll(async () => {
       ...Object.values(nodeRoot ?? {}),
     ]),
   )
+  stopTypechecker()
   if (work) await rm(work, { recursive: true, force: true })
 }, 300_000)
 
