@@ -30,11 +30,15 @@ let work = ''
 const hasNode = (name: string) => packages.some((p) => p.json.name === name && hasNodeRoot(p))
 const withNode = packages.filter((p) => hasNode(p.json.name)).map((p) => p.json.name)
 
-/** Run at most `limit` tasks at a time (the machine has two cores); tasks may be added later. */
+/**
+ * Run at most `limit` tasks at a time (the machine has two cores); tasks may be added later. A
+ * task added with `first` goes before those waiting: a consumer's checks run as soon as it is
+ * installed, beside the installs still to come, instead of all of them after the last install.
+ */
 function limiter(limit: number) {
   let active = 0
   const queue: (() => void)[] = []
-  return <T>(task: () => Promise<T>): Promise<T> =>
+  return <T>(task: () => Promise<T>, first = false): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const start = () => {
         active++
@@ -46,6 +50,7 @@ function limiter(limit: number) {
           })
       }
       if (active < limit) start()
+      else if (first) queue.unshift(start)
       else queue.push(start)
     })
 }
@@ -82,7 +87,7 @@ beforeAll(async () => {
       slot(() => installConsumer(pkg, packages, packs, join(work, 'consumers'))),
     )
     const after = <T>(fn: (c: Consumer) => Promise<T>) =>
-      held(consumer.then((c) => slot(() => fn(c))))
+      held(consumer.then((c) => slot(() => fn(c), true)))
     // The typechecks queue in typecheck.ts's one process (a core's worth): not in a slot, so
     // they run beside the installs instead of holding them up.
     const typecheck = <T>(fn: (c: Consumer) => Promise<T>) => held(consumer.then(fn))
