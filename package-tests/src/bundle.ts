@@ -57,14 +57,37 @@ export function linkPackages(packages: readonly WorkspacePackage[]): {
   }
 }
 
+/** What {@link bundle} is given besides the source. */
+export interface BundleOptions {
+  nodeModules: string
+  platform: 'browser' | 'node'
+  format?: 'esm' | 'iife'
+}
+
+/**
+ * The bundles made so far in this process, by source and options: the browser checks, the node
+ * root's checks and the size check ask for the same bundle of an entry several times (17 of 79),
+ * and the built packages do not change while the tests run.
+ */
+const made = new Map<string, Promise<BundleResult>>()
+
 /**
  * Bundle `source` (an ES module importing `@contextkit/*`), minified. `platform: 'browser'`
- * records every Node built-in reached; `platform: 'node'` leaves built-ins external.
+ * records every Node built-in reached; `platform: 'node'` leaves built-ins external. A bundle
+ * asked for again is the one made before (callers only read it).
  */
-export async function bundle(
-  source: string,
-  options: { nodeModules: string; platform: 'browser' | 'node'; format?: 'esm' | 'iife' },
-): Promise<BundleResult> {
+export function bundle(source: string, options: BundleOptions): Promise<BundleResult> {
+  const key = JSON.stringify([source, options.nodeModules, options.platform, options.format])
+  let result = made.get(key)
+  if (!result) {
+    result = build(source, options)
+    made.set(key, result)
+    result.catch(() => made.delete(key))
+  }
+  return result
+}
+
+async function build(source: string, options: BundleOptions): Promise<BundleResult> {
   const nodeImports: NodeImport[] = []
   const result = await esbuild.build({
     stdin: { contents: source, resolveDir: ROOT, loader: 'js' },

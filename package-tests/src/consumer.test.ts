@@ -17,10 +17,10 @@ import {
   type RunResult,
   requireFromCommonJs,
   runExampleAsEsm,
-  typecheckExample,
 } from './consumer.js'
 import { importNodeRoot, NODE_ROOT_IMPORTS, typecheckNodeRoot } from './node-root.js'
 import { sharedPacks } from './packs.js'
+import { stopTypechecker, typecheckExample } from './typecheck.js'
 import { hasNodeRoot, publishablePackages, ROOT } from './workspace.js'
 
 const packages = publishablePackages()
@@ -30,11 +30,15 @@ let work = ''
 const hasNode = (name: string) => packages.some((p) => p.json.name === name && hasNodeRoot(p))
 const withNode = packages.filter((p) => hasNode(p.json.name)).map((p) => p.json.name)
 
-/** Run at most `limit` tasks at a time (the machine has two cores); tasks may be added later. */
+/**
+ * Run at most `limit` tasks at a time (the machine has two cores); tasks may be added later. A
+ * task added with `first` goes before those waiting: a consumer's checks run as soon as it is
+ * installed, beside the installs still to come, instead of all of them after the last install.
+ */
 function limiter(limit: number) {
   let active = 0
   const queue: (() => void)[] = []
-  return <T>(task: () => Promise<T>): Promise<T> =>
+  return <T>(task: () => Promise<T>, first = false): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const start = () => {
         active++
@@ -46,6 +50,7 @@ function limiter(limit: number) {
           })
       }
       if (active < limit) start()
+      else if (first) queue.unshift(start)
       else queue.push(start)
     })
 }
@@ -82,18 +87,21 @@ beforeAll(async () => {
       slot(() => installConsumer(pkg, packages, packs, join(work, 'consumers'))),
     )
     const after = <T>(fn: (c: Consumer) => Promise<T>) =>
-      held(consumer.then((c) => slot(() => fn(c))))
+      held(consumer.then((c) => slot(() => fn(c), true)))
+    // The typechecks queue in typecheck.ts's one process (a core's worth): not in a slot, so
+    // they run beside the installs instead of holding them up.
+    const typecheck = <T>(fn: (c: Consumer) => Promise<T>) => held(consumer.then(fn))
     checks.set(pkg.json.name, {
       consumer,
       esm: after(runExampleAsEsm),
       cjs: after(requireFromCommonJs),
-      nodenext: after((c) => typecheckExample(c, 'nodenext')),
-      bundler: after((c) => typecheckExample(c, 'bundler')),
+      nodenext: typecheck((c) => typecheckExample(c, 'nodenext')),
+      bundler: typecheck((c) => typecheckExample(c, 'bundler')),
       nodeRoot: hasNode(pkg.json.name)
         ? {
             run: after(importNodeRoot),
-            nodenext: after((c) => typecheckNodeRoot(c, 'nodenext')),
-            bundler: after((c) => typecheckNodeRoot(c, 'bundler')),
+            nodenext: typecheck((c) => typecheckNodeRoot(c, 'nodenext')),
+            bundler: typecheck((c) => typecheckNodeRoot(c, 'bundler')),
           }
         : undefined,
     })
@@ -107,6 +115,7 @@ afterAll(async () => {
       ...Object.values(nodeRoot ?? {}),
     ]),
   )
+  stopTypechecker()
   if (work) await rm(work, { recursive: true, force: true })
 }, 300_000)
 

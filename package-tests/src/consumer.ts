@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import ts from 'typescript'
 import { readReadmeExample } from '../../test-utils/readme-example.js'
@@ -296,58 +296,4 @@ const specifiers = JSON.parse(process.argv[2])
     { cwd: consumer.dir, timeoutMs: 60_000 },
   )
   return JSON.parse(stdout) as Record<string, RequiredEntry>
-}
-
-const TSC = join(
-  dirname(createRequire(import.meta.url).resolve('typescript/package.json')),
-  'bin',
-  'tsc',
-)
-
-/**
- * Typecheck the README example, verbatim, as the consumer's own `example.ts` (written by
- * {@link installConsumer}) with `moduleResolution` `nodenext` (module `nodenext`) or `bundler`
- * (module `preserve`), strict. Declaration files are not checked themselves (`skipLibCheck`, as
- * most projects set it: third-party ones such as PGlite's need DOM and Emscripten types); that
- * ours import nothing their package does not depend on is checked in shape.test.ts.
- * Resolves to tsc's output; rejects with it when there are errors.
- */
-export function typecheckExample(
-  consumer: Consumer,
-  resolution: 'nodenext' | 'bundler',
-): Promise<RunResult> {
-  return typecheckFile(consumer, resolution, 'example.ts')
-}
-
-/**
- * Typecheck `file` of the consumer project as {@link typecheckExample} does the example (each
- * file with its own tsconfig, so checks of one project can run side by side).
- */
-export async function typecheckFile(
-  consumer: Consumer,
-  resolution: 'nodenext' | 'bundler',
-  file: string,
-): Promise<RunResult> {
-  const config = {
-    compilerOptions: {
-      module: resolution === 'nodenext' ? 'nodenext' : 'preserve',
-      moduleResolution: resolution,
-      target: 'es2022',
-      lib: ['es2023'],
-      types: ['node'],
-      strict: true,
-      noEmit: true,
-      skipLibCheck: true,
-    },
-    files: [file],
-  }
-  const tsconfig =
-    file === 'example.ts'
-      ? `tsconfig.${resolution}.json`
-      : `tsconfig.${resolution}.${file.replace(/\.ts$/, '')}.json`
-  await writeFile(join(consumer.dir, tsconfig), `${JSON.stringify(config, null, 2)}\n`)
-  return run(process.execPath, [TSC, '-p', tsconfig, '--pretty', 'false'], {
-    cwd: consumer.dir,
-    timeoutMs: 240_000,
-  })
 }

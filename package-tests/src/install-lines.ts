@@ -3,11 +3,11 @@
  * (strict: a package is importable only when the app itself depends on it) or npm, against the
  * local registry of `local-registry.ts` for the `@contextkit` scope.
  */
-import { readFileSync } from 'node:fs'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { readReadmeExample } from '../../test-utils/readme-example.js'
 import { type Consumer, run, runExampleAsEsm } from './consumer.js'
+import { pinnedPnpm, shellQuote } from './pnpm.js'
 import { ROOT, type WorkspacePackage } from './workspace.js'
 
 export type Manager = 'pnpm' | 'npm'
@@ -50,7 +50,7 @@ export function readInstallCommands(readme: string): InstallCommand[] {
 }
 
 /** `pnpm add …` or `npm install …` for `command`, with the pinned pnpm. */
-function argv(manager: Manager, command: InstallCommand): [string, string[]] {
+async function argv(manager: Manager, command: InstallCommand): Promise<[string, string[]]> {
   const dev = command.dev ? ['-D'] : []
   if (manager === 'npm') {
     return [
@@ -66,20 +66,9 @@ function argv(manager: Manager, command: InstallCommand): [string, string[]] {
       ],
     ]
   }
-  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    packageManager: string
-  }
   return [
-    'npx',
-    [
-      '--yes',
-      root.packageManager,
-      'add',
-      '--prefer-offline',
-      '--reporter=silent',
-      ...dev,
-      ...command.specs,
-    ],
+    await pinnedPnpm(),
+    ['add', '--prefer-offline', '--reporter=silent', ...dev, ...command.specs],
   ]
 }
 
@@ -101,7 +90,7 @@ export async function runInstallCommands(
   const cache = manager === 'pnpm' ? `cache-dir=${join(dirname(dir), '.pnpm-cache')}\n` : ''
   await writeFile(join(dir, '.npmrc'), `${npmrc}${cache}`)
   for (const command of commands) {
-    const [bin, args] = argv(manager, command)
+    const [bin, args] = await argv(manager, command)
     await run(bin, args, { cwd: dir, timeoutMs: 240_000 })
   }
 }
@@ -142,17 +131,16 @@ export function readMarkedLines(readme: string, marker: string): string[] {
 
 /**
  * Make an empty app in `dir` and run `lines` in it through `sh`, as written: only a leading
- * `pnpm` becomes the pinned pnpm (`npx --yes pnpm@…`), as the README's own commands run it.
+ * `pnpm` becomes the pinned pnpm (the one `npx --yes pnpm@…` runs), as the README's own commands
+ * run it.
  */
 export async function runReadmeLines(dir: string, lines: readonly string[]): Promise<void> {
   await mkdir(dir, { recursive: true })
   const app = { name: 'my-app', version: '1.0.0', private: true, type: 'module' }
   await writeFile(join(dir, 'package.json'), `${JSON.stringify(app, null, 2)}\n`)
-  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    packageManager: string
-  }
+  const pnpm = shellQuote(await pinnedPnpm())
   for (const line of lines) {
-    const command = line.replace(/^pnpm /, `npx --yes ${root.packageManager} `)
+    const command = line.replace(/^pnpm /, `${pnpm} `)
     await run('sh', ['-c', command], { cwd: dir, timeoutMs: 240_000 })
   }
 }

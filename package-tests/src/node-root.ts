@@ -8,7 +8,8 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Consumer, RunResult } from './consumer.js'
-import { run, typecheckFile } from './consumer.js'
+import { run } from './consumer.js'
+import { typecheckFile } from './typecheck.js'
 
 /**
  * The names users import from each such root: Node-only ones (from `./node`) next to a pure one,
