@@ -1,12 +1,4 @@
-import { defineProject } from 'vitest/config'
+import { testProject } from '../test-utils/vitest-project.js'
 
-export default defineProject({
-  test: {
-    name: 'package-tests',
-    // slow only under load (CI's 2 cores with a busy loop beside): the default 5 s is an idle machine's
-    testTimeout: 30_000,
-    include: ['src/**/*.test.ts'],
-    setupFiles: ['../test-utils/fc-seed.ts'],
-    globalSetup: ['src/packs-setup.ts'],
-  },
-})
+// the packed tarballs, made once per run and shared by every file (src/packs.ts)
+export default testProject('package-tests', { globalSetup: ['src/packs-setup.ts'] })
