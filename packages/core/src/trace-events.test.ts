@@ -49,3 +49,13 @@ test('text that is not an event reads as null; odd fields read as defaults', () 
     data: {},
   })
 })
+
+test('a data key named __proto__ is written and read back as data, in full and summary mode', () => {
+  const data = JSON.parse('{"__proto__":false,"nested":{"__proto__":{"a":1}}}')
+  for (const full of [true, false]) {
+    const event = parseTraceEvent(traceEventText('s', data, 0, { now: () => 0, full }))
+    expect(event?.data).toEqual(data)
+    expect(Object.hasOwn(event?.data ?? {}, '__proto__')).toBe(true)
+    expect(Object.getPrototypeOf(event?.data)).toBe(Object.prototype)
+  }
+})

@@ -119,10 +119,20 @@ function summarizeOne(value: unknown, depth: number): unknown {
   if (isMessageLike(value)) return { role: value.role, digest: digest(value.content) }
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) out[k] = summarize(v, depth + 1)
+    for (const [k, v] of Object.entries(value)) setOwn(out, k, summarize(v, depth + 1))
     return out
   }
   return value
+}
+
+/**
+ * `out[key] = value` as an own property: a key `__proto__` (a JSON object may have one, and
+ * `JSON.parse` makes it an own property) is data to copy, not the copy's prototype to set.
+ */
+function setOwn(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
+  } else out[key] = value
 }
 
 /** How deep {@link safeStringify} goes before writing `"[depth]"` in place of a value. */
@@ -204,7 +214,7 @@ function jsonSafe(
       }
       const safe = jsonSafe(item, k, ancestors, depth + 1, drops)
       if (safe !== undefined && typeof safe !== 'function' && typeof safe !== 'symbol')
-        out[k] = safe
+        setOwn(out, k, safe)
     }
     return out
   } catch (error) {
