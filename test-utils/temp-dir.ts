@@ -21,16 +21,21 @@ export type EsbuildBuild = (options: {
   format: 'esm'
   target: string
   logLevel: 'silent'
+  external?: string[]
+  banner?: { js: string }
 }) => Promise<unknown>
 
 /**
  * Bundle a fixture (`new URL('./x.fixture.ts', import.meta.url)`) and what it imports into one
- * plain `.mjs` file in `outDir` that `node` runs without a loader; returns its path.
+ * plain `.mjs` file in `outDir` that `node` runs without a loader; returns its path. With
+ * `commonJs` (a fixture that imports `pg`, which is CommonJS), the bundle gets a `require` and pg's
+ * optional native binding stays out (it is never loaded).
  */
 export async function bundleFixture(
   fixture: URL,
   outDir: string,
   build: EsbuildBuild,
+  options: { commonJs?: boolean } = {},
 ): Promise<string> {
   const outfile = join(outDir, `fixture-${randomUUID()}.mjs`)
   await build({
@@ -41,6 +46,14 @@ export async function bundleFixture(
     format: 'esm',
     target: 'node20',
     logLevel: 'silent',
+    ...(options.commonJs
+      ? {
+          external: ['pg-native'],
+          banner: {
+            js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+          },
+        }
+      : {}),
   })
   return outfile
 }

@@ -10,10 +10,11 @@ import { join } from 'node:path'
 import { DURABLE_STATES, durableCrashMatrix, durableScript } from '@contextkit/agent-loop/testing'
 import { startAnthropicEmulator } from '@contextkit/testkit'
 import type { PGlite } from '@electric-sql/pglite'
+import { build } from 'esbuild'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { bundleFixture } from '../../../test-utils/temp-dir.js'
 import { postgresSessionStore } from './session-store.js'
-import { bundleProcessFixture } from './test-bundle.js'
 import { type RealDatabase, realDatabase, realServer, realServerNote } from './test-server.js'
 import { migratedPglite, socketServer } from './test-support.js'
 
@@ -37,10 +38,11 @@ let worker: string
 beforeAll(async () => {
   emulator = await startAnthropicEmulator({ script: durableScript })
   dir = await mkdtemp(join(tmpdir(), 'ck-pg-durable-'))
-  worker = await bundleProcessFixture(
+  worker = await bundleFixture(
     new URL('./durable-worker.fixture.ts', import.meta.url),
     dir,
-    'worker',
+    build,
+    { commonJs: true },
   )
 }, 60_000)
 afterAll(async () => {

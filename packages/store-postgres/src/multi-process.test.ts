@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import type { PGlite } from '@electric-sql/pglite'
+import { build } from 'esbuild'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { bundleFixture } from '../../../test-utils/temp-dir.js'
 import { postgresSessionStore } from './session-store.js'
 import { postgresStateStore } from './state-store.js'
-import { bundleProcessFixture } from './test-bundle.js'
 import { migratedPglite, socketServer } from './test-support.js'
 
 // 4 worker processes, each with its own `pg` pool, against one Postgres (PGlite served over
@@ -23,7 +24,9 @@ beforeAll(async () => {
   db = await migratedPglite()
   server = await socketServer(db, 16)
   dir = await mkdtemp(join(tmpdir(), 'ck-pg-multi-'))
-  worker = await bundleProcessFixture(new URL('./test-worker.ts', import.meta.url), dir, 'worker')
+  worker = await bundleFixture(new URL('./test-worker.ts', import.meta.url), dir, build, {
+    commonJs: true,
+  })
 }, 60_000)
 afterAll(async () => {
   await server.stop()

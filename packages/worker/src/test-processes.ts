@@ -1,35 +1,21 @@
 // Test-only: worker processes (worker-process.fixture.ts) started, killed and restarted by the
 // multi-process test and the bench.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { bundleFixture } from '../../../test-utils/temp-dir.js'
 
-const fixture = fileURLToPath(new URL('./worker-process.fixture.ts', import.meta.url))
+const fixtureUrl = new URL('./worker-process.fixture.ts', import.meta.url)
+const fixture = fileURLToPath(fixtureUrl)
 
 /**
  * Bundle the worker fixture once into `dir` and return the bundle's path: `node` starts it in a
  * fraction of what `--import tsx` takes to load the fixture's TypeScript module by module (a
  * start and each restart after a kill paid about 3.5 s of CPU under load with tsx).
  */
-export async function bundleWorkerFixture(dir: string): Promise<string> {
-  const outfile = join(dir, 'worker-process.mjs')
-  await build({
-    entryPoints: [fixture],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'silent',
-    // pg's optional native binding is never loaded; pg is CommonJS, so `require` is given
-    external: ['pg-native'],
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-  })
-  return outfile
+export function bundleWorkerFixture(dir: string): Promise<string> {
+  return bundleFixture(fixtureUrl, dir, build, { commonJs: true })
 }
 
 /** A worker process, resolved once it prints `ready`. */
