@@ -2,9 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, test } from 'vitest'
+import { demoInProcess } from './demo-in-process.js'
 import { demoProcess } from './demo-process.js'
-import { runDemoCli } from './run-cli.js'
-import { collector } from './test-support.js'
 
 // The demo as users run it: a real child process (node + tsx on the source), real pipes, exit codes.
 const dirs: string[] = []
@@ -46,11 +45,8 @@ test('bad input exits with code 2 and one line on stderr', async () => {
   // process): run here, without a second tsx start
   const dir = await mkdtemp(join(tmpdir(), 'demo-process-'))
   dirs.push(dir)
-  const stdout = collector()
-  const stderr = collector()
   const argv = ['--model', 'claude-sonet-4-6', '--workspace', join(dir, 'ws'), '--init', 'hi']
-  const code = await runDemoCli(argv, { stdout, stderr, env: {}, cwd: dir })
-  expect({ code, stdout: stdout.text(), stderr: stderr.text() }).toEqual({
+  expect(await demoInProcess(argv, dir)).toEqual({
     code: 2,
     stdout: '',
     stderr: 'demo: unknown model "claude-sonet-4-6" (did you mean claude-sonnet-4-6?)\n',

@@ -2,9 +2,8 @@ import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { demoInProcess } from './demo-in-process.js'
 import { demoProcess } from './demo-process.js'
-import { type CliIO, runDemoCli } from './run-cli.js'
-import { collector } from './test-support.js'
 
 // The demo's context file is read like preloaded files: inside the workspace, no symlink out.
 // The run that reads a file outside is a real child process (node + tsx on the source), as users
@@ -18,14 +17,8 @@ beforeAll(async () => {
 })
 afterAll(() => rm(base, { recursive: true, force: true }))
 
-/** The demo's command line in this process: exit code and what it printed, as a process's. */
-async function demoCli(args: string[]) {
-  const stdout = collector()
-  const stderr = collector()
-  const io: CliIO = { stdout, stderr, env: {}, cwd: base }
-  const code = await runDemoCli(args, io)
-  return { code, stdout: stdout.text(), stderr: stderr.text() }
-}
+/** The demo's command line in this process, run in `base`. */
+const demoCli = (args: string[]) => demoInProcess(args, base)
 
 /** A workspace that is not empty (so the demo template is not copied in). */
 async function workspace(name: string): Promise<string> {

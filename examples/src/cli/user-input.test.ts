@@ -5,11 +5,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startAnthropicEmulator } from '@contextkit/testkit'
 import { afterAll, describe, expect, test } from 'vitest'
+import { demoInProcess } from './demo-in-process.js'
 import { DEMO, demoEnv, demoProcess, REPO_ROOT } from './demo-process.js'
 import { offlineScenario } from './offline-scenario.js'
-import { type CliIO, runDemoCli } from './run-cli.js'
 import { demoCommand, echoOf } from './run-turn.js'
-import { collector } from './test-support.js'
 
 // What a new user gets wrong, tried as they would. What needs the process itself (the message on
 // a real stdin pipe, Ctrl-C as a signal) runs the demo as a child process (node + tsx); the rest
@@ -26,14 +25,8 @@ async function tempDir(): Promise<string> {
   return dir
 }
 
-/** The demo's command line in this process: exit code and what it printed, as a process's. */
-async function demoCli(args: string[]) {
-  const stdout = collector()
-  const stderr = collector()
-  const io: CliIO = { stdout, stderr, env: {}, cwd: REPO_ROOT }
-  const code = await runDemoCli(args, io)
-  return { code, stdout: stdout.text(), stderr: stderr.text() }
-}
+/** The demo's command line in this process, run in `REPO_ROOT`. */
+const demoCli = (args: string[]) => demoInProcess(args, REPO_ROOT)
 
 describe('the demo, given what users get wrong', () => {
   test('a --workspace that does not exist is an error (no directory made); --init creates it', async () => {
