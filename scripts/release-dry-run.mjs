@@ -1,16 +1,23 @@
 #!/usr/bin/env node
 // `pnpm release:dry-run`: what `pnpm release` would publish, without publishing. Each package
 // under packages/ (not private) goes through `pnpm publish --dry-run` (workspace ranges rewritten,
-// publishConfig applied, as a real publish), four at a time; each must list its README, LICENSE,
-// CHANGELOG.md, package.json and dist/index.js, and name itself at its version. Needs the build.
+// publishConfig applied, as a real publish), two at a time; each must list its README, LICENSE,
+// CHANGELOG.md, package.json and dist/index.js, name itself at its version and publish with
+// public access. pnpm is the pinned one, found once through npx and then run directly
+// (`pinned-pnpm.mjs`), not through an `npx` start per package. Needs the build.
 import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pLimit from 'p-limit'
+import { pinnedPnpm } from './pinned-pnpm.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const REQUIRED = ['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'dist/index.js']
+// one per core of CI's machine (2): each dry run is a pnpm and an npm process, busy on the CPU
+// nearly all the time. Measured on 2 cores: one at a time took twice as long as two, for the same
+// CPU seconds; three or four were no faster than two.
+const CONCURRENCY = 2
 
 /** The publishable packages: folder and package.json of each. */
 function packages() {
@@ -27,17 +34,12 @@ function packages() {
   return out
 }
 
-/** The pinned pnpm (`packageManager` of the root package.json, e.g. `pnpm@10.34.9`). */
-const PNPM =
-  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).packageManager ?? 'pnpm@10.34.9'
-
 /** `pnpm publish --dry-run` in the package folder; resolves to its problems (none: empty). */
-function dryRun({ folder, json }) {
+function dryRun(pnpm, { folder, json }) {
   return new Promise((resolve) => {
-    // pnpm through npx, as the README's commands run it: CI's machine may have no global pnpm
-    const args = ['--yes', PNPM, 'publish', '--dry-run', '--no-git-checks']
+    const args = ['publish', '--dry-run', '--no-git-checks']
     const cwd = join(ROOT, 'packages', folder)
-    execFile('npx', args, { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(pnpm, args, { cwd, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const output = `${stdout}\n${stderr}`
       const problems = []
       if (error) problems.push(`pnpm publish --dry-run failed: ${error.message}`)
@@ -56,8 +58,9 @@ function dryRun({ folder, json }) {
 }
 
 const started = Date.now()
-const limit = pLimit(4)
-const results = await Promise.all(packages().map((p) => limit(() => dryRun(p))))
+const pnpm = await pinnedPnpm()
+const limit = pLimit(CONCURRENCY)
+const results = await Promise.all(packages().map((p) => limit(() => dryRun(pnpm, p))))
 let failed = false
 for (const { name, problems, output } of results) {
   if (problems.length === 0) {
