@@ -17,7 +17,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Extractor, ExtractorConfig } from '@microsoft/api-extractor'
+import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extractor'
 import ts from 'typescript'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -120,10 +120,24 @@ let changed = 0
 let warnings = 0
 /** Warnings by message id, over every entry. */
 const byKind = new Map()
+/**
+ * One TypeScript program per package, shared by its entries' reports (api-extractor's
+ * `compilerState`): each entry used to load the package's declarations again.
+ */
+const compilerStates = new Map()
+function compilerStateOf(entry, config) {
+  if (!compilerStates.has(entry.pkg)) {
+    const siblings = all.filter((e) => e.pkg === entry.pkg && e !== entry).map((e) => e.types)
+    compilerStates.set(entry.pkg, CompilerState.create(config, { additionalEntryPoints: siblings }))
+  }
+  return compilerStates.get(entry.pkg)
+}
 for (const entry of all) {
   mkdirSync(join(entry.dir, 'api'), { recursive: true })
   const lines = []
-  const result = Extractor.invoke(configOf(entry), {
+  const config = configOf(entry)
+  const result = Extractor.invoke(config, {
+    compilerState: compilerStateOf(entry, config),
     localBuild: update,
     messageCallback: (message) => {
       message.handled = true
