@@ -20,6 +20,7 @@ import {
 } from './consumer.js'
 import { importNodeRoot, NODE_ROOT_IMPORTS, typecheckNodeRoot } from './node-root.js'
 import { sharedPacks } from './packs.js'
+import { held, limiter } from './tasks.js'
 import { stopTypechecker, typecheckExample } from './typecheck.js'
 import { hasNodeRoot, publishablePackages, ROOT } from './workspace.js'
 
@@ -29,31 +30,6 @@ let work = ''
 /** Has a Node root: its root's `node` branch adds `./node` (see "Package shape"). */
 const hasNode = (name: string) => packages.some((p) => p.json.name === name && hasNodeRoot(p))
 const withNode = packages.filter((p) => hasNode(p.json.name)).map((p) => p.json.name)
-
-/**
- * Run at most `limit` tasks at a time (the machine has two cores); tasks may be added later. A
- * task added with `first` goes before those waiting: a consumer's checks run as soon as it is
- * installed, beside the installs still to come, instead of all of them after the last install.
- */
-function limiter(limit: number) {
-  let active = 0
-  const queue: (() => void)[] = []
-  return <T>(task: () => Promise<T>, first = false): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const start = () => {
-        active++
-        task()
-          .then(resolve, reject)
-          .finally(() => {
-            active--
-            queue.shift()?.()
-          })
-      }
-      if (active < limit) start()
-      else if (first) queue.unshift(start)
-      else queue.push(start)
-    })
-}
 
 /** The checks of one package, started as soon as its consumer project is installed. */
 interface Checks {
@@ -70,12 +46,6 @@ interface Checks {
   }
 }
 const checks = new Map<string, Checks>()
-
-/** Keep a rejection for the test that awaits it, never unhandled meanwhile. */
-function held<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => {})
-  return promise
-}
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'ck-consumer-'))

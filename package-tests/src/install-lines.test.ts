@@ -6,7 +6,6 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import pLimit from 'p-limit'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
   type InstallCommand,
@@ -21,6 +20,7 @@ import {
 } from './install-lines.js'
 import { type LocalRegistry, startLocalRegistry } from './local-registry.js'
 import { sharedPacks } from './packs.js'
+import { held, limiter } from './tasks.js'
 import { publishablePackages, ROOT } from './workspace.js'
 
 const packages = publishablePackages()
@@ -36,12 +36,6 @@ const rootRuns = new Map<
   Promise<{ lines: string[]; logs: string[]; expected: string[] }>
 >()
 
-/** Keep a rejection for the test that awaits it, never unhandled meanwhile. */
-function held<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => {})
-  return promise
-}
-
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'ck-install-lines-'))
   expect(relative(ROOT, work).startsWith('..')).toBe(true) // outside the workspace
@@ -54,7 +48,7 @@ beforeAll(async () => {
   const npmrc = registry.npmrc
   // Installs wait on the network more than on the two CPUs: eight at a time, the longest first
   // (the most packages to install), so the slowest do not start last.
-  const limit = pLimit(8)
+  const limit = limiter(8)
   for (const manager of MANAGERS) {
     const lines = readMarkedLines(rootReadme, `<!-- install:${manager} -->`)
     const dir = join(base, `my-app-${manager}`)
