@@ -1,61 +1,46 @@
-// Every publishable package as a user installs it: `pnpm -r pack`, then, in a folder outside the
-// workspace, plain `npm install` of that package's tarball and its `@contextkit` dependencies'
-// tarballs only. Its README example must run verbatim as ESM, every entry must `require()` from
-// CommonJS, and the example must typecheck with moduleResolution nodenext and bundler.
-// Needs the packages built (`pnpm test` builds first) and the npm registry for third-party
-// dependencies (zod, papaparse, …).
+// Every publishable package as an npm user gets it: in an empty folder outside the workspace, its
+// README's install lines run with npm, the `@contextkit` scope served by a local registry from the
+// packed tarballs (`pack:all`; everything else from the real registry). In that app, the
+// lockfile must hold exactly the package's `@contextkit` closure (and a dev tool its example
+// runs), each from the local registry; the README example must run verbatim as ESM and print what
+// it says; every entry must `require()` from CommonJS; the example must typecheck with
+// moduleResolution nodenext and bundler; a Node root must serve its Node-only API.
+// install-lines.test.ts runs the same lines with pnpm, in a file of its own: vitest's two workers
+// run the two side by side (merged into one file, which the other files then waited beside, the
+// package tests took as long or longer). Needs the packages built (`pnpm test` builds first) and
+// the npm registry for third-party dependencies (zod, papaparse, …).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { packFileName } from '../../scripts/pack-all.mjs'
 import { NODE_BUILD_DIR } from '../../tsup.base.js'
 import {
   type Consumer,
-  installConsumer,
+  consumerIn,
   lockedContextkit,
   needsDatabase,
   type RunResult,
   requireFromCommonJs,
   runExampleAsEsm,
 } from './consumer.js'
+import { plannedInstalls, runInstallCommands } from './install-lines.js'
+import { type LocalRegistry, servePacks } from './local-registry.js'
 import { importNodeRoot, NODE_ROOT_IMPORTS, typecheckNodeRoot } from './node-root.js'
 import { sharedPacks } from './packs.js'
-import { stopTypechecker, typecheckExample } from './typecheck.js'
+import { held, limiter } from './tasks.js'
+import { linkTypes, stopTypechecker, typecheckExample } from './typecheck.js'
 import { hasNodeRoot, publishablePackages, ROOT } from './workspace.js'
 
 const packages = publishablePackages()
 let work = ''
+let registry: LocalRegistry | undefined
 
 /** Has a Node root: its root's `node` branch adds `./node` (see "Package shape"). */
 const hasNode = (name: string) => packages.some((p) => p.json.name === name && hasNodeRoot(p))
 const withNode = packages.filter((p) => hasNode(p.json.name)).map((p) => p.json.name)
 
-/**
- * Run at most `limit` tasks at a time (the machine has two cores); tasks may be added later. A
- * task added with `first` goes before those waiting: a consumer's checks run as soon as it is
- * installed, beside the installs still to come, instead of all of them after the last install.
- */
-function limiter(limit: number) {
-  let active = 0
-  const queue: (() => void)[] = []
-  return <T>(task: () => Promise<T>, first = false): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      const start = () => {
-        active++
-        task()
-          .then(resolve, reject)
-          .finally(() => {
-            active--
-            queue.shift()?.()
-          })
-      }
-      if (active < limit) start()
-      else if (first) queue.unshift(start)
-      else queue.push(start)
-    })
-}
-
-/** The checks of one package, started as soon as its consumer project is installed. */
+/** The checks of one package, started as soon as its app is installed. */
 interface Checks {
   consumer: Promise<Consumer>
   esm: Promise<string[]>
@@ -71,40 +56,54 @@ interface Checks {
 }
 const checks = new Map<string, Checks>()
 
-/** Keep a rejection for the test that awaits it, never unhandled meanwhile. */
-function held<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => {})
-  return promise
+/**
+ * Start the checks of package `name` in the app `consumer` resolves to: those that run Node in a
+ * `slot`, ahead of the installs waiting there; the typechecks in typecheck.ts's one process (a
+ * core's worth), not in a slot, so they run beside the installs instead of holding them up.
+ */
+function startChecks(
+  name: string,
+  consumer: Promise<Consumer>,
+  slot: ReturnType<typeof limiter>,
+): Checks {
+  const after = <T>(fn: (c: Consumer) => Promise<T>) =>
+    held(consumer.then((c) => slot(() => fn(c), true)))
+  const typecheck = <T>(fn: (c: Consumer) => Promise<T>) => held(consumer.then(fn))
+  return {
+    consumer,
+    esm: after(runExampleAsEsm),
+    cjs: after(requireFromCommonJs),
+    nodenext: typecheck((c) => typecheckExample(c, 'nodenext')),
+    bundler: typecheck((c) => typecheckExample(c, 'bundler')),
+    nodeRoot: hasNode(name)
+      ? {
+          run: after(importNodeRoot),
+          nodenext: typecheck((c) => typecheckNodeRoot(c, 'nodenext')),
+          bundler: typecheck((c) => typecheckNodeRoot(c, 'bundler')),
+        }
+      : undefined,
+  }
 }
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'ck-consumer-'))
   expect(relative(ROOT, work).startsWith('..')).toBe(true) // outside the workspace
-  const { packs } = await sharedPacks()
-  const slot = limiter(2)
-  for (const pkg of packages) {
+  registry = await servePacks((await sharedPacks()).packs)
+  const { npmrc } = registry
+  // Four at a time: the installs wait on the registries as much as on the two cores (and
+  // install-lines.test.ts runs as many beside these); the longest first.
+  const slot = limiter(4)
+  for (const { pkg, commands } of await plannedInstalls(packages)) {
+    const dir = join(work, pkg.folder)
     const consumer = held(
-      slot(() => installConsumer(pkg, packages, packs, join(work, 'consumers'))),
+      slot(async () => {
+        await runInstallCommands(dir, 'npm', commands, npmrc)
+        const c = await consumerIn(pkg, packages, dir)
+        await linkTypes(c)
+        return c
+      }),
     )
-    const after = <T>(fn: (c: Consumer) => Promise<T>) =>
-      held(consumer.then((c) => slot(() => fn(c), true)))
-    // The typechecks queue in typecheck.ts's one process (a core's worth): not in a slot, so
-    // they run beside the installs instead of holding them up.
-    const typecheck = <T>(fn: (c: Consumer) => Promise<T>) => held(consumer.then(fn))
-    checks.set(pkg.json.name, {
-      consumer,
-      esm: after(runExampleAsEsm),
-      cjs: after(requireFromCommonJs),
-      nodenext: typecheck((c) => typecheckExample(c, 'nodenext')),
-      bundler: typecheck((c) => typecheckExample(c, 'bundler')),
-      nodeRoot: hasNode(pkg.json.name)
-        ? {
-            run: after(importNodeRoot),
-            nodenext: typecheck((c) => typecheckNodeRoot(c, 'nodenext')),
-            bundler: typecheck((c) => typecheckNodeRoot(c, 'bundler')),
-          }
-        : undefined,
-    })
+    checks.set(pkg.json.name, startChecks(pkg.json.name, consumer, slot))
   }
 }, 600_000)
 
@@ -116,6 +115,7 @@ afterAll(async () => {
     ]),
   )
   stopTypechecker()
+  await registry?.close()
   if (work) await rm(work, { recursive: true, force: true })
 }, 300_000)
 
@@ -131,7 +131,7 @@ test('the packages with a Node root are the ones whose root names are listed', (
 })
 
 describe.each(withNode.map((name) => [name] as const))(
-  '%s root in Node, packed and installed with npm',
+  '%s root in Node, installed with npm',
   (name) => {
     const nodeRoot = () => checks.get(name)!.nodeRoot!
     const { node, pure } = NODE_ROOT_IMPORTS[name]!
@@ -157,16 +157,16 @@ describe.each(withNode.map((name) => [name] as const))(
 )
 
 describe.each(packages.map((p) => [p.json.name] as const))(
-  '%s, packed and installed with npm',
+  "%s, the README's install lines run with npm",
   (name) => {
     const check = () => checks.get(name)!
 
-    test('only its own and its @contextkit dependencies’ tarballs (and a dev tool its example runs) are installed', async () => {
+    test('the lockfile holds its own and its @contextkit dependencies’ (and a dev tool’s its example runs), each from the local registry', async () => {
       const c = await check().consumer
       const locked = await lockedContextkit(c.dir)
       expect(Object.keys(locked).sort()).toEqual([...c.contextkit].sort())
       for (const [pkg, resolved] of Object.entries(locked)) {
-        expect(resolved, pkg).toMatch(/^file:.*\.tgz$/)
+        expect(resolved, pkg).toBe(`${registry!.url}-/${packFileName(pkg)}`)
       }
     }, 600_000)
 

@@ -1,19 +1,18 @@
 /**
- * A consumer project outside the workspace, as a user makes one: an empty folder with a
- * `package.json`, and plain `npm install` of one package's packed tarball plus the tarballs of
- * its `@contextkit` dependencies (nothing else from the workspace).
+ * A consumer project outside the workspace, as a user makes one: the app a package README's
+ * install lines made with npm (see `install-lines.ts`), and what is run in it: the README example
+ * as ESM, `require()` of every entry from CommonJS, and the lockfile's `@contextkit` packages.
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import ts from 'typescript'
 import { readReadmeExample } from '../../test-utils/readme-example.js'
 import { isNodeBuiltin } from './bundle.js'
-import { ROOT, tarballName, type WorkspacePackage, workspaceClosure } from './workspace.js'
+import { ROOT, type WorkspacePackage, workspaceClosure } from './workspace.js'
 
 export interface RunResult {
   stdout: string
@@ -94,85 +93,67 @@ export function packageOf(specifier: string): string {
 
 export interface Consumer {
   pkg: WorkspacePackage
+  /** The app its README's install lines made (with npm, from the local registry). */
   dir: string
   /** The README example, verbatim. */
   code: string
   expected: string[]
-  /** The `@contextkit` packages installed (from tarballs). */
+  /** The `@contextkit` packages the app must hold (see {@link exampleNeeds}). */
   contextkit: string[]
+  /** The `@types` packages a user who typechecks the example adds (see {@link exampleNeeds}). */
+  types: string[]
 }
 
 /**
- * Make the consumer project of `pkg` under `parent` and install it: the tarballs of `pkg` and
- * its `@contextkit` dependencies (plus a `@contextkit` dev tool its README example runs against,
- * such as testkit's emulator, with its own dependencies), the other packages the example imports
- * (peer dependencies such as `@anthropic-ai/sdk`, at the version the package is tested with) and
- * `@types/node`.
+ * What an app needs to run and typecheck `pkg`'s README example `code`, read from its imports:
+ * - `contextkit`: `pkg` and its `@contextkit` dependencies, plus a `@contextkit` dev tool the
+ *   example runs against (such as testkit's emulator) with its own dependencies;
+ * - `types`: `@types/node`, and the `@types` of a peer the example imports that has no types of
+ *   its own (`pg`), as `pkg`'s devDependencies pin them.
+ * Throws when the example imports a package a user of `pkg` would not install.
  */
-export async function installConsumer(
+export function exampleNeeds(
   pkg: WorkspacePackage,
   all: readonly WorkspacePackage[],
-  packs: string,
-  parent: string,
-): Promise<Consumer> {
-  const dir = join(parent, pkg.folder)
-  await mkdir(dir, { recursive: true })
-  const { code, expected } = await readReadmeExample(pkg.dir)
+  code: string,
+): { contextkit: string[]; types: string[] } {
   const contextkit = workspaceClosure(pkg.json.name, all)
-  const byName = new Map(all.map((p) => [p.json.name, p]))
-  const extras = new Set<string>()
+  const types = ['@types/node']
+  const refuse = (name: string, what: string) =>
+    new Error(`${pkg.json.name}'s README example imports ${name}, which is ${what}`)
   for (const spec of importedSpecifiers(code)) {
-    if (isNodeBuiltin(spec)) continue
     const name = packageOf(spec)
+    if (isNodeBuiltin(spec) || contextkit.includes(name) || pkg.json.dependencies?.[name]) continue
     if (name.startsWith('@contextkit/')) {
-      if (contextkit.includes(name)) continue
       // A dev tool the example runs against (testkit's emulator): the user installs it too.
       if (!pkg.json.devDependencies?.[name]) {
-        throw new Error(
-          `${pkg.json.name}'s README example imports ${name}, which is not even a dev dependency: a user who installs ${pkg.json.name} cannot run it`,
-        )
+        throw refuse(name, `not even a dev dependency: a user of ${pkg.json.name} cannot run it`)
       }
       for (const extra of workspaceClosure(name, all)) {
         if (!contextkit.includes(extra)) contextkit.push(extra)
       }
-      continue
+    } else if (!pkg.json.peerDependencies?.[name]) {
+      throw refuse(name, 'neither a dependency nor a peer dependency')
+    } else if (pkg.json.devDependencies?.[`@types/${name}`]) {
+      types.push(`@types/${name}`)
     }
-    if (pkg.json.dependencies?.[name]) continue
-    const peer = pkg.json.peerDependencies?.[name]
-    if (!peer) {
-      throw new Error(
-        `${pkg.json.name}'s README example imports ${name}, which is neither a dependency nor a peer dependency`,
-      )
-    }
-    extras.add(`${name}@${pkg.json.devDependencies?.[name] ?? peer}`)
-    // a user who imports a peer without types of its own (pg) installs its @types too
-    const types = pkg.json.devDependencies?.[`@types/${name}`]
-    if (types) extras.add(`@types/${name}@${types}`)
   }
-  const rootJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    devDependencies: Record<string, string>
-  }
-  extras.add(`@types/node@${rootJson.devDependencies['@types/node']}`)
-  await writeFile(
-    join(dir, 'package.json'),
-    `${JSON.stringify({ name: `consumer-${pkg.folder}`, private: true, type: 'module' }, null, 2)}\n`,
-  )
-  const tarballs = contextkit.map((name) => join(packs, tarballName(byName.get(name)!.json)))
-  await run(
-    'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      '--loglevel=error',
-      ...tarballs,
-      ...extras,
-    ],
-    { cwd: dir },
-  )
+  return { contextkit, types }
+}
+
+/**
+ * The consumer project of `pkg` in `dir`, an app its README's install lines made: its example
+ * written there as `example.ts` (for the typechecks), with what {@link exampleNeeds} says the
+ * app needs.
+ */
+export async function consumerIn(
+  pkg: WorkspacePackage,
+  all: readonly WorkspacePackage[],
+  dir: string,
+): Promise<Consumer> {
+  const { code, expected } = await readReadmeExample(pkg.dir)
   await writeFile(join(dir, 'example.ts'), code)
-  return { pkg, dir, code, expected, contextkit }
+  return { pkg, dir, code, expected, ...exampleNeeds(pkg, all, code) }
 }
 
 /** Every `@contextkit` package in the consumer's lockfile, with where npm got it from. */
@@ -221,7 +202,7 @@ async function exampleDatabase(code: string): Promise<NodeJS.ProcessEnv> {
  * Run the README example as an ES module: its TypeScript types erased (nothing else changed)
  * and its `console.log` calls captured one per line. Returns what each call printed.
  */
-export async function runExampleAsEsm(consumer: Consumer): Promise<string[]> {
+export async function runExampleAsEsm(consumer: Pick<Consumer, 'dir' | 'code'>): Promise<string[]> {
   const js = ts.transpileModule(consumer.code, {
     compilerOptions: {
       module: ts.ModuleKind.ESNext,

@@ -1,17 +1,18 @@
 // Every package README's literal install line, as a new user runs it: the packed tarballs served
 // by a local registry for the `@contextkit` scope (everything else from the real registry), an
 // empty folder, the README's `pnpm add …` / `npm i …` lines run with pnpm (strict: only what the
-// app depends on is importable) and with npm, then the README's example, which must print what the
-// README says. Needs the packages built (`pnpm test` builds first) and the npm registry.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+// app depends on is importable), then the README's example, which must print what the README
+// says. The same lines run with npm in consumer.test.ts, with the checks of an npm user's app
+// beside the example. The root README's lines run here with both. Needs the packages built
+// (`pnpm test` builds first) and the npm registry.
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import pLimit from 'p-limit'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
   type InstallCommand,
   type Manager,
-  packageInstallCommands,
+  plannedInstalls,
   readInstallCommands,
   readMarkedLines,
   runInstallCommands,
@@ -19,15 +20,16 @@ import {
   runReadmeLines,
   runRootExampleIn,
 } from './install-lines.js'
-import { type LocalRegistry, startLocalRegistry } from './local-registry.js'
+import { type LocalRegistry, servePacks } from './local-registry.js'
 import { sharedPacks } from './packs.js'
+import { held, limiter } from './tasks.js'
 import { publishablePackages, ROOT } from './workspace.js'
 
 const packages = publishablePackages()
 const MANAGERS: Manager[] = ['pnpm', 'npm']
 let work = ''
 let registry: LocalRegistry | undefined
-/** Installs and examples, started in beforeAll (four at a time), awaited by each test. */
+/** Each package's pnpm install and example, started in beforeAll, awaited by its test. */
 const runs = new Map<string, Promise<{ logs: string[]; expected: string[] }>>()
 let formattersWithoutCore: Promise<unknown> = Promise.resolve()
 /** The root README's install lines (from the packed tarballs) and its smallest agent, per manager. */
@@ -36,12 +38,6 @@ const rootRuns = new Map<
   Promise<{ lines: string[]; logs: string[]; expected: string[] }>
 >()
 
-/** Keep a rejection for the test that awaits it, never unhandled meanwhile. */
-function held<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => {})
-  return promise
-}
-
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'ck-install-lines-'))
   expect(relative(ROOT, work).startsWith('..')).toBe(true) // outside the workspace
@@ -49,12 +45,11 @@ beforeAll(async () => {
   // the root README's lines, before anything is published: from the tarballs of `pack:all`,
   // in an app beside the clone (`../contextkit/packs/…`), then its smallest agent
   const rootReadme = await readFile(join(ROOT, 'README.md'), 'utf8')
-  const tarballs = (await readdir(packs)).map((f) => join(packs, f))
-  registry = await startLocalRegistry(tarballs)
+  registry = await servePacks(packs)
   const npmrc = registry.npmrc
-  // Installs wait on the network more than on the two CPUs: eight at a time, the longest first
-  // (the most packages to install), so the slowest do not start last.
-  const limit = pLimit(8)
+  // Installs wait on the network more than on the two CPUs: four at a time (and as many in
+  // consumer.test.ts beside these), the longest first.
+  const limit = limiter(4)
   for (const manager of MANAGERS) {
     const lines = readMarkedLines(rootReadme, `<!-- install:${manager} -->`)
     const dir = join(base, `my-app-${manager}`)
@@ -64,20 +59,13 @@ beforeAll(async () => {
     })
     rootRuns.set(manager, held(task))
   }
-  const planned = await Promise.all(
-    packages.map(async (pkg) => ({ pkg, commands: await packageInstallCommands(pkg) })),
-  )
-  const size = (commands: InstallCommand[]) => commands.reduce((n, c) => n + c.specs.length, 0)
-  planned.sort((x, y) => size(y.commands) - size(x.commands))
-  for (const { pkg, commands } of planned) {
-    for (const manager of MANAGERS) {
-      const dir = join(work, manager, pkg.folder)
-      const task = limit(async () => {
-        await runInstallCommands(dir, manager, commands, npmrc)
-        return runReadmeExampleIn(pkg, dir)
-      })
-      runs.set(`${pkg.json.name} ${manager}`, held(task))
-    }
+  for (const { pkg, commands } of await plannedInstalls(packages)) {
+    const dir = join(work, 'pnpm', pkg.folder)
+    const task = limit(async () => {
+      await runInstallCommands(dir, 'pnpm', commands, npmrc)
+      return runReadmeExampleIn(pkg, dir)
+    })
+    runs.set(pkg.json.name, held(task))
   }
   // The line formatters' README had before: the package alone, though its example imports core.
   const formatters = packages.find((p) => p.json.name === '@contextkit/formatters')!
@@ -114,15 +102,11 @@ test.each(MANAGERS)(
 )
 
 describe.each(packages.map((p) => [p.json.name] as const))('%s', (name) => {
-  test.each(MANAGERS)(
-    "the README's install lines with %s, then its example, print what the README says",
-    async (manager) => {
-      const { logs, expected } = await runs.get(`${name} ${manager}`)!
-      expect(expected.length).toBeGreaterThan(0)
-      expect(logs).toEqual(expected)
-    },
-    600_000,
-  )
+  test("the README's install lines with pnpm, then its example, print what the README says", async () => {
+    const { logs, expected } = await runs.get(name)!
+    expect(expected.length).toBeGreaterThan(0)
+    expect(logs).toEqual(expected)
+  }, 600_000)
 })
 
 test('a line that leaves out a package the example imports fails under pnpm (as formatters’ did)', async () => {

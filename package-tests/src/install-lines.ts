@@ -6,7 +6,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { readReadmeExample } from '../../test-utils/readme-example.js'
-import { type Consumer, run, runExampleAsEsm } from './consumer.js'
+import { run, runExampleAsEsm } from './consumer.js'
 import { pinnedPnpm, shellQuote } from './pnpm.js'
 import { ROOT, type WorkspacePackage } from './workspace.js'
 
@@ -61,6 +61,10 @@ async function argv(manager: Manager, command: InstallCommand): Promise<[string,
         '--no-fund',
         '--prefer-offline',
         '--loglevel=error',
+        // npm's default, which a user's config may turn off (this machine's ~/.npmrc does, and
+        // npx hands it on in npm_config_*): the lockfile says where each package came from
+        // (`resolved`: consumer.test.ts checks it is the local registry)
+        '--omit-lockfile-registry-resolved=false',
         ...dev,
         ...command.specs,
       ],
@@ -105,13 +109,26 @@ export async function runReadmeExampleIn(
   dir: string,
 ): Promise<{ logs: string[]; expected: string[] }> {
   const { code, expected } = await readReadmeExample(pkg.dir)
-  const consumer: Consumer = { pkg, dir, code, expected, contextkit: [] }
-  return { logs: await runExampleAsEsm(consumer), expected }
+  return { logs: await runExampleAsEsm({ dir, code }), expected }
 }
 
 /** The install commands of `pkg`'s README. */
 export async function packageInstallCommands(pkg: WorkspacePackage): Promise<InstallCommand[]> {
   return readInstallCommands(await readFile(join(pkg.dir, 'README.md'), 'utf8'))
+}
+
+/**
+ * Each package with its README's install commands, the most packages to install first: those
+ * installs take longest, and started last they would hold up the end of the run.
+ */
+export async function plannedInstalls(
+  packages: readonly WorkspacePackage[],
+): Promise<{ pkg: WorkspacePackage; commands: InstallCommand[] }[]> {
+  const planned = await Promise.all(
+    packages.map(async (pkg) => ({ pkg, commands: await packageInstallCommands(pkg) })),
+  )
+  const size = (commands: InstallCommand[]) => commands.reduce((n, c) => n + c.specs.length, 0)
+  return planned.sort((x, y) => size(y.commands) - size(x.commands))
 }
 
 /**
@@ -154,6 +171,5 @@ export async function runRootExampleIn(
   dir: string,
 ): Promise<{ logs: string[]; expected: string[] }> {
   const { code, expected } = await readReadmeExample(ROOT, marker)
-  const consumer = { dir, code, expected, contextkit: [] } as unknown as Consumer
-  return { logs: await runExampleAsEsm(consumer), expected }
+  return { logs: await runExampleAsEsm({ dir, code }), expected }
 }

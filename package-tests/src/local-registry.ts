@@ -9,9 +9,10 @@
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { basename } from 'node:path'
+import { basename, join } from 'node:path'
 
 /** One version of one package, as the registry lists it. */
 interface Served {
@@ -102,4 +103,9 @@ export async function startLocalRegistry(tarballs: readonly string[]): Promise<L
         server.close((error) => (error ? reject(error) : resolve()))
       }),
   }
+}
+
+/** Serve every tarball of the folder `packs` (this run's packed packages, see `packs.ts`). */
+export async function servePacks(packs: string): Promise<LocalRegistry> {
+  return startLocalRegistry((await readdir(packs)).map((file) => join(packs, file)))
 }

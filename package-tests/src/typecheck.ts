@@ -6,9 +6,10 @@
  * times per run).
  */
 import { type ChildProcess, fork } from 'node:child_process'
-import { writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { mkdir, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Consumer, RunResult } from './consumer.js'
 import { ROOT } from './workspace.js'
 
@@ -116,8 +117,35 @@ export function stopTypechecker(): void {
 }
 
 /**
+ * Put `consumer.types` (`@types/node`, and a peer's such as `@types/pg`: what a user who
+ * typechecks adds to what the README's lines install) in the consumer's `node_modules/@types`,
+ * each a link to the workspace's copy: the version its devDependencies pin, found by the compiler
+ * where it finds an installed one (`import pg from 'pg'` resolves to `@types/pg`).
+ *
+ * Why links, not the user's `npm i -D @types/node@<pinned>`: that install changes nothing the
+ * checks look at (the app's `@contextkit` packages and their resolution are the README lines'),
+ * and measured on the 13 apps it cost 1.8 CPU-s each (23 a run); each app's own copy of
+ * `@types/node` was also parsed anew by every typecheck, where the links' one real path is
+ * parsed once per resolution mode (the compiler process used 45 CPU-s instead of 34). Why not
+ * `typeRoots`: it serves `types: ['node']` but not `import pg from 'pg'` under nodenext, which
+ * resolves through `node_modules/@types/pg` only.
+ */
+export async function linkTypes(consumer: Consumer): Promise<void> {
+  for (const name of consumer.types) {
+    const from = [consumer.pkg.dir, ROOT]
+      .map((dir) => join(dir, 'node_modules', name))
+      .find((dir) => existsSync(dir))
+    if (!from) throw new Error(`${name} is not installed in the workspace (pnpm install)`)
+    const to = join(consumer.dir, 'node_modules', name)
+    await rm(to, { recursive: true, force: true }) // as `npm i -D <it>@<pinned>` replaces a copy
+    await mkdir(dirname(to), { recursive: true })
+    await symlink(await realpath(from), to, 'dir')
+  }
+}
+
+/**
  * Typecheck the README example, verbatim, as the consumer's own `example.ts` (written by
- * `installConsumer`) with `moduleResolution` `nodenext` (module `nodenext`) or `bundler`
+ * `consumerIn`, its `@types` linked by {@link linkTypes}) with `moduleResolution` `nodenext` (module `nodenext`) or `bundler`
  * (module `preserve`), strict. Declaration files are not checked themselves (`skipLibCheck`, as
  * most projects set it: third-party ones such as PGlite's need DOM and Emscripten types); that
  * ours import nothing their package does not depend on is checked in shape.test.ts.
