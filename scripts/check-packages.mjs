@@ -17,7 +17,6 @@
 //   `node10` resolution, which predates `exports` and cannot see subpaths such as
 //   `@contextkit/core/node`, is left out by that profile. For attw's table of a package:
 //   `pnpm exec attw --pack packages/<name> --profile node16 --ignore-rules cjs-resolves-to-esm`.
-import { readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -27,28 +26,12 @@ import { problemKindInfo } from '@arethetypeswrong/core/problems'
 import { publint } from 'publint'
 import { formatMessage } from 'publint/utils'
 import { packAll, packFileName } from './pack-all.mjs'
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
+import { publishablePackages } from './publishable-packages.mjs'
 
 /** attw's `--profile node16`: problems found only under these resolutions do not fail. */
 const IGNORED_RESOLUTIONS = ['node10']
 /** attw's `--ignore-rules cjs-resolves-to-esm`, as the kind of problem that rule names. */
 const IGNORED_KINDS = ['CJSResolvesToESM']
-
-/** The names of the publishable packages under packages/, in folder order. */
-function publishable() {
-  const names = []
-  for (const folder of readdirSync(join(ROOT, 'packages')).sort()) {
-    let pkg
-    try {
-      pkg = JSON.parse(readFileSync(join(ROOT, 'packages', folder, 'package.json'), 'utf8'))
-    } catch {
-      continue
-    }
-    if (!pkg.private) names.push(pkg.name)
-  }
-  return names
-}
 
 /** One check's verdict: its line, and under it what is wrong when it failed. */
 function verdict(label, name, problems) {
@@ -115,7 +98,8 @@ async function checkAll() {
   try {
     await packAll(folder)
     const results = []
-    for (const name of publishable()) {
+    for (const { json } of publishablePackages()) {
+      const name = json.name
       results.push(...(await checkTarball(name, join(folder, packFileName(name)))))
     }
     return results

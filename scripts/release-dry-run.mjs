@@ -6,11 +6,11 @@
 // public access. pnpm is the pinned one, found once through npx and then run directly
 // (`pinned-pnpm.mjs`), not through an `npx` start per package. Needs the build.
 import { execFile } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import pLimit from 'p-limit'
 import { pinnedPnpm } from './pinned-pnpm.mjs'
+import { publishablePackages } from './publishable-packages.mjs'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const REQUIRED = ['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'dist/index.js']
@@ -18,21 +18,6 @@ const REQUIRED = ['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'dist/
 // nearly all the time. Measured on 2 cores: one at a time took twice as long as two, for the same
 // CPU seconds; three or four were no faster than two.
 const CONCURRENCY = 2
-
-/** The publishable packages: folder and package.json of each. */
-function packages() {
-  const out = []
-  for (const folder of readdirSync(join(ROOT, 'packages')).sort()) {
-    let json
-    try {
-      json = JSON.parse(readFileSync(join(ROOT, 'packages', folder, 'package.json'), 'utf8'))
-    } catch {
-      continue
-    }
-    if (!json.private) out.push({ folder, json })
-  }
-  return out
-}
 
 /** `pnpm publish --dry-run` in the package folder; resolves to its problems (none: empty). */
 function dryRun(pnpm, { folder, json }) {
@@ -60,7 +45,7 @@ function dryRun(pnpm, { folder, json }) {
 const started = Date.now()
 const pnpm = await pinnedPnpm()
 const limit = pLimit(CONCURRENCY)
-const results = await Promise.all(packages().map((p) => limit(() => dryRun(pnpm, p))))
+const results = await Promise.all(publishablePackages().map((p) => limit(() => dryRun(pnpm, p))))
 let failed = false
 for (const { name, problems, output } of results) {
   if (problems.length === 0) {
