@@ -102,6 +102,8 @@ export type {
 export { inspectRelativePath } from './relative-path.js'
 export type { RequestFit, RequestFitInput } from './request-fit.js'
 export { fitRequest, OMISSION_NOTICE_ID } from './request-fit.js'
+export { isSealedContent } from './sealed-content.js'
+export { isSealedMessage, sealMessages } from './sealed-messages.js'
 export type { FitResult, Omission, Section } from './sections.js'
 export { fitSections, renderOmissionNotice, renderSections, SectionListCheck } from './sections.js'
 export { assertSessionId, isSessionId } from './session-id.js'

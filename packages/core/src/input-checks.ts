@@ -8,6 +8,7 @@
 import { isPlainObject } from './composite-checks.js'
 import { exceedsJsonDepth } from './json-depth.js'
 import type { ContentBlock, Message, ToolDefinition } from './message-schemas.js'
+import { isSealedContent } from './sealed-content.js'
 import type { Section } from './sections.js'
 
 type Obj = Record<string, unknown>
@@ -90,7 +91,8 @@ export function isMessageArray(v: unknown): v is Message[] {
     if (m.role !== 'user' && m.role !== 'assistant') return false
     if (m.participant !== undefined && !nonEmpty(m.participant)) return false
     if (!optional(m.cacheBreakpoint, 'boolean')) return false
-    if (!isContentBlockArray(m.content)) return false
+    // a sealed message's content was checked when it was sealed and cannot have changed since
+    if (!isSealedContent(m.content) && !isContentBlockArray(m.content)) return false
   }
   return true
 }

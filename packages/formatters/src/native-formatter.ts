@@ -7,7 +7,7 @@ import {
 } from '@contextkit/core'
 import { CacheMarks } from './cache-markers.js'
 import { PrefillUnsupportedError, TooManyParticipantsError } from './errors.js'
-import { Assembly, type Parties } from './native-assembly.js'
+import { Assembly, type AssemblyCheckpoint, type Parties } from './native-assembly.js'
 import { nativeMessage, toFormatted, withoutBlankText, writableMessage } from './native-message.js'
 import { checkOptions } from './option-keys.js'
 import {
@@ -26,6 +26,7 @@ import {
   sameKey,
   samePrefix,
 } from './request-memo.js'
+import { shareCheckpoint, sharedCheckpoint } from './shared-checkpoints.js'
 import { buildSystem } from './system-prompt.js'
 import type {
   BuildOptions,
@@ -178,16 +179,16 @@ export class NativeFormatter implements Formatter {
     // a caller's hasCacheMarker may decide anew on every call: nothing is resumed then
     const key = options.hasCacheMarker === undefined ? this.#assemblyKey(options, names) : undefined
     const same = state?.sameStart(messages)
-    const saved = key && state?.native
-    const from =
-      saved && same !== undefined && sameKey(saved.key, key) && saved.checkpoint.count <= same
-        ? saved.checkpoint
-        : undefined
+    const from = resumePoint(key, state, same, messages)
     // the checkpoint for the next request: where this one stops being the previous one; on a
     // memo's first request, where the messages stop being the ones given (user sections went in)
-    const keep = same ?? samePrefix(messages, given)
-    // a checkpoint not resumed from may not match the conversation remembered now: dropped
-    if (state && !from) state.native = undefined
+    // and before the last message marked for the cache (the next request marks another one, and
+    // a loop's marked message is a copy made for this request alone)
+    const keep =
+      same ?? (key ? Math.min(samePrefix(messages, given), lastMarked(messages, marks)) : 0)
+    // a checkpoint not resumed from may not match the conversation remembered now: dropped; one
+    // shared by an earlier memo is this memo's own from now on
+    if (state) state.native = from && key ? { key, checkpoint: from } : undefined
     const assembly = new Assembly(marks, from)
     const prefix = contextPrefixOf(options)
     if (!from) {
@@ -199,8 +200,12 @@ export class NativeFormatter implements Formatter {
       })
     }
     for (let own = from?.count ?? 0; own <= messages.length; own++) {
-      if (key && state && own === keep && own !== from?.count)
+      if (key && state && own === keep && own !== from?.count) {
         state.native = { key, checkpoint: assembly.checkpoint(own) }
+        // a memo's first request offers its checkpoint to the next memo (the next run)
+        if (same === undefined)
+          shareCheckpoint(key, messages, state.native.checkpoint, from?.count ?? 0)
+      }
       const message = messages[own]
       if (message === undefined) break
       const at = { index: prefix.length + own, breakpoint: marks.wants(message, own) }
@@ -256,6 +261,33 @@ export class NativeFormatter implements Formatter {
     const kept = withoutBlankText(blocks)
     return kept.length === 0 ? undefined : { role: message.role, content: kept }
   }
+}
+
+/**
+ * The checkpoint a request resumes from: the previous request's of the same memo when this one
+ * begins with the messages it holds (`same`: how many it begins with); on a memo's first request,
+ * one an earlier memo shared for the same sealed messages.
+ */
+function resumePoint(
+  key: NativeAssemblyKey | undefined,
+  state: RequestMemoState | undefined,
+  same: number | undefined,
+  messages: readonly Message[],
+): AssemblyCheckpoint | undefined {
+  if (key === undefined || state === undefined) return undefined
+  if (same === undefined) return sharedCheckpoint(key, messages)
+  const saved = state.native
+  return saved && sameKey(saved.key, key) && saved.checkpoint.count <= same
+    ? saved.checkpoint
+    : undefined
+}
+
+/** Index of the last of `messages` that wants a cache marker; `messages.length` when none does. */
+function lastMarked(messages: readonly Message[], marks: CacheMarks): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (marks.wants(messages[i] as Message, i)) return i
+  }
+  return messages.length
 }
 
 /** The context prefix's messages (they go before the conversation). */

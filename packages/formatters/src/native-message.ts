@@ -4,8 +4,9 @@
 // share it) together with a shallow copy of what it was made from; a later request uses it only
 // when the message still holds the same values, so a message changed in place is rendered again.
 // What is shared is frozen: a request that must change a shared message (a merge, a cache marker,
-// the prefill) changes a copy ({@link writableMessage}).
-import type { ContentBlock, Message } from '@contextkit/core'
+// the prefill) changes a copy ({@link writableMessage}). A sealed message (core's `sealMessages`)
+// is trusted without that comparison.
+import { type ContentBlock, isSealedContent, type Message } from '@contextkit/core'
 import { toImageBlock } from './media.js'
 import type { FormattedBlock, FormattedMessage } from './types.js'
 
@@ -118,6 +119,15 @@ function holds(message: Message, known: Rendered): boolean {
   return true
 }
 
+/**
+ * Whether `message` still holds what it held when `known` was rendered: a sealed content array
+ * (core's `sealMessages`) cannot have changed, so only the role is compared.
+ */
+function sealedOrHolds(message: Message, known: Rendered): boolean {
+  if (isSealedContent(message.content)) return message.role === known.role
+  return holds(message, known)
+}
+
 /** Freeze a rendered message, its blocks and their parts; never a tool call's `input` (the caller's). */
 function freezeRendered(message: FormattedMessage): FormattedMessage {
   for (const b of message.content) {
@@ -148,7 +158,7 @@ export function frozenCopy(message: FormattedMessage): FormattedMessage {
  */
 export function nativeMessage(message: Message): FormattedMessage | undefined {
   const known = rendered.get(message.content)
-  if (known !== undefined && holds(message, known)) return known.message
+  if (known !== undefined && sealedOrHolds(message, known)) return known.message
   const blocks = withoutBlankText(message.content.map(toFormatted))
   const out =
     blocks.length === 0 ? undefined : freezeRendered({ role: message.role, content: blocks })
