@@ -1,13 +1,16 @@
 // Per-call cost against the length of the history (issue 46): the loop alone, the loop with the
-// four feature middlewares, and the AI SDK 7's `generateText` with none of them, over histories of
-// 200, 1,000 and 2,000 messages with 20 tools, in one process. The three are run in turn, one
-// sample each (4 runs of 10 model calls), so load on a shared machine hits all three alike; each
-// line prints the median and the minimum per model call over the samples, and how many times
-// faster than `generateText` the median is.
+// four feature middlewares, each given the history as plain objects and as core's
+// `sealMessages` leaves it (what a chat that seals each run's messages resends), and the AI SDK
+// 7's `generateText` with none of them, over histories of 200, 1,000 and 2,000 messages with 20
+// tools, in one process. The sides are run in turn, one sample each (4 runs of 10 model calls),
+// so load on a shared machine hits all alike; each line prints the median and the minimum per
+// model call over the samples, and how many times faster than `generateText` the median is.
 //   node --import tsx bench/history-scaling.ts [samples] [sizes] [sides]
-// sizes and sides comma-separated (sides: bare, full, peer; default all three). Under
+// sizes and sides comma-separated (sides: bare, full, bare-sealed, full-sealed, peer; default
+// all five). Under
 // `node --cpu-prof` or `--heap-prof` it profiles the same runs (one side, for a clean profile).
 import { loadavg } from 'node:os'
+import { sealMessages } from '@contextkit/core'
 import {
   aiSdkRun,
   aiSdkTools,
@@ -20,7 +23,7 @@ const CALLS = 10
 const RUNS_PER_SAMPLE = 4
 const samples = Number(process.argv[2] ?? 30)
 const sizes = (process.argv[3] ?? '200,1000,2000').split(',').map(Number)
-const only = (process.argv[4] ?? 'bare,full,peer').split(',')
+const only = (process.argv[4] ?? 'bare,full,bare-sealed,full-sealed,peer').split(',')
 
 const load = () =>
   loadavg()
@@ -46,8 +49,13 @@ console.log(
 try {
   for (const size of sizes) {
     const inputs = loopInputs(size)
+    // the same history in other objects, sealed once as a chat keeping it would
+    const sealed = loopInputs(size)
+    sealMessages(sealed.past)
     const bare = instantProvider(CALLS)
     const full = instantProvider(CALLS)
+    const bareSealed = instantProvider(CALLS)
+    const fullSealed = instantProvider(CALLS)
     const peer = instantModel(CALLS)
     const peerMessages = toModelMessages([...inputs.past, inputs.question])
     const peerTools = aiSdkTools(20)
@@ -56,6 +64,12 @@ try {
         [
           ['bare', 'loop alone', () => runOnce(inputs, bare, CALLS, ws.dir, [])],
           ['full', 'loop + the four', () => runOnce(inputs, full, CALLS, ws.dir, ws.middleware)],
+          ['bare-sealed', 'alone, sealed', () => runOnce(sealed, bareSealed, CALLS, ws.dir, [])],
+          [
+            'full-sealed',
+            'the four, sealed',
+            () => runOnce(sealed, fullSealed, CALLS, ws.dir, ws.middleware),
+          ],
           ['peer', 'AI SDK generateText', () => aiSdkRun(peer, peerMessages, peerTools, CALLS)],
         ] as const
       )

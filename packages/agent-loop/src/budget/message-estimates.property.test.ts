@@ -2,7 +2,8 @@
  * Issue 46: with the loop's default counter, a message's token estimate is kept from run to run
  * while the message is unchanged. Whatever a caller changes in place between runs (a text, a
  * block added or taken off, a tool call's input changed inside, its raw text), each run's count
- * must be the one a fresh count gives.
+ * must be the one a fresh count gives. A sealed message (core's `sealMessages`) is trusted without
+ * a look at its blocks: its count must be the fresh one too.
  */
 import {
   type ContentBlock,
@@ -10,6 +11,7 @@ import {
   estimateRequestTokens,
   getModelInfo,
   type Message,
+  sealMessages,
 } from '@contextkit/core'
 import fc from 'fast-check'
 import { expect, test } from 'vitest'
@@ -65,6 +67,34 @@ test('property: each run counts every message as a fresh count does, whatever ch
       },
     ),
     { numRuns: 300 },
+  )
+})
+
+test('property: sealed messages, their breakpoint copies and new messages beside them count as fresh ones do', () => {
+  const model = getModelInfo('claude-haiku-4-5')
+  const fresh = createTokenCounter({ model })
+  fc.assert(
+    fc.property(
+      fc.array(chatMessage, { maxLength: 8 }),
+      fc.array(fc.record({ added: fc.array(chatMessage, { maxLength: 2 }), mark: fc.nat() }), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+      (start, runs) => {
+        let history = sealMessages(structuredClone(start) as Message[])
+        for (const run of runs) {
+          history = [...history, ...(structuredClone(run.added) as Message[])]
+          const at = run.mark % Math.max(1, history.length)
+          const list = history.map((m, i) => (i === at ? { ...m, cacheBreakpoint: true } : m))
+          const counter = new RunTokenCounter(defaultCounterFor(model))
+          for (const m of list) {
+            expect(counter.message(m)).toBe(estimateRequestTokens({ messages: [m] }, fresh))
+          }
+          history = sealMessages(history)
+        }
+      },
+    ),
+    { numRuns: 200 },
   )
 })
 

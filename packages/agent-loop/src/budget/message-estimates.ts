@@ -7,6 +7,7 @@ import {
   type ContentBlock,
   createTokenCounter,
   estimateRequestTokens,
+  isSealedContent,
   type Message,
   type ModelInfo,
   type TokenCounter,
@@ -34,7 +35,9 @@ export class MessageEstimates {
   /** Tokens of `message` (core's `estimateRequestTokens`), counted again only when it changed. */
   tokens(message: Message): number {
     const known = this.#known.get(message.content)
-    if (known !== undefined && holds(message.content, known)) return known.tokens
+    // a sealed content array (core's `sealMessages`) cannot have changed since it was counted
+    if (known !== undefined && (isSealedContent(message.content) || holds(message.content, known)))
+      return known.tokens
     const tokens = estimateRequestTokens({ messages: [message] }, this.#counter)
     this.#known.set(message.content, {
       blocks: message.content.map(snapshot),

@@ -73,6 +73,8 @@ export class ToolResultClipper {
   }
 
   #clip(message: Message): Message {
+    // most results fit: look before copying anything
+    if (!message.content.some((b) => b.type === 'tool_result' && this.#oversized(b))) return message
     let changed = false
     const content = message.content.map((block): ContentBlock => {
       if (block.type !== 'tool_result') return block
@@ -83,12 +85,20 @@ export class ToolResultClipper {
     return changed ? { ...message, content } : message
   }
 
+  /** Whether a text part of `block` is over the limit (what {@link clipText} cuts). */
+  #oversized(block: ToolResultBlock): boolean {
+    return block.content.some(
+      (part) => part.type === 'text' && this.#counter.count(part.text) > this.maxTokens,
+    )
+  }
+
   #clipResult(block: ToolResultBlock): ToolResultBlock {
     let changed = false
     const content = block.content.map((part) => {
       if (part.type !== 'text') return part
       const text = clipText(part.text, this.maxTokens, this.#counter)
-      if (text !== part.text) changed = true
+      if (text === part.text) return part
+      changed = true
       return { ...part, text }
     })
     return changed ? { ...block, content } : block
