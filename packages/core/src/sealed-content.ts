@@ -16,5 +16,11 @@ export function markSealed(content: readonly ContentBlock[]): void {
  * block, tool-result part and tool-call input in it, so it holds what it held when sealed.
  */
 export function isSealedContent(content: unknown): content is readonly ContentBlock[] {
-  return typeof content === 'object' && content !== null && sealed.has(content as ContentBlock[])
+  // a sealed array is frozen: the cheap look first, so content nobody sealed costs no lookup
+  return (
+    typeof content === 'object' &&
+    content !== null &&
+    Object.isFrozen(content) &&
+    sealed.has(content as ContentBlock[])
+  )
 }
