@@ -106,7 +106,8 @@ export interface AgentResult<Output = unknown> {
   runId: string
   /**
    * Only the new messages, in order, as saved: assistant replies (finalized) and the user
-   * messages holding tool results. The user turn you passed is not repeated here.
+   * messages holding tool results. The user turn you passed is not repeated here. Sealed (core's
+   * `sealMessages`, frozen): keep them as the next run's history, copy one to change it.
    */
   messages: Message[]
   /** Steps run (model calls, each with the tools it asked for), the plan call included. */

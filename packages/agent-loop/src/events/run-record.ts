@@ -3,9 +3,11 @@ import {
   emptyUsage,
   type Message,
   type ModelPricing,
+  sealMessages,
   type ToolCallBlock,
   textOf,
   type Usage,
+  ValidationError,
 } from '@contextkit/core'
 import {
   type AgentCallUsage,
@@ -17,6 +19,16 @@ import {
 } from './events.js'
 import { addUsage, runUsage } from './run-usage.js'
 import type { AgentStopReason } from './stop-reasons.js'
+
+/** Seal `message` unless it holds something sealing refuses (then it stays as it is). */
+function sealIfPlain(message: Message): void {
+  try {
+    sealMessages([message])
+  } catch (error) {
+    // a shortcut only: such a message is checked on every later request instead
+    if (!(error instanceof ValidationError)) throw error
+  }
+}
 
 /** What a run's result carries beside the common fields, by how it stopped. */
 export type ResultExtra =
@@ -56,8 +68,14 @@ export class RunRecord {
     this.calls.push({ ...withCacheHitRate(usage, this.pricing), step, phase })
   }
 
-  /** The run's result as of now (copies, so later additions do not change it). */
+  /**
+   * The run's result as of now (copies, so later additions do not change it). Its messages are
+   * sealed (core's `sealMessages`): a caller that keeps them as the next run's history gets them
+   * trusted by identity. A message that cannot be sealed (a finalize hook's class instance, a tool
+   * input that is not JSON data) is left as it is.
+   */
   result(stopReason: AgentStopReason, error?: ContextkitError, extra?: ResultExtra): AgentResult {
+    for (const message of this.saved) sealIfPlain(message)
     const last = this.saved.findLast((m) => m.role === 'assistant')
     return {
       runId: this.runId,

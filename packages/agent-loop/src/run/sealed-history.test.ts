@@ -1,10 +1,17 @@
 /**
  * Issue 46: a history sealed with core's `sealMessages` is trusted by identity from run to run
- * (its checks, renderings, token estimates and the formatter's checkpoint are not redone). The
- * model must see exactly what it sees from the same history unsealed, run after run, and the
- * loop must never try to change a sealed message.
+ * (its checks, renderings, token estimates and the formatter's checkpoint are not redone), and a
+ * run's result messages come sealed. The model must see exactly what it sees from the same
+ * history unsealed, run after run, and the loop must never try to change a sealed message.
  */
-import { isSealedMessage, type Message, sealMessages, textMessage } from '@contextkit/core'
+import {
+  type AssistantMessage,
+  type ContextMiddleware,
+  isSealedMessage,
+  type Message,
+  sealMessages,
+  textMessage,
+} from '@contextkit/core'
 import { describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { history } from '../../bench/fixtures.js'
@@ -57,5 +64,36 @@ describe('a sealed history', () => {
     expect(second).toHaveLength((first?.length ?? 0) + 4)
     for (const [i, m] of (first ?? []).entries()) expect(second?.[i]).toBe(m)
     expect(second?.every(isSealedMessage)).toBe(true)
+  })
+
+  test("a run's result messages come sealed; one a finalize hook made unsealable stays as it is", async () => {
+    class Reply {}
+    // a hook that hands back a class instance: sealing refuses it, the run goes on
+    const odd: ContextMiddleware = {
+      name: 'odd',
+      finalize: (reply) => Object.assign(new Reply(), reply) as AssistantMessage,
+    }
+    const provider = scriptedProvider([
+      { text: 'Reading.', toolCalls: [{ name: 'read', input: { path: 'a.ts' } }] },
+      'Done.',
+    ])
+    const first = await runAgent({
+      provider,
+      model: 'claude-haiku-4-5',
+      messages: [textMessage('user', 'Read a.ts')],
+      tools: [read],
+    }).result
+    expect(first.messages).toHaveLength(3)
+    expect(first.messages.every(isSealedMessage)).toBe(true)
+    const next = await runAgent({
+      provider: scriptedProvider(['Still done.']),
+      model: 'claude-haiku-4-5',
+      messages: [...first.messages, textMessage('user', 'Again?')],
+      middleware: [odd],
+    }).result
+    expect(next.stopReason).toBe('end_turn')
+    expect(next.messages[0]).toBeInstanceOf(Reply)
+    expect(isSealedMessage(next.messages[0])).toBe(false)
+    expect(Object.isFrozen(next.messages[0])).toBe(false)
   })
 })
