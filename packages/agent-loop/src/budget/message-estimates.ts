@@ -12,13 +12,14 @@ import {
   type ModelInfo,
   type TokenCounter,
 } from '@contextkit/core'
+import { jsonSnapshot, sameJson } from './same-json.js'
 
 /** An estimate and what it was made from. */
 interface Estimated {
   /** Shallow copies of the message's blocks (a tool result's parts copied too). */
   blocks: ContentBlock[]
-  /** Each tool call's input as JSON (what the estimate counted when it has no `raw`). */
-  inputs: Array<string | undefined>
+  /** Each tool call's input as a JSON snapshot (what the estimate counted when it has no `raw`). */
+  inputs: unknown[]
   tokens: number
 }
 
@@ -55,14 +56,11 @@ function snapshot(block: ContentBlock): ContentBlock {
     : { ...block }
 }
 
-/** A tool call's input as JSON, when the estimate counts it (no `raw`); `undefined` otherwise. */
-function inputJson(block: ContentBlock): string | undefined {
-  if (block.type !== 'tool_call' || block.raw !== undefined) return undefined
-  try {
-    return JSON.stringify(block.input)
-  } catch {
-    return undefined // a cycle or a BigInt: never taken as unchanged
-  }
+/** A tool call's input as a JSON snapshot, when the estimate counts it (no `raw`). */
+function inputJson(block: ContentBlock): unknown {
+  return block.type === 'tool_call' && block.raw === undefined
+    ? jsonSnapshot(block.input)
+    : undefined
 }
 
 /** Whether `content` still holds what the estimate `known` was made from. */
@@ -73,7 +71,7 @@ function holds(content: readonly ContentBlock[], known: Estimated): boolean {
     if (!sameBlock(block, known.blocks[i] as ContentBlock)) return false
     if (block.type === 'tool_call' && block.raw === undefined) {
       const was = known.inputs[i]
-      if (was === undefined || inputJson(block) !== was) return false
+      if (was === undefined || !sameJson(block.input, was)) return false
     }
   }
   return true
