@@ -59,6 +59,11 @@ interface Rendered {
   blocks: ContentBlock[]
   /** The rendered message, frozen; `undefined` when no block is left to send. */
   message: FormattedMessage | undefined
+  /**
+   * Whether the content was sealed (core's `sealMessages`) when rendered or last found to hold:
+   * only then is it trusted without a look (sealed later, it may have changed in between).
+   */
+  sealed: boolean
 }
 
 const rendered = new WeakMap<readonly ContentBlock[], Rendered>()
@@ -120,12 +125,14 @@ function holds(message: Message, known: Rendered): boolean {
 }
 
 /**
- * Whether `message` still holds what it held when `known` was rendered: a sealed content array
- * (core's `sealMessages`) cannot have changed, so only the role is compared.
+ * Whether `message` still holds what it held when `known` was rendered: content seen sealed
+ * (core's `sealMessages`) cannot have changed since, so only the role is compared.
  */
 function sealedOrHolds(message: Message, known: Rendered): boolean {
-  if (isSealedContent(message.content)) return message.role === known.role
-  return holds(message, known)
+  if (known.sealed) return message.role === known.role
+  if (!holds(message, known)) return false
+  known.sealed = isSealedContent(message.content)
+  return true
 }
 
 /** Freeze a rendered message, its blocks and their parts; never a tool call's `input` (the caller's). */
@@ -166,6 +173,7 @@ export function nativeMessage(message: Message): FormattedMessage | undefined {
     role: message.role,
     blocks: message.content.map(snapshot),
     message: out,
+    sealed: isSealedContent(message.content),
   })
   return out
 }

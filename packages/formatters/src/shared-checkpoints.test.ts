@@ -88,6 +88,18 @@ describe('checkpoints shared from memo to memo', () => {
     )
   })
 
+  test('a message rendered, then changed in place, then sealed is rendered anew', () => {
+    const messages = [textMessage('user', 'Hi'), textMessage('assistant', 'Hello')]
+    new NativeFormatter().buildMessages(messages)
+    const first = messages[0]?.content[0]
+    if (first?.type === 'text') first.text = 'Changed'
+    sealMessages(messages)
+    for (let run = 0; run < 2; run++) {
+      const request = new NativeFormatter().buildMessages(messages, {}, requestMemo())
+      expect(request.messages[0]?.content).toStrictEqual([{ type: 'text', text: 'Changed' }])
+    }
+  })
+
   // two user messages in a row are merged into a message the request owns; a checkpoint holds a
   // frozen copy of it, so a request resumed from one sends that frozen copy
   const history = () => [

@@ -98,6 +98,33 @@ test('property: sealed messages, their breakpoint copies and new messages beside
   )
 })
 
+test('property: a message counted, then changed in place, then sealed is counted anew', () => {
+  const model = getModelInfo('claude-haiku-4-5')
+  const fresh = createTokenCounter({ model })
+  fc.assert(
+    fc.property(
+      fc.array(chatMessage, { maxLength: 8 }),
+      fc.array(edit, { maxLength: 4 }),
+      (start, edits) => {
+        const list = structuredClone(start) as Message[]
+        const counter = () => new RunTokenCounter(defaultCounterFor(model))
+        const before = counter()
+        for (const m of list) before.message(m)
+        for (const e of edits) change(list, e)
+        sealMessages(list)
+        // twice: the first look finds the change, the second trusts what is sealed now
+        for (let run = 0; run < 2; run++) {
+          const after = counter()
+          for (const m of list) {
+            expect(after.message(m)).toBe(estimateRequestTokens({ messages: [m] }, fresh))
+          }
+        }
+      },
+    ),
+    { numRuns: 200 },
+  )
+})
+
 test('the default counter is one object per model, and a caller counter shares nothing', () => {
   const model = getModelInfo('claude-haiku-4-5')
   expect(defaultCounterFor(model)).toBe(defaultCounterFor(getModelInfo('claude-haiku-4-5')))

@@ -21,6 +21,12 @@ interface Estimated {
   /** Each tool call's input as a JSON snapshot (what the estimate counted when it has no `raw`). */
   inputs: unknown[]
   tokens: number
+  /**
+   * Whether the content was sealed (core's `sealMessages`) when the estimate was made or last
+   * found to hold: only then may it be trusted without a look (sealed later, it may have been
+   * changed in place between the estimate and the sealing).
+   */
+  sealed: boolean
 }
 
 /** A counter's estimates of messages, kept per content array while the content is unchanged. */
@@ -35,15 +41,20 @@ export class MessageEstimates {
 
   /** Tokens of `message` (core's `estimateRequestTokens`), counted again only when it changed. */
   tokens(message: Message): number {
-    const known = this.#known.get(message.content)
-    // a sealed content array (core's `sealMessages`) cannot have changed since it was counted
-    if (known !== undefined && (isSealedContent(message.content) || holds(message.content, known)))
+    const { content } = message
+    const known = this.#known.get(content)
+    // sealed content (core's `sealMessages`) cannot have changed since it was last seen sealed
+    if (known?.sealed) return known.tokens
+    if (known !== undefined && holds(content, known)) {
+      known.sealed = isSealedContent(content)
       return known.tokens
+    }
     const tokens = estimateRequestTokens({ messages: [message] }, this.#counter)
-    this.#known.set(message.content, {
-      blocks: message.content.map(snapshot),
-      inputs: message.content.map(inputJson),
+    this.#known.set(content, {
+      blocks: content.map(snapshot),
+      inputs: content.map(inputJson),
       tokens,
+      sealed: isSealedContent(content),
     })
     return tokens
   }
