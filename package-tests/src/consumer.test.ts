@@ -19,6 +19,7 @@ import {
   type Consumer,
   consumerIn,
   lockedContextkit,
+  NO_DATABASE,
   needsDatabase,
   type RunResult,
   requireFromCommonJs,
@@ -173,10 +174,7 @@ describe.each(packages.map((p) => [p.json.name] as const))(
     test('its README example runs verbatim as ESM and prints what it says', async (ctx) => {
       const c = await check().consumer
       if (needsDatabase(c.code) && !process.env.CONTEXTKIT_TEST_POSTGRES_URL)
-        ctx.skip(
-          true,
-          'needs a PostgreSQL server: .ci/run starts one (CONTEXTKIT_TEST_POSTGRES_URL)',
-        )
+        ctx.skip(true, NO_DATABASE)
       expect(c.expected.length).toBeGreaterThan(0)
       expect(await check().esm).toEqual(c.expected)
     }, 600_000)

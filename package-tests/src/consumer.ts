@@ -170,6 +170,10 @@ export async function lockedContextkit(dir: string): Promise<Record<string, stri
   return out
 }
 
+/** Why an example that needs a database is skipped where the tests have none. */
+export const NO_DATABASE =
+  'needs a PostgreSQL server: .ci/run starts one (CONTEXTKIT_TEST_POSTGRES_URL)'
+
 /** Whether an example reads `DATABASE_URL` (it then needs a PostgreSQL server). */
 export function needsDatabase(code: string): boolean {
   return code.includes('process.env.DATABASE_URL')

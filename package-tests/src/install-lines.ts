@@ -6,7 +6,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { readReadmeExample } from '../../test-utils/readme-example.js'
-import { run, runExampleAsEsm } from './consumer.js'
+import { NO_DATABASE, needsDatabase, run, runExampleAsEsm } from './consumer.js'
 import { pinnedPnpm, shellQuote } from './pnpm.js'
 import { ROOT, type WorkspacePackage } from './workspace.js'
 
@@ -107,8 +107,11 @@ export async function runInstallCommands(
 export async function runReadmeExampleIn(
   pkg: WorkspacePackage,
   dir: string,
-): Promise<{ logs: string[]; expected: string[] }> {
+): Promise<{ logs: string[]; expected: string[]; skipped?: string }> {
   const { code, expected } = await readReadmeExample(pkg.dir)
+  // as consumer.test.ts does: an example that needs a database is run only where there is one
+  if (needsDatabase(code) && !process.env.CONTEXTKIT_TEST_POSTGRES_URL)
+    return { logs: [], expected, skipped: NO_DATABASE }
   return { logs: await runExampleAsEsm({ dir, code }), expected }
 }
 

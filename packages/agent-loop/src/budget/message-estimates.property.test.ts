@@ -19,6 +19,10 @@ import { blockText, chatMessage, contentBlock } from '../../../../test-utils/arb
 import { RunTokenCounter } from './budget.js'
 import { defaultCounterFor } from './message-estimates.js'
 
+const model = getModelInfo('claude-haiku-4-5')
+/** A counter of its own, to hold the kept estimates to a fresh count. */
+const fresh = createTokenCounter({ model })
+
 /** A change to a message in place, of what an estimate reads. */
 const edit = fc.record({
   kind: fc.constantFrom('text', 'push', 'pop', 'input', 'raw', 'part', 'replace'),
@@ -48,8 +52,6 @@ function change(list: Message[], e: typeof edit extends fc.Arbitrary<infer T> ? 
 }
 
 test('property: each run counts every message as a fresh count does, whatever changed between runs', () => {
-  const model = getModelInfo('claude-haiku-4-5')
-  const fresh = createTokenCounter({ model })
   fc.assert(
     fc.property(
       fc.array(chatMessage, { maxLength: 8 }),
@@ -71,8 +73,6 @@ test('property: each run counts every message as a fresh count does, whatever ch
 })
 
 test('property: sealed messages, their breakpoint copies and new messages beside them count as fresh ones do', () => {
-  const model = getModelInfo('claude-haiku-4-5')
-  const fresh = createTokenCounter({ model })
   fc.assert(
     fc.property(
       fc.array(chatMessage, { maxLength: 8 }),
@@ -99,8 +99,6 @@ test('property: sealed messages, their breakpoint copies and new messages beside
 })
 
 test('property: a message counted, then changed in place, then sealed is counted anew', () => {
-  const model = getModelInfo('claude-haiku-4-5')
-  const fresh = createTokenCounter({ model })
   fc.assert(
     fc.property(
       fc.array(chatMessage, { maxLength: 8 }),
@@ -126,7 +124,6 @@ test('property: a message counted, then changed in place, then sealed is counted
 })
 
 test('the default counter is one object per model, and a caller counter shares nothing', () => {
-  const model = getModelInfo('claude-haiku-4-5')
   expect(defaultCounterFor(model)).toBe(defaultCounterFor(getModelInfo('claude-haiku-4-5')))
   expect(defaultCounterFor(model)).not.toBe(defaultCounterFor(getModelInfo('claude-opus-4-5')))
   let counted = 0
