@@ -2,6 +2,7 @@
 // later request trusts each message by identity (the checks, the formatters' renderings, the
 // agent loop's token estimates skip comparing its blocks with what they saw before). A message
 // nobody sealed is checked on every request as before; sealing is only ever a shortcut.
+import { isPlainObject } from './composite-checks.js'
 import { parseWith, ValidationError } from './errors.js'
 import { MessageListCheck } from './message-checks.js'
 import type { ContentBlock, Message } from './message-schemas.js'
@@ -64,8 +65,7 @@ function freezeBlock(block: ContentBlock): void {
 
 /** Throw unless `value` is a plain object whose properties are data (no getters: they could change). */
 function plainRecord(value: object, path: string): void {
-  const proto = Object.getPrototypeOf(value)
-  if (proto !== Object.prototype && proto !== null) notPlain(path, describe(value))
+  if (!isPlainObject(value)) notPlain(path, describe(value))
   for (const [key, d] of Object.entries(Object.getOwnPropertyDescriptors(value))) {
     if (!('value' in d)) notPlain(`${path}.${key}`, 'a getter')
   }
@@ -79,13 +79,10 @@ function checkJson(value: unknown, path: string): void {
   } else if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) checkJson(item, `${path}.${i}`)
     return
-  } else if (typeof value === 'object') {
-    const proto = Object.getPrototypeOf(value)
-    if (proto === Object.prototype || proto === null) {
-      plainRecord(value, path)
-      for (const [key, item] of Object.entries(value)) checkJson(item, `${path}.${key}`)
-      return
-    }
+  } else if (isPlainObject(value)) {
+    plainRecord(value, path)
+    for (const [key, item] of Object.entries(value)) checkJson(item, `${path}.${key}`)
+    return
   }
   notPlain(path, describe(value))
 }

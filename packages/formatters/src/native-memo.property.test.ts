@@ -298,6 +298,32 @@ describe('NativeFormatter: remembered renderings', () => {
     }
   })
 
+  test("a run's second request resumes from the first one's checkpoint, taken before the message the loop marked", () => {
+    // two user messages in a row are merged into a message the request owns; a checkpoint holds a
+    // frozen copy of it, so a request resumed from one sends that frozen copy
+    const history = [textMessage('user', 'First.'), textMessage('user', 'Second.')]
+    const question = textMessage('user', 'Question?')
+    const read = textMessage('assistant', 'Read.')
+    const memo = requestMemo()
+    // as the loop sends them: the last message a copy marked for the cache, made per request
+    const first = new NativeFormatter().buildMessages(
+      [...history, read, { ...question, cacheBreakpoint: true }],
+      {},
+      memo,
+    )
+    const sent = [
+      ...history,
+      read,
+      { ...question, cacheBreakpoint: true },
+      textMessage('assistant', 'Answer.'),
+      { ...textMessage('user', 'More?'), cacheBreakpoint: true },
+    ]
+    const second = new NativeFormatter().buildMessages(sent, {}, memo)
+    expect(Object.isFrozen(first.messages[0])).toBe(false)
+    expect(Object.isFrozen(second.messages[0])).toBe(true)
+    expect(second).toStrictEqual(new NativeFormatter().buildMessages(structuredClone(sent)))
+  })
+
   test('shared messages are frozen: a request cannot change what the next one sends', () => {
     const messages = [textMessage('user', 'Hi'), textMessage('assistant', 'Hello')]
     const first = new NativeFormatter().buildMessages(messages)

@@ -28,10 +28,10 @@ export function sharedCheckpoint(
   const first = conversation[0]
   const shared = first === undefined ? undefined : byFirstMessage.get(first)
   if (shared === undefined || !sameKey(shared.key, key)) return undefined
-  const { count } = shared.checkpoint
-  if (count > conversation.length || samePrefix(conversation, shared.conversation) < count)
-    return undefined
-  return shared.checkpoint
+  // the same sealed objects up to where the checkpoint stops (never past this conversation's end)
+  return samePrefix(conversation, shared.conversation) >= shared.checkpoint.count
+    ? shared.checkpoint
+    : undefined
 }
 
 /**

@@ -3,6 +3,7 @@
 // input made a string per call per run). Conservative: anything `JSON.stringify` would write in a
 // way the comparison does not follow (a class instance, `toJSON`, `undefined`, a non-finite
 // number, a hole) answers `false`, and the caller counts the value again.
+import { isPlainObject } from '@contextkit/core/check'
 
 /** The JSON snapshot of `value` (what {@link sameJson} compares with); `undefined` when it has none. */
 export function jsonSnapshot(value: unknown): unknown {
@@ -29,14 +30,12 @@ export function sameJson(live: unknown, was: unknown): boolean {
     }
     return true
   }
-  const proto = Object.getPrototypeOf(live)
-  if ((proto !== Object.prototype && proto !== null) || Array.isArray(was)) return false
+  if (!isPlainObject(live) || Array.isArray(was)) return false
   const keys = Object.keys(was)
   let i = 0
   for (const key in live) {
     if (key !== keys[i]) return false
-    if (!sameJson((live as Record<string, unknown>)[key], (was as Record<string, unknown>)[key]))
-      return false
+    if (!sameJson(live[key], (was as Record<string, unknown>)[key])) return false
     i++
   }
   return i === keys.length
