@@ -5,6 +5,7 @@
  * prefill) validates without paying zod per message per call. When a check says no, run the zod
  * schema (`parseWith`) to report the exact issues.
  */
+import { knownStart, rememberChecked } from './checked-lists.js'
 import { isPlainObject } from './composite-checks.js'
 import { exceedsJsonDepth } from './json-depth.js'
 import type { ContentBlock, Message, ToolDefinition } from './message-schemas.js'
@@ -83,17 +84,27 @@ export function isContentBlockArray(v: unknown): v is ContentBlock[] {
   return true
 }
 
-/** Whether `v` is a `Message[]` that `MessageSchema.array()` accepts. */
+/** Whether `m` is a message `MessageSchema` accepts (its content trusted when sealed). */
+export function isMessage(m: unknown): boolean {
+  if (!isObject(m)) return false
+  if (m.role !== 'user' && m.role !== 'assistant') return false
+  if (m.participant !== undefined && !nonEmpty(m.participant)) return false
+  if (!optional(m.cacheBreakpoint, 'boolean')) return false
+  // a sealed message's content was checked when it was sealed and cannot have changed since
+  return isSealedContent(m.content) || isContentBlockArray(m.content)
+}
+
+/**
+ * Whether `v` is a `Message[]` that `MessageSchema.array()` accepts. A list that begins with the
+ * messages of one that passed before looks again only at those that were not sealed then (see
+ * `checked-lists.ts`): a history given again costs what is new or unsealed in it.
+ */
 export function isMessageArray(v: unknown): v is Message[] {
   if (!Array.isArray(v)) return false
-  for (const m of v) {
-    if (!isObject(m)) return false
-    if (m.role !== 'user' && m.role !== 'assistant') return false
-    if (m.participant !== undefined && !nonEmpty(m.participant)) return false
-    if (!optional(m.cacheBreakpoint, 'boolean')) return false
-    // a sealed message's content was checked when it was sealed and cannot have changed since
-    if (!isSealedContent(m.content) && !isContentBlockArray(m.content)) return false
-  }
+  const known = knownStart(v)
+  for (const i of known.plain) if (!isMessage(v[i])) return false
+  for (let i = known.count; i < v.length; i++) if (!isMessage(v[i])) return false
+  rememberChecked(v, known)
   return true
 }
 
