@@ -78,7 +78,9 @@ export class RunTokenCounter {
   tools(tools: readonly ToolDefinition[]): number {
     let total = this.#tools.get(tools)
     if (total === undefined) {
-      total = estimateRequestTokens({ tools }, this.counter)
+      total = this.#shared
+        ? this.#shared.tools(tools)
+        : estimateRequestTokens({ tools }, this.counter)
       this.#tools.set(tools, total)
     }
     return total

@@ -11,7 +11,9 @@ import {
   type Message,
   type ModelInfo,
   type TokenCounter,
+  type ToolDefinition,
 } from '@contextkit/core'
+import { isFixedToolList } from './fixed-tool-lists.js'
 import { jsonSnapshot, sameJson } from './same-json.js'
 
 /** An estimate and what it was made from. */
@@ -33,6 +35,7 @@ interface Estimated {
 export class MessageEstimates {
   readonly #counter: TokenCounter
   readonly #known = new WeakMap<readonly ContentBlock[], Estimated>()
+  readonly #tools = new WeakMap<readonly ToolDefinition[], number>()
 
   /** Estimates made with `counter` (its count must depend on the text alone). */
   constructor(counter: TokenCounter) {
@@ -57,6 +60,20 @@ export class MessageEstimates {
       sealed: isSealedContent(content),
     })
     return tokens
+  }
+
+  /**
+   * Tokens of tool definitions (core's `estimateRequestTokens`): kept for a list that never
+   * changes (see `fixed-tool-lists.ts`), counted each time for any other.
+   */
+  tools(tools: readonly ToolDefinition[]): number {
+    const fixed = isFixedToolList(tools)
+    let n = fixed ? this.#tools.get(tools) : undefined
+    if (n === undefined) {
+      n = estimateRequestTokens({ tools }, this.#counter)
+      if (fixed) this.#tools.set(tools, n)
+    }
+    return n
   }
 }
 
@@ -134,6 +151,11 @@ export function defaultCounterFor(model: ModelInfo): TokenCounter {
     shared.set(counter, known.estimates)
   }
   return known.counter
+}
+
+/** Whether `counter` is one of {@link defaultCounterFor} (its count a pure function of the text). */
+export function isDefaultCounter(counter: TokenCounter): boolean {
+  return shared.has(counter)
 }
 
 /**

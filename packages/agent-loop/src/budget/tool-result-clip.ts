@@ -1,4 +1,12 @@
-import type { ContentBlock, Message, TokenCounter, ToolResultBlock } from '@contextkit/core'
+import {
+  type ContentBlock,
+  isSealedMessage,
+  type Message,
+  sealMessages,
+  type TokenCounter,
+  type ToolResultBlock,
+} from '@contextkit/core'
+import { isDefaultCounter } from './message-estimates.js'
 
 /** The marker put where the middle of an oversized tool result was left out. */
 export function clippedMarker(chars: number, tokens: number): string {
@@ -18,11 +26,26 @@ export class ToolResultClipper {
   readonly #windowShare: number | undefined
   #memo = new WeakMap<Message, Message>()
   #lists = new WeakMap<readonly Message[], readonly Message[]>()
+  /** The loop's default counter behind `counter`, whose clips of sealed messages runs share. */
+  readonly #shareBy: TokenCounter | undefined
+  /** Sealed messages as clipped at the current limit, shared by every run (see `sharedClips`). */
+  #shared: WeakMap<Message, Message> | undefined
 
-  constructor(maxTokens: number, counter: TokenCounter, windowShare?: number) {
+  /**
+   * A clipper cutting tool results to `maxTokens` as `counter` counts them; `shareBy`: the loop's
+   * default counter `counter` counts as (sealed messages are then clipped once for every run).
+   */
+  constructor(
+    maxTokens: number,
+    counter: TokenCounter,
+    windowShare?: number,
+    shareBy?: TokenCounter,
+  ) {
     this.#maxTokens = maxTokens
     this.#counter = counter
     this.#windowShare = windowShare
+    this.#shareBy = shareBy !== undefined && isDefaultCounter(shareBy) ? shareBy : undefined
+    this.#shared = this.#shareBy && sharedClips(this.#shareBy, maxTokens)
   }
 
   /** The most tokens a tool result is sent with. */
@@ -42,16 +65,22 @@ export class ToolResultClipper {
     this.#maxTokens = limit
     this.#memo = new WeakMap()
     this.#lists = new WeakMap()
+    this.#shared = this.#shareBy && sharedClips(this.#shareBy, limit)
   }
 
   /** `message` with its oversized tool results clipped (the same object when none is). */
   message(message: Message): Message {
     // only a user message with tool results can change: the rest need no memo entry
     if (!hasToolResult(message)) return message
-    let out = this.#memo.get(message)
+    // a sealed message (frozen with its content) is clipped alike by every run at this limit
+    const shared = isSealedMessage(message) ? this.#shared : undefined
+    const memo = shared ?? this.#memo
+    let out = memo.get(message)
     if (out === undefined) {
       out = this.#clip(message)
-      this.#memo.set(message, out)
+      // a clipped copy of a sealed message is sealed too: what reads it next run trusts it
+      if (shared && out !== message) sealMessages([out])
+      memo.set(message, out)
     }
     return out
   }
@@ -105,6 +134,27 @@ export class ToolResultClipper {
   }
 }
 
+/** Clips of sealed messages per default counter and limit (a handful of limits per counter). */
+const clipsByCounter = new WeakMap<TokenCounter, Map<number, WeakMap<Message, Message>>>()
+/** At most this many limits are kept per counter (the oldest out first). */
+const MAX_LIMITS = 16
+
+/** The clips of sealed messages shared by runs clipping at `limit` with the default `counter`. */
+function sharedClips(counter: TokenCounter, limit: number): WeakMap<Message, Message> {
+  let byLimit = clipsByCounter.get(counter)
+  if (byLimit === undefined) {
+    byLimit = new Map()
+    clipsByCounter.set(counter, byLimit)
+  }
+  let clips = byLimit.get(limit)
+  if (clips === undefined) {
+    if (byLimit.size >= MAX_LIMITS) byLimit.delete(byLimit.keys().next().value as number)
+    clips = new WeakMap()
+    byLimit.set(limit, clips)
+  }
+  return clips
+}
+
 /** Whether `message` is a user message with tool results (the only kind clipping changes). */
 function hasToolResult(message: Message): boolean {
   return message.role === 'user' && message.content.some((b) => b.type === 'tool_result')
@@ -116,14 +166,17 @@ export const DEFAULT_TOOL_RESULT_SHARE = 0.25
 /**
  * A run's clipper: the `toolResultMaxTokens` limit; when it is the default (a quarter of the
  * model's window), it follows the window in force (`window`, and any smaller one learned later).
+ * `counter` counts as `shareBy` does (a run's memo of it): when that is the loop's default
+ * counter, sealed messages are clipped once for all runs.
  */
 export function runClipper(
   o: { toolResultMaxTokens: number; toolResultFollowsWindow: boolean },
   window: number,
   counter: TokenCounter,
+  shareBy?: TokenCounter,
 ): ToolResultClipper {
   const share = o.toolResultFollowsWindow ? DEFAULT_TOOL_RESULT_SHARE : undefined
-  const clip = new ToolResultClipper(o.toolResultMaxTokens, counter, share)
+  const clip = new ToolResultClipper(o.toolResultMaxTokens, counter, share, shareBy)
   clip.followWindow(window)
   return clip
 }

@@ -207,7 +207,7 @@ export class AgentLoop {
       backpressure: this.#backpressure,
       addUsage: (usage, step, phase) => this.#r.addUsage(usage, step, phase),
       cache: { mode: o.cache, warnedDropped: false },
-      clip: runClipper(o, this.#windows.of(o.model).tokens, counter.asCounter()),
+      clip: runClipper(o, this.#windows.of(o.model).tokens, counter.asCounter(), counter.counter),
       requests: requestMemo(),
     }
   }

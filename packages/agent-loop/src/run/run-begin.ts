@@ -10,6 +10,7 @@ import { AGENT_TRACE_STAGES } from '../events/trace-stages.js'
 import type { RunState } from '../session/run-state.js'
 import type { ApprovalDraft, SessionRun } from '../session/session-run.js'
 import { toolDefinition } from '../tools/define-tool.js'
+import { definitionsOf } from '../tools/tool-definitions.js'
 import type { ResolvedOptions } from './options.js'
 import { finishCalls, warnUnmatched } from './resume.js'
 
@@ -110,7 +111,7 @@ export async function prepareTurn(
       model: o.model,
       system: o.system,
       messages: [...history, ...o.messages],
-      tools: [...o.tools.values()].map(toolDefinition),
+      tools: definitionsOf([...o.tools.values()], toolDefinition),
       vars: { ...o.vars },
       ...(o.thinking ? { thinking: o.thinking } : {}),
     }),

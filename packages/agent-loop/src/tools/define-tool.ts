@@ -15,6 +15,7 @@ import * as c from '@contextkit/core/check'
 import type * as z from 'zod'
 import { jsonSchemaOf } from '../schema/json-schema-of.js'
 import { ToolOutputError } from './errors.js'
+import { fixDefinition, fixedDefinition, frozenJson } from './tool-definitions.js'
 
 /** What a tool's `execute` learns about its call. */
 export interface ToolContext {
@@ -186,22 +187,31 @@ export function defineTool<S extends z.ZodType>(
     { name: parsed.name, description: parsed.description, inputSchema },
     `tool "${parsed.name}" (its input must be a zod object schema)`,
   )
-  return Object.freeze({
-    name: definition.name,
-    description: definition.description,
-    inputSchema: definition.inputSchema as JsonSchemaObject,
-    input: options.input as z.ZodType<z.output<S>>,
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    ...(options.idempotent === undefined ? {} : { idempotent: options.idempotent }),
-    ...(options.approval === undefined ? {} : { approval: options.approval }),
-    execute: options.execute,
-  })
+  // frozen, with a frozen copy of its schema: its definition is made once (tool-definitions.ts)
+  return fixDefinition(
+    Object.freeze({
+      name: definition.name,
+      description: definition.description,
+      inputSchema: frozenJson(definition.inputSchema) as JsonSchemaObject,
+      input: options.input as z.ZodType<z.output<S>>,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.idempotent === undefined ? {} : { idempotent: options.idempotent }),
+      ...(options.approval === undefined ? {} : { approval: options.approval }),
+      execute: options.execute,
+    }),
+  )
 }
 
 /** The core `ToolDefinition` of a tool (what formatters and providers see). */
 export function toolDefinition(tool: AgentTool): ToolDefinition {
   assertObject(tool, 'toolDefinition', 'tool')
-  return { name: tool.name, description: tool.description, inputSchema: tool.inputSchema }
+  return (
+    fixedDefinition(tool) ?? {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+    }
+  )
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/

@@ -17,6 +17,7 @@ import {
   type ToolContext,
   type ToolOutput,
 } from './define-tool.js'
+import { fixDefinition, frozenJson } from './tool-definitions.js'
 
 /**
  * What {@link jsonSchemaTool} takes: the options of `defineTool` (name, description, timeout and
@@ -174,11 +175,14 @@ export function jsonSchemaTool<Input = Record<string, unknown>>(
         () => (later ??= loadAjv().then((m) => compile(m, inputSchema, base.name))),
       )
   const { approval: _checked, ...kept } = base
-  return Object.freeze({
-    ...kept,
-    inputSchema: definition.inputSchema as JsonSchemaObject,
-    input,
-    ...(approval === undefined ? {} : { approval }),
-    execute: execute as AgentTool<Input>['execute'],
-  })
+  // frozen, with a frozen copy of the schema shown: its definition is made once
+  return fixDefinition(
+    Object.freeze({
+      ...kept,
+      inputSchema: frozenJson(definition.inputSchema) as JsonSchemaObject,
+      input,
+      ...(approval === undefined ? {} : { approval }),
+      execute: execute as AgentTool<Input>['execute'],
+    }),
+  )
 }
