@@ -5,7 +5,7 @@
 import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type AgentTool, runAgent } from '@contextkit/agent-loop'
+import { type AgentTool, defineTool, runAgent } from '@contextkit/agent-loop'
 import { scriptedProvider } from '@contextkit/agent-loop/testing'
 import { contextMetadata } from '@contextkit/context-metadata/node'
 import { type ContextMiddleware, type Message, textMessage } from '@contextkit/core'
@@ -89,7 +89,8 @@ export function loopInputs(messages = 200): LoopInputs {
   return {
     past: history(messages),
     question: textMessage('user', 'Which files parse orders?'),
-    toolset: tools(20),
+    // made by the package's defineTool: tools it made are known to it (one frozen definition each)
+    toolset: tools(20, defineTool),
   }
 }
 

@@ -45,10 +45,13 @@ export function history(messages = 200): Message[] {
   return out.slice(0, messages)
 }
 
-/** 20 tools with small zod schemas. */
-export function tools(count = 20): AgentTool[] {
+/**
+ * 20 tools with small zod schemas, made by `define` (this source's `defineTool` unless given: a
+ * bench of the built package passes the package's own, whose tools it knows).
+ */
+export function tools(count = 20, define: typeof defineTool = defineTool): AgentTool[] {
   return Array.from({ length: count }, (_, i) =>
-    defineTool({
+    define({
       name: `tool_${i}`,
       description: `Tool number ${i}: reads a file and returns part of it.`,
       input: z.object({

@@ -204,7 +204,10 @@ export class NativeFormatter implements Formatter {
         state.native = { key, checkpoint: assembly.checkpoint(own) }
         // a memo's first request offers its checkpoint to the next memo (the next run)
         if (same === undefined)
-          shareCheckpoint(key, messages, state.native.checkpoint, from?.count ?? 0)
+          shareCheckpoint(key, messages, state.native.checkpoint, {
+            from,
+            labelled: this.participantMode === 'multiuser',
+          })
       }
       const message = messages[own]
       if (message === undefined) break

@@ -47,15 +47,28 @@ function sent(history: readonly Message[], extra: readonly Message[]): Message[]
   return list
 }
 
+/** Change message `at` of `history` (when it is not sealed) in place: `how` says what. */
+function changeInPlace(history: Message[], at: number, how: string): void {
+  const m = history[at % Math.max(1, history.length)]
+  if (m === undefined || Object.isFrozen(m)) return
+  if (how === 'participant') m.participant = m.participant === 'Bob' ? 'Alice' : 'Bob'
+  else if (how === 'breakpoint') m.cacheBreakpoint = !m.cacheBreakpoint
+  else if (how === 'role') m.role = m.role === 'user' ? 'assistant' : 'user'
+  else {
+    const block = m.content.find((b) => b.type === (how === 'text' ? 'text' : 'tool_call'))
+    if (block?.type === 'text') block.text = `${block.text} changed`
+    if (block?.type === 'tool_call') block.input.changed = true
+    if (block === undefined) m.content.push({ type: 'text', text: 'added' })
+  }
+}
+
 describe('checkpoints shared from memo to memo', () => {
-  test('property: each run of a sealed history equals a fresh build, call after call', () => {
+  test('property: each run of a history, sealed or not, equals a fresh build, call after call', () => {
     fc.assert(
       fc.property(
         fc.array(chatMessage, { minLength: 1, maxLength: 8 }),
         fc.array(
           fc.record({
-            formatter,
-            options,
             // messages the run adds on each call, sealed or not, and history kept from the last run
             calls: fc.array(fc.array(chatMessage, { maxLength: 2 }), {
               minLength: 1,
@@ -63,20 +76,33 @@ describe('checkpoints shared from memo to memo', () => {
             }),
             sealAdded: fc.boolean(),
             keep: fc.boolean(),
+            // an unsealed message of the history changed in place before the run
+            change: fc.option(
+              fc.record({
+                at: fc.nat(),
+                how: fc.constantFrom('text', 'participant', 'breakpoint', 'role', 'input'),
+              }),
+            ),
           }),
           { minLength: 1, maxLength: 4 },
         ),
-        (start, runs) => {
-          let history: Message[] = sealMessages(structuredClone(start) as Message[])
+        fc.boolean(),
+        // one formatter and one set of options for all runs (an agent's), so checkpoints are shared
+        formatter,
+        options,
+        (start, runs, sealStart, makeFormatter, buildOptions) => {
+          const copies = structuredClone(start) as Message[]
+          let history: Message[] = sealStart ? sealMessages(copies) : copies
           for (const run of runs) {
+            if (run.change) changeInPlace(history, run.change.at, run.change.how)
             const memo = requestMemo()
             let extra: Message[] = []
             for (const added of run.calls) {
               extra = [...extra, ...(structuredClone(added) as Message[])]
               const list = sent(history, extra)
-              const built = attempt(() => run.formatter().buildMessages(list, run.options, memo))
+              const built = attempt(() => makeFormatter().buildMessages(list, buildOptions, memo))
               const fresh = attempt(() =>
-                run.formatter().buildMessages(structuredClone(list), run.options),
+                makeFormatter().buildMessages(structuredClone(list), buildOptions),
               )
               expect(built).toStrictEqual(fresh)
             }
@@ -126,11 +152,53 @@ describe('checkpoints shared from memo to memo', () => {
     })
   })
 
-  test('an unsealed history, or a context prefix list, is put together again on every run', () => {
-    const [, unsealed] = twoRuns(history())
-    expect(Object.isFrozen(unsealed?.messages[0])).toBe(false)
+  test('an unsealed history resumes while its messages hold what they held; changed, it is put together again', () => {
+    const messages = history()
+    const [, unchanged] = twoRuns(messages)
+    expect(Object.isFrozen(unchanged?.messages[0])).toBe(true)
+    for (const change of [
+      (m: Message) => {
+        const block = m.content[0]
+        if (block?.type === 'text') block.text = 'Changed.'
+      },
+      (m: Message) => {
+        m.participant = 'Carol'
+      },
+      (m: Message) => {
+        m.cacheBreakpoint = true
+      },
+    ]) {
+      const list = history()
+      twoRuns(list)
+      change(list[1] as Message)
+      const again = attempt(() =>
+        new NativeFormatter().buildMessages(
+          sent(list, [textMessage('user', 'Question 3?')]),
+          {},
+          requestMemo(),
+        ),
+      )
+      const fresh = attempt(() =>
+        new NativeFormatter().buildMessages(
+          sent(structuredClone(list), [textMessage('user', 'Question 3?')]),
+        ),
+      )
+      expect(again).toStrictEqual(fresh)
+      if ('messages' in again) expect(Object.isFrozen(again.messages[0])).toBe(false)
+    }
+  })
+
+  test('a context prefix list, or an unsealed user message with multiuser labels, is put together again', () => {
     const prefix = [textMessage('assistant', 'Context.')]
     const [, withList] = twoRuns(sealMessages(history()), { contextPrefix: prefix })
     expect(Object.isFrozen(withList?.messages[1])).toBe(false)
+    const multiuser = [1, 2].map((run) =>
+      new NativeFormatter({ participantMode: 'multiuser' }).buildMessages(
+        sent(history(), [textMessage('user', `Question ${run}?`)]),
+        {},
+        requestMemo(),
+      ),
+    )
+    expect(Object.isFrozen(multiuser[1]?.messages[0])).toBe(false)
   })
 })
