@@ -18,10 +18,11 @@ import { jsonSnapshot, sameJson } from './same-json.js'
 
 /** An estimate and what it was made from. */
 interface Estimated {
-  /** Shallow copies of the message's blocks (a tool result's parts copied too). */
-  blocks: ContentBlock[]
-  /** Each tool call's input as a JSON snapshot (what the estimate counted when it has no `raw`). */
-  inputs: unknown[]
+  /**
+   * What the estimate read of the content, flat (one array to compare, not an object per block):
+   * per block its type and the fields the count reads (see {@link shapeOf}).
+   */
+  shape: unknown[]
   tokens: number
   /**
    * Whether the content was sealed (core's `sealMessages`) when the estimate was made or last
@@ -48,17 +49,12 @@ export class MessageEstimates {
     const known = this.#known.get(content)
     // sealed content (core's `sealMessages`) cannot have changed since it was last seen sealed
     if (known?.sealed) return known.tokens
-    if (known !== undefined && holds(content, known)) {
+    if (known !== undefined && holds(content, known.shape)) {
       known.sealed = isSealedContent(content)
       return known.tokens
     }
     const tokens = estimateRequestTokens({ messages: [message] }, this.#counter)
-    this.#known.set(content, {
-      blocks: content.map(snapshot),
-      inputs: content.map(inputJson),
-      tokens,
-      sealed: isSealedContent(content),
-    })
+    this.#known.set(content, { shape: shapeOf(content), tokens, sealed: isSealedContent(content) })
     return tokens
   }
 
@@ -77,56 +73,87 @@ export class MessageEstimates {
   }
 }
 
-/** A shallow copy of `block` (of a tool result's parts too): what its estimate read. */
-function snapshot(block: ContentBlock): ContentBlock {
-  return block.type === 'tool_result'
-    ? { ...block, content: block.content.map((c) => ({ ...c })) }
-    : { ...block }
-}
-
-/** A tool call's input as a JSON snapshot, when the estimate counts it (no `raw`). */
-function inputJson(block: ContentBlock): unknown {
-  return block.type === 'tool_call' && block.raw === undefined
-    ? jsonSnapshot(block.input)
-    : undefined
-}
-
-/** Whether `content` still holds what the estimate `known` was made from. */
-function holds(content: readonly ContentBlock[], known: Estimated): boolean {
-  if (content.length !== known.blocks.length) return false
-  for (let i = 0; i < content.length; i++) {
-    const block = content[i] as ContentBlock
-    if (!sameBlock(block, known.blocks[i] as ContentBlock)) return false
-    if (block.type === 'tool_call' && block.raw === undefined) {
-      const was = known.inputs[i]
-      if (was === undefined || !sameJson(block.input, was)) return false
+/**
+ * What an estimate of `content` reads, flat: its length, then per block its type and the fields
+ * the count reads (a text, a tool call's name, raw text and input as a JSON snapshot when it has
+ * no raw text, a tool result's parts likewise).
+ */
+function shapeOf(content: readonly ContentBlock[]): unknown[] {
+  const shape: unknown[] = [content.length]
+  for (const block of content) {
+    shape.push(block.type)
+    switch (block.type) {
+      case 'text':
+        shape.push(block.text)
+        break
+      case 'thinking':
+        shape.push(block.thinking)
+        break
+      case 'redacted_thinking':
+        shape.push(block.data)
+        break
+      case 'tool_call':
+        shape.push(block.name, block.raw, block.raw === undefined ? jsonSnapshot(block.input) : 0)
+        break
+      case 'tool_result':
+        shape.push(block.content.length)
+        for (const part of block.content)
+          shape.push(part.type, part.type === 'text' ? part.text : 0)
+        break
     }
   }
-  return true
+  return shape
 }
 
-/** Whether `block` holds what `was` holds, as far as its estimate reads it (inputs aside). */
-function sameBlock(block: ContentBlock, was: ContentBlock): boolean {
-  switch (block.type) {
-    case 'text':
-      return was.type === 'text' && block.text === was.text
-    case 'thinking':
-      return was.type === 'thinking' && block.thinking === was.thinking
-    case 'redacted_thinking':
-      return was.type === 'redacted_thinking' && block.data === was.data
-    case 'image':
-      return was.type === 'image'
-    case 'tool_call':
-      return was.type === 'tool_call' && block.name === was.name && block.raw === was.raw
-    case 'tool_result':
-      return (
-        was.type === 'tool_result' &&
-        block.content.length === was.content.length &&
-        block.content.every((c, i) => sameBlock(c, was.content[i] as ContentBlock))
-      )
-    default:
-      return false
+/** Whether `content` still holds what `shape` ({@link shapeOf}) records. */
+function holds(content: readonly ContentBlock[], shape: readonly unknown[]): boolean {
+  if (shape[0] !== content.length) return false
+  let at = 1
+  for (const block of content) {
+    if (shape[at++] !== block.type) return false
+    switch (block.type) {
+      case 'text':
+        if (shape[at++] !== block.text) return false
+        break
+      case 'thinking':
+        if (shape[at++] !== block.thinking) return false
+        break
+      case 'redacted_thinking':
+        if (shape[at++] !== block.data) return false
+        break
+      case 'image':
+        break
+      case 'tool_call': {
+        if (shape[at++] !== block.name || shape[at++] !== block.raw) return false
+        const input = shape[at++]
+        if (block.raw === undefined && (input === undefined || !sameJson(block.input, input)))
+          return false
+        break
+      }
+      case 'tool_result':
+        if (!partsHold(block.content, shape, at)) return false
+        at += 1 + 2 * block.content.length
+        break
+      default:
+        return false
+    }
   }
+  return at === shape.length
+}
+
+/** Whether a tool result's `parts` hold what `shape` records from index `at` on. */
+function partsHold(
+  parts: readonly { type: string; text?: string }[],
+  shape: readonly unknown[],
+  at: number,
+): boolean {
+  if (shape[at] !== parts.length) return false
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as { type: string; text?: string }
+    if (shape[at + 1 + 2 * i] !== part.type) return false
+    if (shape[at + 2 + 2 * i] !== (part.type === 'text' ? part.text : 0)) return false
+  }
+  return true
 }
 
 /** The loop's default counters, one per model id and tokenizer factor (a handful per process). */
