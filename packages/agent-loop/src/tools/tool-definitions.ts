@@ -3,17 +3,17 @@
 // again on every run. A tool made by `defineTool` or `jsonSchemaTool` is frozen with a frozen copy
 // of its JSON Schema, so its definition cannot change: it is made once, and runs over the same
 // such tools in the same order share one frozen list, recorded as never changing
-// (`budget/fixed-tool-lists.ts`) for what counts or digests it.
+// (`budget/fixed-tool-lists.ts`) for what counts or digests it. Written over core's
+// `ToolDefinition` (what a tool is sent as), so `define-tool.ts` may use it without a circle.
 import type { ToolDefinition } from '@contextkit/core'
 import { markFixedToolList } from '../budget/fixed-tool-lists.js'
-import type { AgentTool } from './define-tool.js'
 
 /** The frozen definition of each tool that cannot change (see {@link fixDefinition}). */
-const definitions = new WeakMap<AgentTool, ToolDefinition>()
+const definitions = new WeakMap<ToolDefinition, ToolDefinition>()
 /** Per first tool, the last list of such tools and their definitions' list. */
 const lists = new WeakMap<
-  AgentTool,
-  { tools: readonly AgentTool[]; definitions: readonly ToolDefinition[] }
+  ToolDefinition,
+  { tools: readonly ToolDefinition[]; definitions: readonly ToolDefinition[] }
 >()
 
 /** `value` as a JSON copy, frozen all the way down (what a provider sends of it). */
@@ -33,7 +33,7 @@ function freeze<T>(value: T): T {
  * Record `tool` (frozen, its `inputSchema` a {@link frozenJson} copy) as one whose definition
  * cannot change. Returns the tool.
  */
-export function fixDefinition<T extends AgentTool>(tool: T): T {
+export function fixDefinition<T extends ToolDefinition>(tool: T): T {
   definitions.set(
     tool,
     Object.freeze({
@@ -46,7 +46,7 @@ export function fixDefinition<T extends AgentTool>(tool: T): T {
 }
 
 /** The recorded definition of `tool`, when it cannot change. */
-export function fixedDefinition(tool: AgentTool): ToolDefinition | undefined {
+export function fixedDefinition(tool: ToolDefinition): ToolDefinition | undefined {
   return definitions.get(tool)
 }
 
@@ -54,9 +54,9 @@ export function fixedDefinition(tool: AgentTool): ToolDefinition | undefined {
  * The definitions of `tools` (each made with `make` unless recorded): the same frozen list as
  * the last time for the same tools in the same order when none of them can change.
  */
-export function definitionsOf(
-  tools: readonly AgentTool[],
-  make: (tool: AgentTool) => ToolDefinition,
+export function definitionsOf<T extends ToolDefinition>(
+  tools: readonly T[],
+  make: (tool: T) => ToolDefinition,
 ): ToolDefinition[] {
   const first = tools[0]
   const last = first === undefined ? undefined : lists.get(first)
