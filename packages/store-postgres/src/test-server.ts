@@ -17,7 +17,10 @@ export const realServerNote = 'url' in realServer ? '' : ` (skipped: ${realServe
 export interface RealDatabase {
   /** Its connection URL. */
   url: string
-  /** Drops it, ending connections still open. */
+  /**
+   * Drops it: first waits (at most {@link CLOSE_WAIT_MS}) for connections that are closing to be
+   * gone, then ends any still open.
+   */
   drop(): Promise<void>
 }
 
@@ -43,10 +46,31 @@ export async function realDatabase(label: string): Promise<RealDatabase> {
   await withClient(url.href, (client) => migrate(client))
   return {
     url: url.href,
-    drop: async () => {
-      await withClient(server, (admin) =>
-        admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-      )
-    },
+    drop: () =>
+      withClient(server, async (admin) => {
+        await closedConnections(admin, name)
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      }),
+  }
+}
+
+/** How long a drop waits for connections being closed to go before it ends them. */
+const CLOSE_WAIT_MS = 10_000
+
+/**
+ * Wait until no connection to database `name` is left, or {@link CLOSE_WAIT_MS} have passed. A
+ * pool's `end()` resolves before its clients' sockets are closed; a forced drop in that moment
+ * ends them with an error (57P01) that the pool passes on as an `error` event, unhandled when the
+ * test's pool has no listener (seen under load: three unhandled errors failed a passing run).
+ */
+async function closedConnections(admin: pg.Client, name: string): Promise<void> {
+  const deadline = Date.now() + CLOSE_WAIT_MS
+  while (Date.now() < deadline) {
+    const open = await admin.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+      [name],
+    )
+    if (open.rows[0]?.n === 0) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
